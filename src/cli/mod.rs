@@ -1,0 +1,78 @@
+//! The command line: clap commands that parse, call the library and print.
+//!
+//! Exit codes: 0 success, 2 bad input (scenario, trace, flags), 1 anything else.
+
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// An error with the exit code it deserves.
+#[derive(Debug)]
+pub enum CliError {
+    /// The user's input is wrong (exit 2).
+    BadInput(anyhow::Error),
+    /// Something else failed (exit 1).
+    Failure(anyhow::Error),
+}
+
+impl CliError {
+    /// The process exit code.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::BadInput(_) => 2,
+            CliError::Failure(_) => 1,
+        }
+    }
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::BadInput(e) | CliError::Failure(e) => write!(f, "{e:#}"),
+        }
+    }
+}
+
+/// gpufleet: simulate a GPU fleet, its scheduler and its bill.
+#[derive(Debug, Parser)]
+#[command(name = "gpufleet", version, about, long_about = None, after_help = "Examples:\n  gpufleet run                                   # the built-in quickstart scenario\n  gpufleet run scenarios/quickstart.toml --out out/q --seed 7\n  gpufleet validate scenarios/quickstart.toml")]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a scenario and write its output folder.
+    #[command(after_help = "Examples:\n  gpufleet run\n  gpufleet run scenarios/quickstart.toml --out out/quickstart --seed 42")]
+    Run {
+        /// Scenario file (TOML). Without one, runs the built-in quickstart scenario.
+        scenario: Option<PathBuf>,
+        /// Output folder (default: out/<scenario name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Master seed (default: the scenario's `seed`).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Print only the output folder.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Check a scenario file without running it.
+    #[command(after_help = "Example:\n  gpufleet validate scenarios/quickstart.toml")]
+    Validate {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+    },
+}
+
+/// Runs the parsed command line.
+pub fn main_with(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Run { scenario, out, seed, quiet } => run::run(scenario.as_deref(), out, seed, quiet),
+        Command::Validate { scenario } => run::validate(&scenario),
+    }
+}

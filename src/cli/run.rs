@@ -1,0 +1,113 @@
+//! `gpufleet run` and `gpufleet validate`.
+
+use super::CliError;
+use crate::metrics::{build_summary, ledger_from_run, RunMeta};
+use crate::report::{write_run, RunOutput};
+use crate::scenario::Scenario;
+use crate::sim::Simulation;
+use anyhow::anyhow;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn load(path: Option<&Path>) -> Result<Scenario, CliError> {
+    match path {
+        Some(p) => Scenario::load(p),
+        None => Scenario::builtin(),
+    }
+    .map_err(|e| CliError::BadInput(anyhow!("{e}")))
+}
+
+/// `gpufleet validate FILE`.
+pub fn validate(path: &Path) -> Result<(), CliError> {
+    let s = load(Some(path))?;
+    // Reading the trace is part of validating: a bad row is a bad scenario.
+    let w = s.build_workload(s.seed).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    println!(
+        "{}: ok ({} pools, {} GPUs, {} jobs, policy {})",
+        path.display(),
+        s.sim.pools.len(),
+        s.sim.pools.iter().map(|p| p.nodes as u64 * p.node.gpus as u64).sum::<u64>(),
+        w.jobs.len(),
+        s.sim.policy.as_str()
+    );
+    Ok(())
+}
+
+/// `gpufleet run [FILE] [--out DIR] [--seed N]`.
+pub fn run(path: Option<&Path>, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Result<(), CliError> {
+    let s = load(path)?;
+    let seed = seed.unwrap_or(s.seed);
+    let workload = s.build_workload(seed).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    let clock = Instant::now();
+    let result = Simulation::new(s.sim.clone(), &workload).run();
+    let wall = clock.elapsed();
+    let ledger = ledger_from_run(&result, &s.rates, |i| workload.jobs[i].tenant);
+    let meta = RunMeta { scenario: s.name.clone(), scenario_hash: s.hash.clone(), seed, policy: s.sim.policy.as_str().to_string() };
+    let summary = build_summary(&meta, &workload, &result, &ledger);
+    let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
+    let output = RunOutput {
+        workload: &workload,
+        result: &result,
+        summary: &summary,
+        ledger: &ledger,
+        pool_gpu_types: s.sim.pools.iter().map(|p| s.gpu_types[p.gpu_type].name.clone()).collect(),
+    };
+    write_run(&dir, &output).map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
+    if quiet {
+        println!("{}", dir.display());
+        return Ok(());
+    }
+    let j = &summary.jobs;
+    println!("gpufleet {} | scenario {} | seed {} | policy {}", crate::VERSION, s.name, seed, summary.policy);
+    println!("simulated {:.1} days", result.end.hours_f64() / 24.0);
+    println!(
+        "jobs       {} submitted, {} completed, {} unfinished, {} rejected, {} failed",
+        j.submitted, j.completed, j.unfinished, j.rejected, j.failed
+    );
+    println!(
+        "wait       mean {}  p50 {}  p95 {}  p99 {}",
+        human(summary.wait_s.mean),
+        human(summary.wait_s.p50),
+        human(summary.wait_s.p95),
+        human(summary.wait_s.p99)
+    );
+    println!("JCT        mean {}  p50 {}  p95 {}", human(summary.jct_s.mean), human(summary.jct_s.p50), human(summary.jct_s.p95));
+    println!(
+        "GPU-hours  {:.0} busy of {:.0} provisioned: utilization {:.1} %",
+        summary.gpu_hours.busy,
+        summary.gpu_hours.provisioned,
+        summary.utilization * 100.0
+    );
+    println!("cost       ${:.0} total", summary.cost_usd["total"]);
+    for (p, u) in result.pools.iter().enumerate() {
+        let busy = u.busy_gpu_ms as f64;
+        let prov = u.provisioned_gpu_ms.max(1) as f64;
+        println!(
+            "  {:<20} {:<9} {:>4} GPUs  ${:>12.0}  utilization {:>5.1} %",
+            u.name,
+            u.kind.as_str(),
+            u.gpus,
+            summary.cost_usd.get(&u.name).copied().unwrap_or(0.0),
+            busy / prov * 100.0
+        );
+        let _ = p;
+    }
+    println!("cost per busy GPU-hour ${:.2}", summary.cost_per_busy_gpu_hour_usd);
+    let secs = wall.as_secs_f64().max(1e-9);
+    println!("{} events in {:.3} s ({:.2} M events/s)", result.events, secs, result.events as f64 / secs / 1e6);
+    println!("wrote {}", dir.display());
+    Ok(())
+}
+
+/// Seconds as a short human duration.
+fn human(s: f64) -> String {
+    if s < 60.0 {
+        format!("{s:.0}s")
+    } else if s < 3600.0 {
+        format!("{:.1}m", s / 60.0)
+    } else if s < 86_400.0 {
+        format!("{:.1}h", s / 3600.0)
+    } else {
+        format!("{:.1}d", s / 86_400.0)
+    }
+}

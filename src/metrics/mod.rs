@@ -1,0 +1,8 @@
+//! Metrics: quantiles of waits and completion times, the cost ledger of a run, and the
+//! summary every run writes.
+
+mod cost;
+mod summary;
+
+pub use cost::ledger_from_run;
+pub use summary::{JobCounts, Quantiles, RunMeta, Summary, build_summary};

@@ -1,0 +1,199 @@
+//! The run summary: every headline figure, with the key names scripts rely on.
+
+use crate::engine::SimTime;
+use crate::model::Workload;
+use crate::pricing::{CostKind, Ledger};
+use crate::sim::{JobOutcome, RunResult};
+use indexmap::IndexMap;
+use serde::Serialize;
+
+/// Mean and nearest-rank percentiles of a sample.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Quantiles {
+    /// Arithmetic mean (0 for an empty sample).
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+}
+
+impl Quantiles {
+    /// From unsorted values. Percentiles use the nearest-rank method: the p-th percentile
+    /// is the smallest value with at least p % of the sample at or below it.
+    pub fn of(mut v: Vec<f64>) -> Quantiles {
+        if v.is_empty() {
+            return Quantiles::default();
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let rank = |p: f64| v[((p / 100.0 * n as f64).ceil() as usize).clamp(1, n) - 1];
+        Quantiles { mean: v.iter().sum::<f64>() / n as f64, p50: rank(50.0), p95: rank(95.0), p99: rank(99.0) }
+    }
+}
+
+/// Job counts by outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+pub struct JobCounts {
+    /// Jobs whose submit time fell within the run.
+    pub submitted: u64,
+    /// Jobs that finished their work.
+    pub completed: u64,
+    /// Jobs that gave up.
+    pub failed: u64,
+    /// Jobs that could never fit the cluster.
+    pub rejected: u64,
+    /// Submitted jobs still queued or running at the end.
+    pub unfinished: u64,
+    /// Jobs that started.
+    pub started: u64,
+}
+
+/// GPU-hours of the fleet.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct GpuHours {
+    /// Held by the fleet, used or not.
+    pub provisioned: f64,
+    /// Held by running jobs.
+    pub busy: f64,
+}
+
+/// Who ran, with what, for how long (the identity of a run).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunMeta {
+    /// Scenario name.
+    pub scenario: String,
+    /// Hash of the scenario text (FNV-1a 64, hex).
+    pub scenario_hash: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Queue policy.
+    pub policy: String,
+}
+
+/// Everything `summary.json` holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// Master seed.
+    pub seed: u64,
+    /// Scenario name.
+    pub scenario: String,
+    /// Hash of the scenario text.
+    pub scenario_hash: String,
+    /// gpufleet version.
+    pub gpufleet_version: String,
+    /// Queue policy.
+    pub policy: String,
+    /// Simulated span in hours.
+    pub simulated_hours: f64,
+    /// Job counts.
+    pub jobs: JobCounts,
+    /// Wait (start - submit) of started jobs, seconds.
+    pub wait_s: Quantiles,
+    /// Job completion time (end - submit) of completed jobs, seconds.
+    pub jct_s: Quantiles,
+    /// Fleet GPU-hours.
+    pub gpu_hours: GpuHours,
+    /// busy / provisioned.
+    pub utilization: f64,
+    /// Dollars: `total` and one entry per pool.
+    pub cost_usd: IndexMap<String, f64>,
+    /// Dollars by kind of cost.
+    pub cost_by_kind_usd: IndexMap<String, f64>,
+    /// Dollars by tenant (busy compute only; idle capacity is nobody's).
+    pub cost_by_tenant_usd: IndexMap<String, f64>,
+    /// Total cost / busy GPU-hours.
+    pub cost_per_busy_gpu_hour_usd: f64,
+    /// Total cost / completed jobs.
+    pub cost_per_completed_job_usd: f64,
+    /// Events processed.
+    pub events: u64,
+}
+
+fn round(x: f64, places: i32) -> f64 {
+    let f = 10f64.powi(places);
+    (x * f).round() / f
+}
+
+/// Builds the summary of a run.
+pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledger) -> Summary {
+    let mut jobs = JobCounts::default();
+    let mut waits = Vec::new();
+    let mut jcts = Vec::new();
+    for (i, rec) in r.jobs.iter().enumerate() {
+        if !rec.submitted {
+            continue;
+        }
+        let submit = w.jobs[i].submit;
+        jobs.submitted += 1;
+        if let Some(start) = rec.start {
+            jobs.started += 1;
+            waits.push(start.since(submit).secs_f64());
+        }
+        match rec.outcome {
+            JobOutcome::Completed => {
+                jobs.completed += 1;
+                jcts.push(rec.end.unwrap_or(SimTime::ZERO).since(submit).secs_f64());
+            }
+            JobOutcome::Failed => jobs.failed += 1,
+            JobOutcome::Rejected => jobs.rejected += 1,
+            JobOutcome::Unfinished => jobs.unfinished += 1,
+        }
+    }
+    let provisioned: u128 = r.pools.iter().map(|p| p.provisioned_gpu_ms).sum();
+    let busy: u128 = r.pools.iter().map(|p| p.busy_gpu_ms).sum();
+    let gh = GpuHours { provisioned: provisioned as f64 / 3.6e6, busy: busy as f64 / 3.6e6 };
+    let total = ledger.total();
+    let mut cost_usd = IndexMap::new();
+    cost_usd.insert("total".to_string(), round(total, 2));
+    for (p, pool) in r.pools.iter().enumerate() {
+        cost_usd.insert(pool.name.clone(), round(ledger.sum_where(|k| k.pool == p as u32), 2));
+    }
+    let mut by_kind = IndexMap::new();
+    for kind in [CostKind::BusyCompute, CostKind::IdleCompute] {
+        by_kind.insert(kind.as_str().to_string(), round(ledger.sum_where(|k| k.kind == kind), 2));
+    }
+    let mut by_tenant = IndexMap::new();
+    for (t, name) in w.tenants.iter().enumerate() {
+        by_tenant.insert(name.clone(), round(ledger.sum_where(|k| k.tenant == Some(t as u32)), 2));
+    }
+    Summary {
+        seed: meta.seed,
+        scenario: meta.scenario.clone(),
+        scenario_hash: meta.scenario_hash.clone(),
+        gpufleet_version: crate::VERSION.to_string(),
+        policy: meta.policy.clone(),
+        simulated_hours: round(r.end.hours_f64(), 4),
+        jobs,
+        wait_s: round_q(Quantiles::of(waits)),
+        jct_s: round_q(Quantiles::of(jcts)),
+        gpu_hours: GpuHours { provisioned: round(gh.provisioned, 3), busy: round(gh.busy, 3) },
+        utilization: if provisioned > 0 { round(busy as f64 / provisioned as f64, 6) } else { 0.0 },
+        cost_usd,
+        cost_by_kind_usd: by_kind,
+        cost_by_tenant_usd: by_tenant,
+        cost_per_busy_gpu_hour_usd: if gh.busy > 0.0 { round(total / gh.busy, 4) } else { 0.0 },
+        cost_per_completed_job_usd: if jobs.completed > 0 { round(total / jobs.completed as f64, 4) } else { 0.0 },
+        events: r.events,
+    }
+}
+
+fn round_q(q: Quantiles) -> Quantiles {
+    Quantiles { mean: round(q.mean, 3), p50: round(q.p50, 3), p95: round(q.p95, 3), p99: round(q.p99, 3) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        // 1..=100: p50 = 50, p95 = 95, p99 = 99 by nearest rank; mean 50.5.
+        let q = Quantiles::of((1..=100).map(|x| x as f64).collect());
+        assert_eq!((q.mean, q.p50, q.p95, q.p99), (50.5, 50.0, 95.0, 99.0));
+        let q = Quantiles::of(vec![3.0]);
+        assert_eq!((q.p50, q.p99), (3.0, 3.0));
+    }
+}

@@ -1,0 +1,515 @@
+//! Nodes and pools, with an index of nodes by free whole GPUs so that finding a node for
+//! a job costs time in the number of distinct free counts, not the number of nodes.
+
+use super::{CapacityKind, GpuRequest, MILLI_PER_GPU};
+
+/// The hardware of one node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeSpec {
+    /// GPUs per node.
+    pub gpus: u16,
+    /// CPU in milli-cores.
+    pub cpu_milli: u32,
+    /// Memory in MiB.
+    pub mem_mib: u64,
+}
+
+/// A pool as configured: nodes of one GPU type with one capacity kind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolSpec {
+    /// Pool name, unique in a scenario.
+    pub name: String,
+    /// Index of the pool's GPU type in the scenario's type table.
+    pub gpu_type: usize,
+    /// How the capacity is obtained.
+    pub kind: CapacityKind,
+    /// Each node's hardware (identical nodes).
+    pub node: NodeSpec,
+    /// Number of nodes.
+    pub nodes: u32,
+    /// Relative speed of the pool's GPU type.
+    pub speed: f64,
+}
+
+/// A pool in the running cluster.
+#[derive(Debug, Clone)]
+pub struct Pool {
+    /// The configuration.
+    pub spec: PoolSpec,
+    /// Index of the pool's first node in `Cluster::nodes`.
+    pub first_node: u32,
+    /// `buckets[k]` holds the up nodes with exactly `k` wholly free GPUs.
+    buckets: Vec<Vec<u32>>,
+    /// Nodes with at least one partly used GPU (for fractional requests).
+    partial: Vec<u32>,
+}
+
+#[derive(Debug, Clone)]
+struct Node {
+    pool: u32,
+    gpu_off: u32,
+    gpus: u16,
+    free_whole: u16,
+    cpu_free: u32,
+    mem_free: u64,
+    bucket_pos: u32,
+    partial_pos: u32,
+    up: bool,
+}
+
+const NOT_PARTIAL: u32 = u32::MAX;
+
+/// Part of one GPU held by a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GpuSlice {
+    /// Node index in the cluster.
+    pub node: u32,
+    /// GPU index within the node.
+    pub gpu: u16,
+    /// Milli-GPU held.
+    pub milli: u16,
+}
+
+/// What a running job holds: GPU slices plus CPU and memory on each node it uses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Allocation {
+    /// Pool the job runs in.
+    pub pool: u32,
+    /// GPU slices held (empty for CPU-only jobs).
+    pub gpus: Vec<GpuSlice>,
+    /// `(node, cpu_milli, mem_mib)` held on each node.
+    pub hosts: Vec<(u32, u32, u64)>,
+}
+
+/// Nodes a queued job has been promised at a future time; others may not take them if
+/// they would still be running then (EASY backfill's reservation). Sorted node indices.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReservedNodes(pub Vec<u32>);
+
+impl ReservedNodes {
+    /// True when node `n` is reserved.
+    pub fn contains(&self, n: u32) -> bool {
+        self.0.binary_search(&n).is_ok()
+    }
+}
+
+/// Where to put a single-node job among the nodes that fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NodeChoice {
+    /// The node with the fewest free GPUs that still fits (packs, keeps big holes).
+    #[default]
+    BestFit,
+    /// The node with the most free GPUs (spreads load).
+    WorstFit,
+}
+
+/// All nodes of all pools, with free capacity and the index used for placement.
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    pools: Vec<Pool>,
+    nodes: Vec<Node>,
+    free_milli: Vec<u16>,
+    choice: NodeChoice,
+}
+
+impl Cluster {
+    /// Builds a cluster with every node up and empty.
+    pub fn new(specs: Vec<PoolSpec>) -> Cluster {
+        let mut c = Cluster { pools: Vec::new(), nodes: Vec::new(), free_milli: Vec::new(), choice: NodeChoice::BestFit };
+        for spec in specs {
+            let p = c.pools.len() as u32;
+            let first = c.nodes.len() as u32;
+            let gpn = spec.node.gpus as usize;
+            let mut pool = Pool { spec, first_node: first, buckets: vec![Vec::new(); gpn + 1], partial: Vec::new() };
+            for _ in 0..pool.spec.nodes {
+                let id = c.nodes.len() as u32;
+                c.nodes.push(Node {
+                    pool: p,
+                    gpu_off: c.free_milli.len() as u32,
+                    gpus: pool.spec.node.gpus,
+                    free_whole: pool.spec.node.gpus,
+                    cpu_free: pool.spec.node.cpu_milli,
+                    mem_free: pool.spec.node.mem_mib,
+                    bucket_pos: pool.buckets[gpn].len() as u32,
+                    partial_pos: NOT_PARTIAL,
+                    up: true,
+                });
+                pool.buckets[gpn].push(id);
+                c.free_milli.extend(std::iter::repeat_n(MILLI_PER_GPU as u16, gpn));
+            }
+            c.pools.push(pool);
+        }
+        c
+    }
+
+    /// Sets how single-node jobs pick among fitting nodes.
+    pub fn set_node_choice(&mut self, choice: NodeChoice) {
+        self.choice = choice;
+    }
+
+    /// The pools, in scenario order.
+    pub fn pools(&self) -> &[Pool] {
+        &self.pools
+    }
+
+    /// Number of nodes in all pools.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Pool of node `n`.
+    pub fn pool_of(&self, n: u32) -> u32 {
+        self.nodes[n as usize].pool
+    }
+
+    /// Wholly free GPUs on node `n`.
+    pub fn free_whole(&self, n: u32) -> u16 {
+        self.nodes[n as usize].free_whole
+    }
+
+    /// Free milli-GPU of each GPU of node `n`.
+    pub fn node_free_milli(&self, n: u32) -> &[u16] {
+        let node = &self.nodes[n as usize];
+        &self.free_milli[node.gpu_off as usize..node.gpu_off as usize + node.gpus as usize]
+    }
+
+    /// Free CPU (milli) and memory (MiB) on node `n`.
+    pub fn node_free_host(&self, n: u32) -> (u32, u64) {
+        let node = &self.nodes[n as usize];
+        (node.cpu_free, node.mem_free)
+    }
+
+    /// Total GPUs in pool `p` (up or not).
+    pub fn pool_gpus(&self, p: usize) -> u64 {
+        let s = &self.pools[p].spec;
+        s.nodes as u64 * s.node.gpus as u64
+    }
+
+    /// Nodes a job of `req` needs in pool `p`: 1 if it fits one node, else whole nodes;
+    /// `None` if the pool can never hold it (bigger than the pool, or zero-GPU nodes).
+    pub fn nodes_needed(&self, p: usize, req: GpuRequest, cpu: u32, mem: u64) -> Option<u32> {
+        let s = &self.pools[p].spec;
+        let gpn = s.node.gpus as u32;
+        let k = match req {
+            GpuRequest::None => 1,
+            GpuRequest::Fraction(_) => {
+                if gpn == 0 {
+                    return None;
+                }
+                1
+            }
+            GpuRequest::Whole(n) => {
+                if gpn == 0 {
+                    return None;
+                }
+                n.div_ceil(gpn)
+            }
+        };
+        if k > s.nodes {
+            return None;
+        }
+        let cpu_per = cpu.div_ceil(k);
+        let mem_per = mem.div_ceil(k as u64);
+        if cpu_per > s.node.cpu_milli || mem_per > s.node.mem_mib {
+            return None;
+        }
+        Some(k)
+    }
+
+    fn host_fits(&self, n: u32, cpu: u32, mem: u64) -> bool {
+        let node = &self.nodes[n as usize];
+        node.cpu_free >= cpu && node.mem_free >= mem
+    }
+
+    /// Finds room for a job in pool `p`, avoiding `avoid` nodes, without taking it.
+    pub fn find(&self, p: usize, req: GpuRequest, cpu: u32, mem: u64, avoid: Option<&ReservedNodes>) -> Option<Allocation> {
+        let pool = &self.pools[p];
+        let gpn = pool.spec.node.gpus as u32;
+        let k = self.nodes_needed(p, req, cpu, mem)?;
+        let ok = |n: u32| avoid.is_none_or(|r| !r.contains(n));
+        match req {
+            GpuRequest::Whole(w) if w > gpn => {
+                let (cpu_per, mem_per) = (cpu.div_ceil(k), mem.div_ceil(k as u64));
+                let mut picked = Vec::with_capacity(k as usize);
+                for &n in pool.buckets[gpn as usize].iter().rev() {
+                    if ok(n) && self.host_fits(n, cpu_per, mem_per) {
+                        picked.push(n);
+                        if picked.len() == k as usize {
+                            break;
+                        }
+                    }
+                }
+                if picked.len() < k as usize {
+                    return None;
+                }
+                picked.sort_unstable();
+                let mut a = Allocation { pool: p as u32, gpus: Vec::with_capacity(w as usize), hosts: Vec::new() };
+                // Whole nodes: the job holds every GPU of each node it takes, even when its
+                // count is not a multiple of the node size (the rest cannot be shared).
+                for n in picked {
+                    for g in 0..gpn as u16 {
+                        a.gpus.push(GpuSlice { node: n, gpu: g, milli: MILLI_PER_GPU as u16 });
+                    }
+                    a.hosts.push((n, cpu_per, mem_per));
+                }
+                Some(a)
+            }
+            GpuRequest::Whole(w) => {
+                let n = self.pick_bucket_node(pool, w as usize, |n| ok(n) && self.host_fits(n, cpu, mem))?;
+                let node = &self.nodes[n as usize];
+                let mut a = Allocation { pool: p as u32, gpus: Vec::with_capacity(w as usize), hosts: vec![(n, cpu, mem)] };
+                for g in 0..node.gpus {
+                    if a.gpus.len() == w as usize {
+                        break;
+                    }
+                    if self.free_milli[(node.gpu_off + g as u32) as usize] == MILLI_PER_GPU as u16 {
+                        a.gpus.push(GpuSlice { node: n, gpu: g, milli: MILLI_PER_GPU as u16 });
+                    }
+                }
+                Some(a)
+            }
+            GpuRequest::Fraction(m) => {
+                // Tightest partly used GPU first; then a whole free GPU on the best-fit node.
+                let mut best: Option<(u16, u32, u16)> = None;
+                for &n in &pool.partial {
+                    if !ok(n) || !self.host_fits(n, cpu, mem) {
+                        continue;
+                    }
+                    let node = &self.nodes[n as usize];
+                    for g in 0..node.gpus {
+                        let f = self.free_milli[(node.gpu_off + g as u32) as usize];
+                        if f >= m && f < MILLI_PER_GPU as u16 && best.is_none_or(|(bf, bn, _)| (f, n) < (bf, bn)) {
+                            best = Some((f, n, g));
+                        }
+                    }
+                }
+                let (n, g) = match best {
+                    Some((_, n, g)) => (n, g),
+                    None => {
+                        let n = self.pick_bucket_node(pool, 1, |n| ok(n) && self.host_fits(n, cpu, mem))?;
+                        let node = &self.nodes[n as usize];
+                        let g = (0..node.gpus).find(|&g| self.free_milli[(node.gpu_off + g as u32) as usize] == MILLI_PER_GPU as u16)?;
+                        (n, g)
+                    }
+                };
+                Some(Allocation { pool: p as u32, gpus: vec![GpuSlice { node: n, gpu: g, milli: m }], hosts: vec![(n, cpu, mem)] })
+            }
+            GpuRequest::None => {
+                let n = self.pick_bucket_node(pool, 0, |n| ok(n) && self.host_fits(n, cpu, mem))?;
+                Some(Allocation { pool: p as u32, gpus: Vec::new(), hosts: vec![(n, cpu, mem)] })
+            }
+        }
+    }
+
+    fn pick_bucket_node(&self, pool: &Pool, at_least: usize, accept: impl Fn(u32) -> bool) -> Option<u32> {
+        let range: Box<dyn Iterator<Item = usize>> = match self.choice {
+            NodeChoice::BestFit => Box::new(at_least..pool.buckets.len()),
+            NodeChoice::WorstFit => Box::new((at_least..pool.buckets.len()).rev()),
+        };
+        for k in range {
+            if let Some(&n) = pool.buckets[k].iter().rev().find(|&&n| accept(n)) {
+                return Some(n);
+            }
+        }
+        None
+    }
+
+    /// Takes the capacity of an allocation found by [`Cluster::find`].
+    pub fn take(&mut self, a: &Allocation) {
+        for s in &a.gpus {
+            let node = &self.nodes[s.node as usize];
+            let i = (node.gpu_off + s.gpu as u32) as usize;
+            debug_assert!(self.free_milli[i] >= s.milli, "GPU over-allocated");
+            self.free_milli[i] -= s.milli;
+        }
+        for &(n, cpu, mem) in &a.hosts {
+            let node = &mut self.nodes[n as usize];
+            node.cpu_free -= cpu;
+            node.mem_free -= mem;
+            self.reindex(n);
+        }
+    }
+
+    /// Returns the capacity of an allocation.
+    pub fn give_back(&mut self, a: &Allocation) {
+        for s in &a.gpus {
+            let node = &self.nodes[s.node as usize];
+            let i = (node.gpu_off + s.gpu as u32) as usize;
+            self.free_milli[i] += s.milli;
+            debug_assert!(self.free_milli[i] <= MILLI_PER_GPU as u16);
+        }
+        for &(n, cpu, mem) in &a.hosts {
+            let node = &mut self.nodes[n as usize];
+            node.cpu_free += cpu;
+            node.mem_free += mem;
+            self.reindex(n);
+        }
+    }
+
+    /// Marks node `n` up or down (down nodes take no new work).
+    pub fn set_up(&mut self, n: u32, up: bool) {
+        if self.nodes[n as usize].up == up {
+            return;
+        }
+        self.unindex(n);
+        self.nodes[n as usize].up = up;
+        if up {
+            self.index(n);
+        }
+    }
+
+    /// True when node `n` is up.
+    pub fn is_up(&self, n: u32) -> bool {
+        self.nodes[n as usize].up
+    }
+
+    fn unindex(&mut self, n: u32) {
+        let node = &self.nodes[n as usize];
+        if !node.up {
+            return;
+        }
+        let pool = &mut self.pools[node.pool as usize];
+        let b = &mut pool.buckets[node.free_whole as usize];
+        let pos = node.bucket_pos as usize;
+        b.swap_remove(pos);
+        if pos < b.len() {
+            let moved = b[pos];
+            self.nodes[moved as usize].bucket_pos = pos as u32;
+        }
+        let pp = self.nodes[n as usize].partial_pos;
+        if pp != NOT_PARTIAL {
+            let pool = &mut self.pools[self.nodes[n as usize].pool as usize];
+            pool.partial.swap_remove(pp as usize);
+            if (pp as usize) < pool.partial.len() {
+                let moved = pool.partial[pp as usize];
+                self.nodes[moved as usize].partial_pos = pp;
+            }
+            self.nodes[n as usize].partial_pos = NOT_PARTIAL;
+        }
+    }
+
+    fn index(&mut self, n: u32) {
+        let node = &self.nodes[n as usize];
+        let off = node.gpu_off as usize;
+        let gpus = &self.free_milli[off..off + node.gpus as usize];
+        let whole = gpus.iter().filter(|&&f| f == MILLI_PER_GPU as u16).count() as u16;
+        let partial = gpus.iter().any(|&f| f > 0 && f < MILLI_PER_GPU as u16);
+        let pool = &mut self.pools[node.pool as usize];
+        let node = &mut self.nodes[n as usize];
+        node.free_whole = whole;
+        node.bucket_pos = pool.buckets[whole as usize].len() as u32;
+        pool.buckets[whole as usize].push(n);
+        if partial {
+            node.partial_pos = pool.partial.len() as u32;
+            pool.partial.push(n);
+        }
+    }
+
+    fn reindex(&mut self, n: u32) {
+        if !self.nodes[n as usize].up {
+            return;
+        }
+        self.unindex(n);
+        self.index(n);
+    }
+
+    /// Wholly free, up nodes of pool `p` (newest last).
+    pub fn free_nodes(&self, p: usize) -> &[u32] {
+        let pool = &self.pools[p];
+        &pool.buckets[pool.spec.node.gpus as usize]
+    }
+
+    /// Largest number of wholly free GPUs on any up node of pool `p`.
+    pub fn max_free_whole(&self, p: usize) -> u16 {
+        let pool = &self.pools[p];
+        (0..pool.buckets.len()).rev().find(|&k| !pool.buckets[k].is_empty()).unwrap_or(0) as u16
+    }
+
+    /// Free milli-GPU summed over the up nodes of pool `p`.
+    pub fn pool_free_milli(&self, p: usize) -> u64 {
+        let pool = &self.pools[p];
+        let first = pool.first_node as usize;
+        let mut sum = 0u64;
+        for node in &self.nodes[first..first + pool.spec.nodes as usize] {
+            if node.up {
+                let off = node.gpu_off as usize;
+                sum += self.free_milli[off..off + node.gpus as usize].iter().map(|&f| f as u64).sum::<u64>();
+            }
+        }
+        sum
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(nodes: u32, gpus: u16) -> PoolSpec {
+        PoolSpec {
+            name: "p".into(),
+            gpu_type: 0,
+            kind: CapacityKind::Owned,
+            node: NodeSpec { gpus, cpu_milli: 64_000, mem_mib: 512 * 1024 },
+            nodes,
+            speed: 1.0,
+        }
+    }
+
+    #[test]
+    fn best_fit_picks_tightest_node() {
+        let mut c = Cluster::new(vec![pool(3, 8)]);
+        // Leave node 0 with 8 free, node 1 with 3 free, node 2 with 5 free.
+        let a = c.find(0, GpuRequest::Whole(5), 0, 0, None).unwrap();
+        c.take(&a);
+        let held = a.hosts[0].0;
+        let b = c.find(0, GpuRequest::Whole(3), 0, 0, None).unwrap();
+        assert_eq!(b.hosts[0].0, held, "3 GPUs go to the node with exactly 3 free");
+        c.take(&b);
+        let d = c.find(0, GpuRequest::Whole(3), 0, 0, None).unwrap();
+        c.take(&d);
+        let e = c.find(0, GpuRequest::Whole(2), 0, 0, None).unwrap();
+        assert_eq!(e.hosts[0].0, d.hosts[0].0, "2 GPUs go to the node with 5 free, not 8");
+    }
+
+    #[test]
+    fn gang_jobs_take_whole_nodes_or_nothing() {
+        let mut c = Cluster::new(vec![pool(3, 8)]);
+        let small = c.find(0, GpuRequest::Whole(1), 0, 0, None).unwrap();
+        c.take(&small);
+        // 20 GPUs need 3 whole nodes; only 2 are wholly free.
+        assert!(c.find(0, GpuRequest::Whole(20), 0, 0, None).is_none());
+        let g = c.find(0, GpuRequest::Whole(16), 0, 0, None).unwrap();
+        assert_eq!(g.hosts.len(), 2);
+        assert_eq!(g.gpus.len(), 16);
+        c.give_back(&small);
+        assert_eq!(c.free_nodes(0).len(), 3);
+    }
+
+    #[test]
+    fn fractions_share_a_gpu() {
+        let mut c = Cluster::new(vec![pool(1, 1)]);
+        let a = c.find(0, GpuRequest::Fraction(600), 0, 0, None).unwrap();
+        c.take(&a);
+        let b = c.find(0, GpuRequest::Fraction(400), 0, 0, None).unwrap();
+        c.take(&b);
+        assert!(c.find(0, GpuRequest::Fraction(1), 0, 0, None).is_none());
+        c.give_back(&a);
+        assert_eq!(c.node_free_milli(0), &[600]);
+    }
+
+    #[test]
+    fn cpu_and_memory_limit_placement() {
+        let c = Cluster::new(vec![pool(1, 8)]);
+        assert!(c.find(0, GpuRequest::Whole(1), 65_000, 0, None).is_none());
+        assert!(c.nodes_needed(0, GpuRequest::Whole(16), 0, 0).is_none());
+    }
+
+    #[test]
+    fn reserved_nodes_are_avoided() {
+        let c = Cluster::new(vec![pool(2, 8)]);
+        let r = ReservedNodes(vec![0, 1]);
+        assert!(c.find(0, GpuRequest::Whole(1), 0, 0, Some(&r)).is_none());
+        let r = ReservedNodes(vec![1]);
+        assert_eq!(c.find(0, GpuRequest::Whole(1), 0, 0, Some(&r)).unwrap().hosts[0].0, 0);
+    }
+}

@@ -1,0 +1,205 @@
+//! Jobs as the simulator sees them, and a workload: jobs in submit order with name tables.
+
+use super::TypeMask;
+use crate::engine::SimTime;
+
+/// Capacity of one GPU in milli-GPU (thousandths), the unit of fractional requests.
+pub const MILLI_PER_GPU: u32 = 1000;
+
+/// Index of a job in its workload (0-based, in submit order).
+pub type JobId = u32;
+
+/// How much GPU a job asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GpuRequest {
+    /// No GPU (CPU-only task, as in the openb traces).
+    None,
+    /// A share of one GPU, in milli-GPU (1..=999).
+    Fraction(u16),
+    /// A whole number of GPUs (>= 1). Up to a node's GPU count it runs on one node;
+    /// beyond that it takes whole nodes, all at once.
+    Whole(u32),
+}
+
+impl GpuRequest {
+    /// GPUs requested as milli-GPU in total.
+    pub fn milli(self) -> u64 {
+        match self {
+            GpuRequest::None => 0,
+            GpuRequest::Fraction(m) => m as u64,
+            GpuRequest::Whole(n) => n as u64 * MILLI_PER_GPU as u64,
+        }
+    }
+    /// GPUs requested as a float (0.46 for 460 milli).
+    pub fn gpus_f64(self) -> f64 {
+        self.milli() as f64 / MILLI_PER_GPU as f64
+    }
+    /// From a GPU count and per-GPU milli share, as the openb trace writes them.
+    pub fn from_count_and_milli(count: u32, milli: u32) -> Option<GpuRequest> {
+        match (count, milli) {
+            (0, _) => Some(GpuRequest::None),
+            (_, 0) => Some(GpuRequest::None),
+            (1, m) if m < MILLI_PER_GPU => Some(GpuRequest::Fraction(m as u16)),
+            (n, m) if m == MILLI_PER_GPU => Some(GpuRequest::Whole(n)),
+            _ => None,
+        }
+    }
+}
+
+/// One job of a workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// The job's name in its trace (or a generated number).
+    pub name: String,
+    /// When the job is submitted.
+    pub submit: SimTime,
+    /// GPUs requested.
+    pub gpus: GpuRequest,
+    /// GPU types the job may run on (over the workload's `gpu_types` table).
+    pub gpu_types: TypeMask,
+    /// CPU requested, in milli-cores (in total, split evenly over nodes for gang jobs).
+    pub cpu_milli: u32,
+    /// Memory requested in MiB (in total, as CPU).
+    pub mem_mib: u64,
+    /// Work: the run time on the reference GPU (speed 1.0).
+    pub work: SimTime,
+    /// The runtime estimate schedulers see (on the reference GPU); the true work if absent.
+    pub estimate: Option<SimTime>,
+    /// Tenant (team, user or virtual cluster), as an index into `Workload::tenants`.
+    pub tenant: u32,
+    /// Priority: higher runs first under priority policies.
+    pub priority: i32,
+    /// Deadline (absolute time), if any.
+    pub deadline: Option<SimTime>,
+    /// Whether the job may be preempted (and so may run on spot capacity).
+    pub preemptible: bool,
+}
+
+impl Job {
+    /// The estimate schedulers plan with (the true work when the trace gives none).
+    pub fn planned_work(&self) -> SimTime {
+        self.estimate.unwrap_or(self.work)
+    }
+}
+
+/// Jobs in submit order, with the name tables their indices refer to.
+#[derive(Debug, Clone, Default)]
+pub struct Workload {
+    /// Jobs sorted by submit time (stable: trace order breaks ties).
+    pub jobs: Vec<Job>,
+    /// Tenant names; `Job::tenant` indexes this.
+    pub tenants: Vec<String>,
+    /// GPU type names; `Job::gpu_types` bits index this.
+    pub gpu_types: Vec<String>,
+    /// Rows skipped as bad (only with skip-bad-rows), reported, never silent.
+    pub skipped_rows: u64,
+    /// Rows dropped by load-time filters, with the reason.
+    pub filtered: Vec<(String, u64)>,
+}
+
+impl Workload {
+    /// Index of tenant `name`, added if new.
+    pub fn tenant_index(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.tenants.iter().position(|t| t == name) {
+            return i as u32;
+        }
+        self.tenants.push(name.to_string());
+        (self.tenants.len() - 1) as u32
+    }
+
+    /// Mask for the GPU type names given (added to the table if new); `None` if the table
+    /// would pass 64 types.
+    pub fn type_mask<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) -> Option<TypeMask> {
+        let mut mask = 0u64;
+        for n in names {
+            let i = match self.gpu_types.iter().position(|t| t == n) {
+                Some(i) => i,
+                None => {
+                    if self.gpu_types.len() >= 64 {
+                        return None;
+                    }
+                    self.gpu_types.push(n.to_string());
+                    self.gpu_types.len() - 1
+                }
+            };
+            mask |= 1u64 << i;
+        }
+        Some(TypeMask(mask))
+    }
+
+    /// Sorts jobs by submit time, keeping trace order among equal times.
+    pub fn sort_by_submit(&mut self) {
+        self.jobs.sort_by_key(|j| j.submit);
+    }
+
+    /// Rewrites every job's type mask from this workload's table onto `cluster_types`
+    /// (the scenario's GPU type names). Returns the names no cluster type matches.
+    pub fn remap_types(&mut self, cluster_types: &[String]) -> Vec<String> {
+        let map: Vec<Option<usize>> = self
+            .gpu_types
+            .iter()
+            .map(|n| cluster_types.iter().position(|c| c == n))
+            .collect();
+        let unknown: Vec<String> = self
+            .gpu_types
+            .iter()
+            .zip(&map)
+            .filter(|(_, m)| m.is_none())
+            .map(|(n, _)| n.clone())
+            .collect();
+        for j in &mut self.jobs {
+            if j.gpu_types.is_any() {
+                continue;
+            }
+            let mut out = 0u64;
+            for (i, m) in map.iter().enumerate() {
+                if j.gpu_types.allows(i) {
+                    if let Some(c) = m {
+                        out |= 1u64 << c;
+                    }
+                }
+            }
+            j.gpu_types = TypeMask(out);
+        }
+        self.gpu_types = cluster_types.to_vec();
+        unknown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openb_style_requests() {
+        assert_eq!(GpuRequest::from_count_and_milli(1, 460), Some(GpuRequest::Fraction(460)));
+        assert_eq!(GpuRequest::from_count_and_milli(2, 1000), Some(GpuRequest::Whole(2)));
+        assert_eq!(GpuRequest::from_count_and_milli(0, 0), Some(GpuRequest::None));
+        assert_eq!(GpuRequest::from_count_and_milli(2, 500), None);
+        assert_eq!(GpuRequest::Fraction(460).milli(), 460);
+        assert_eq!(GpuRequest::Whole(3).milli(), 3000);
+    }
+
+    #[test]
+    fn remap_types_moves_bits() {
+        let mut w = Workload::default();
+        let m = w.type_mask(["V100", "T4"]).unwrap();
+        w.jobs.push(Job {
+            name: "a".into(),
+            submit: SimTime(0),
+            gpus: GpuRequest::Whole(1),
+            gpu_types: m,
+            cpu_milli: 0,
+            mem_mib: 0,
+            work: SimTime(1),
+            estimate: None,
+            tenant: 0,
+            priority: 0,
+            deadline: None,
+            preemptible: false,
+        });
+        let unknown = w.remap_types(&["T4".into(), "A100".into()]);
+        assert_eq!(unknown, vec!["V100".to_string()]);
+        assert_eq!(w.jobs[0].gpu_types, TypeMask(0b01));
+    }
+}

@@ -1,0 +1,62 @@
+//! The cost ledger: dollars keyed by (pool, tenant, kind). Every split adds up to the total
+//! because each entry is counted once and totals are sums of entries.
+
+use std::collections::BTreeMap;
+
+/// The kind of a cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CostKind {
+    /// Capacity held by running jobs.
+    BusyCompute,
+    /// Capacity paid for while no job held it.
+    IdleCompute,
+}
+
+impl CostKind {
+    /// The spelling used in output files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CostKind::BusyCompute => "busy_compute",
+            CostKind::IdleCompute => "idle_compute",
+        }
+    }
+}
+
+/// Where a cost belongs. `tenant` is `None` for costs no job caused (idle capacity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LedgerKey {
+    /// Pool index.
+    pub pool: u32,
+    /// Tenant index, if the cost is a tenant's.
+    pub tenant: Option<u32>,
+    /// Kind of cost.
+    pub kind: CostKind,
+}
+
+/// Dollars by key, in a deterministic order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ledger {
+    entries: BTreeMap<LedgerKey, f64>,
+}
+
+impl Ledger {
+    /// Adds `usd` under `key`.
+    pub fn add(&mut self, key: LedgerKey, usd: f64) {
+        *self.entries.entry(key).or_insert(0.0) += usd;
+    }
+
+    /// Every entry, in key order.
+    pub fn entries(&self) -> impl Iterator<Item = (&LedgerKey, &f64)> {
+        self.entries.iter()
+    }
+
+    /// Sum of all entries.
+    pub fn total(&self) -> f64 {
+        self.entries.values().sum()
+    }
+
+    /// Sum of the entries matching `f`.
+    pub fn sum_where(&self, f: impl Fn(&LedgerKey) -> bool) -> f64 {
+        self.entries.iter().filter(|(k, _)| f(k)).map(|(_, v)| v).sum()
+    }
+}

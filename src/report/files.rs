@@ -1,0 +1,148 @@
+//! Writing a run's folder.
+
+use crate::engine::SimTime;
+use crate::metrics::Summary;
+use crate::model::{GpuRequest, Workload};
+use crate::pricing::{CostKind, Ledger};
+use crate::sim::RunResult;
+use std::io::Write;
+use std::path::Path;
+
+/// Everything a run folder is made from.
+pub struct RunOutput<'a> {
+    /// The workload run.
+    pub workload: &'a Workload,
+    /// Its result.
+    pub result: &'a RunResult,
+    /// The summary.
+    pub summary: &'a Summary,
+    /// The ledger.
+    pub ledger: &'a Ledger,
+    /// GPU type name per pool.
+    pub pool_gpu_types: Vec<String>,
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+/// Seconds with millisecond precision, without trailing zeros ("12", "0.5").
+pub fn secs(t: SimTime) -> String {
+    let ms = t.0;
+    if ms % 1000 == 0 {
+        format!("{}", ms / 1000)
+    } else {
+        let s = format!("{}.{:03}", ms / 1000, ms % 1000);
+        s.trim_end_matches('0').to_string()
+    }
+}
+
+fn f(x: f64) -> String {
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".to_string() } else { s.to_string() }
+}
+
+fn csv_bytes(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> std::io::Result<Vec<u8>> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(header)?;
+    for r in rows {
+        w.write_record(&r)?;
+    }
+    w.into_inner().map_err(|e| std::io::Error::other(e.to_string()))
+}
+
+/// Writes the run folder `dir` (created if needed).
+pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut json = serde_json::to_vec_pretty(out.summary).map_err(std::io::Error::other)?;
+    json.push(b'\n');
+    write_atomic(&dir.join("summary.json"), &json)?;
+
+    let w = out.workload;
+    let r = out.result;
+    let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
+    let jobs = csv_bytes(
+        &["job_id", "name", "tenant", "submit_s", "gpus", "start_s", "end_s", "wait_s", "jct_s", "pool", "gpus_held", "nodes", "outcome"],
+        w.jobs.iter().zip(&r.jobs).enumerate().filter(|(_, (_, rec))| rec.submitted).map(|(i, (j, rec))| {
+            let gpus = match j.gpus {
+                GpuRequest::None => "0".to_string(),
+                other => f(other.gpus_f64()),
+            };
+            vec![
+                i.to_string(),
+                j.name.clone(),
+                w.tenants.get(j.tenant as usize).cloned().unwrap_or_default(),
+                secs(j.submit),
+                gpus,
+                rec.start.map(secs).unwrap_or_default(),
+                rec.end.map(secs).unwrap_or_default(),
+                rec.start.map(|s| secs(s.since(j.submit))).unwrap_or_default(),
+                match (rec.outcome, rec.end) {
+                    (crate::sim::JobOutcome::Completed, Some(e)) => secs(e.since(j.submit)),
+                    _ => String::new(),
+                },
+                rec.pool.map(|p| pool_names[p as usize].to_string()).unwrap_or_default(),
+                f(rec.gpu_milli as f64 / 1000.0),
+                rec.nodes.to_string(),
+                rec.outcome.as_str().to_string(),
+            ]
+        }),
+    )?;
+    write_atomic(&dir.join("jobs.csv"), &jobs)?;
+
+    let ledger = out.ledger;
+    let pools = csv_bytes(
+        &["pool", "kind", "gpu_type", "nodes", "gpus", "provisioned_gpu_hours", "busy_gpu_hours", "utilization", "cost_usd", "busy_cost_usd", "idle_cost_usd"],
+        r.pools.iter().enumerate().map(|(p, u)| {
+            let prov = u.provisioned_gpu_ms as f64 / 3.6e6;
+            let busy = u.busy_gpu_ms as f64 / 3.6e6;
+            let of = |kind: Option<CostKind>| ledger.sum_where(|k| k.pool == p as u32 && kind.is_none_or(|x| k.kind == x));
+            vec![
+                u.name.clone(),
+                u.kind.as_str().to_string(),
+                out.pool_gpu_types.get(p).cloned().unwrap_or_default(),
+                u.nodes.to_string(),
+                u.gpus.to_string(),
+                f(prov),
+                f(busy),
+                f(if prov > 0.0 { busy / prov } else { 0.0 }),
+                format!("{:.2}", of(None)),
+                format!("{:.2}", of(Some(CostKind::BusyCompute))),
+                format!("{:.2}", of(Some(CostKind::IdleCompute))),
+            ]
+        }),
+    )?;
+    write_atomic(&dir.join("pools.csv"), &pools)?;
+
+    let pool_names = &pool_names;
+    let timeline = csv_bytes(
+        &["time_s", "time_h", "pool", "busy_gpus", "provisioned_gpus", "queued_jobs", "running_jobs"],
+        r.timeline.iter().flat_map(|row| {
+            row.pools.iter().enumerate().map(move |(p, &(busy, prov))| {
+                vec![
+                    secs(row.time),
+                    f(row.time.hours_f64()),
+                    pool_names[p].to_string(),
+                    f(busy as f64 / 1000.0),
+                    f(prov as f64 / 1000.0),
+                    row.queued.to_string(),
+                    row.running.to_string(),
+                ]
+            })
+        }),
+    )?;
+    write_atomic(&dir.join("timeline.csv"), &timeline)?;
+    let svg = super::timeline_chart(r, &out.summary.scenario);
+    write_atomic(&dir.join("timeline.svg"), svg.as_bytes())?;
+    Ok(())
+}

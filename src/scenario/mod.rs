@@ -1,0 +1,106 @@
+//! Scenario files: TOML parsed into raw serde structs that refuse unknown fields, then
+//! validated into a typed [`Scenario`]. Validation collects every problem it finds and
+//! names each by its field path and line (`pools[1].nodes (line 14): must be at least 1`).
+
+mod locate;
+mod raw;
+mod validate;
+
+pub use validate::{Scenario, WorkloadSource};
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The scenario the binary runs when given none: `scenarios/quickstart.toml`.
+pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/quickstart.toml");
+
+/// One problem in a scenario file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Field path (`pools[2].billing.minimum`), empty for the file as a whole.
+    pub path: String,
+    /// Line in the file, where known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A scenario that could not be read or is invalid; lists every problem found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file (or `<built-in>`).
+    pub file: PathBuf,
+    /// The problems, in file order.
+    pub problems: Vec<Problem>,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.problems.len();
+        writeln!(f, "{}: {} problem{}", self.file.display(), n, if n == 1 { "" } else { "s" })?;
+        for p in &self.problems {
+            let at = match (p.path.is_empty(), p.line) {
+                (true, Some(l)) => format!("line {l}"),
+                (true, None) => String::new(),
+                (false, Some(l)) => format!("{} (line {l})", p.path),
+                (false, None) => p.path.clone(),
+            };
+            if at.is_empty() {
+                writeln!(f, "  {}", p.message)?;
+            } else {
+                writeln!(f, "  {at}: {}", p.message)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// Reads and validates a scenario file; data paths are relative to its folder.
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            file: path.to_path_buf(),
+            problems: vec![Problem { path: String::new(), line: None, message: format!("cannot read: {e}") }],
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Scenario::parse(&text, path, &base)
+    }
+
+    /// The built-in default scenario (data paths relative to the working directory).
+    pub fn builtin() -> Result<Scenario, ScenarioError> {
+        Scenario::parse(DEFAULT_SCENARIO, Path::new("<built-in quickstart>"), Path::new("."))
+    }
+
+    /// Parses and validates scenario text; `file` names it in errors, `base` resolves paths.
+    pub fn parse(text: &str, file: &Path, base: &Path) -> Result<Scenario, ScenarioError> {
+        let raw: raw::RawScenario = toml::from_str(text).map_err(|e| ScenarioError {
+            file: file.to_path_buf(),
+            problems: vec![Problem {
+                path: String::new(),
+                line: e.span().map(|s| locate::line_of_offset(text, s.start)),
+                message: e.message().trim().to_string(),
+            }],
+        })?;
+        validate::validate(raw, text, base).map_err(|mut problems| {
+            for p in &mut problems {
+                if p.line.is_none() {
+                    p.line = locate::line_of_path(text, &p.path);
+                }
+            }
+            problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+            ScenarioError { file: file.to_path_buf(), problems }
+        })
+    }
+}
+
+/// FNV-1a 64 of a text, as 16 hex digits (the scenario hash in outputs).
+pub fn text_hash(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    format!("{h:016x}")
+}

@@ -1,0 +1,117 @@
+//! The scenario file as written: serde structs that refuse unknown fields. Values keep
+//! their written form (durations as strings); `validate` turns them into typed config.
+
+use serde::Deserialize;
+
+/// Top level of a scenario file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub horizon: Option<String>,
+    #[serde(default)]
+    pub timeline_interval: Option<String>,
+    #[serde(default)]
+    pub gpu_types: Vec<RawGpuType>,
+    pub pools: Vec<RawPool>,
+    #[serde(default)]
+    pub scheduler: RawScheduler,
+    pub workload: RawWorkload,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawGpuType {
+    pub name: String,
+    #[serde(default)]
+    pub memory_gb: Option<f64>,
+    #[serde(default)]
+    pub speed: Option<f64>,
+    #[serde(default)]
+    pub power_w: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPool {
+    pub name: String,
+    pub gpu_type: String,
+    pub kind: crate::model::CapacityKind,
+    pub nodes: i64,
+    pub gpus_per_node: i64,
+    #[serde(default)]
+    pub cpu_cores_per_node: Option<f64>,
+    #[serde(default)]
+    pub memory_gib_per_node: Option<f64>,
+    pub price_per_node_hour: f64,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawScheduler {
+    #[serde(default)]
+    pub policy: Option<crate::sched::PolicyKind>,
+    #[serde(default)]
+    pub placement: Option<RawPlacement>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum RawPlacement {
+    BestFit,
+    WorstFit,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RawWorkload {
+    Synthetic {
+        rate_per_hour: f64,
+        #[serde(default)]
+        jobs: Option<i64>,
+        #[serde(default)]
+        until: Option<String>,
+        sizes: Vec<RawSize>,
+        duration: RawDuration,
+        #[serde(default)]
+        tenants: Vec<RawTenant>,
+        #[serde(default)]
+        preemptible_share: Option<f64>,
+        #[serde(default)]
+        cpu_cores_per_gpu: Option<f64>,
+        #[serde(default)]
+        memory_gib_per_gpu: Option<f64>,
+    },
+    Csv {
+        path: String,
+        #[serde(default)]
+        skip_bad_rows: bool,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSize {
+    pub gpus: f64,
+    pub weight: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTenant {
+    pub name: String,
+    pub weight: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RawDuration {
+    Lognormal { median: String, sigma: f64 },
+    Exponential { mean: String },
+    Fixed { value: String },
+}

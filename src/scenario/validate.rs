@@ -1,0 +1,289 @@
+//! Validation: raw scenario structs into typed config, collecting every problem.
+
+use super::raw::{RawDuration, RawPlacement, RawScenario, RawWorkload};
+use super::Problem;
+use crate::engine::{parse_duration, SimTime};
+use crate::model::{GpuRequest, GpuType, NodeChoice, NodeSpec, PoolSpec, MILLI_PER_GPU};
+use crate::pricing::FlatRate;
+use crate::sched::PolicyKind;
+use crate::sim::SimConfig;
+use crate::workload::{BadRows, DurationDist, SyntheticSpec};
+use std::path::PathBuf;
+
+/// Where a scenario's jobs come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkloadSource {
+    /// Generated.
+    Synthetic(SyntheticSpec),
+    /// Read from a generic CSV trace.
+    Csv {
+        /// Resolved path of the trace.
+        path: PathBuf,
+        /// What to do with bad rows.
+        bad_rows: BadRows,
+    },
+}
+
+/// A validated scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// Master seed (the file's, or 1).
+    pub seed: u64,
+    /// Hash of the text.
+    pub hash: String,
+    /// GPU types.
+    pub gpu_types: Vec<GpuType>,
+    /// Simulation config (pools, policy, horizon).
+    pub sim: SimConfig,
+    /// Price of each pool.
+    pub rates: Vec<FlatRate>,
+    /// The workload.
+    pub workload: WorkloadSource,
+}
+
+struct Collector(Vec<Problem>);
+
+impl Collector {
+    fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.0.push(Problem { path: path.into(), line: None, message: message.into() });
+    }
+    fn duration(&mut self, path: &str, text: &str) -> Option<SimTime> {
+        match parse_duration(text) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                self.err(path, e.to_string());
+                None
+            }
+        }
+    }
+    fn positive(&mut self, path: &str, x: f64) -> f64 {
+        if !(x.is_finite() && x > 0.0) {
+            self.err(path, format!("must be a positive number, got {x}"));
+        }
+        x
+    }
+    fn non_negative(&mut self, path: &str, x: f64) -> f64 {
+        if !(x.is_finite() && x >= 0.0) {
+            self.err(path, format!("must be zero or more, got {x}"));
+        }
+        x
+    }
+}
+
+/// Known GPU types, so that a scenario may name one without describing it. Figures from
+/// the vendors' data sheets (memory, board power); speed is relative to the H100 SXM at
+/// 1.0 and is only a coarse default: override it for your workload.
+fn builtin_gpu(name: &str) -> Option<GpuType> {
+    let (mem, speed, power) = match name {
+        "H100" => (80.0, 1.0, 700.0),
+        "H200" => (141.0, 1.2, 700.0),
+        "A100" => (80.0, 0.4, 400.0),
+        "V100" => (32.0, 0.15, 300.0),
+        "A10" => (24.0, 0.12, 150.0),
+        "T4" => (16.0, 0.05, 70.0),
+        "L4" => (24.0, 0.1, 72.0),
+        _ => return None,
+    };
+    Some(GpuType { name: name.to_string(), memory_gb: mem, speed, power_w: power })
+}
+
+pub(super) fn validate(raw: RawScenario, text: &str, base: &std::path::Path) -> Result<Scenario, Vec<Problem>> {
+    let mut c = Collector(Vec::new());
+    let horizon = raw.horizon.as_deref().and_then(|h| c.duration("horizon", h));
+    let sample = match raw.timeline_interval.as_deref() {
+        Some(t) => c.duration("timeline_interval", t),
+        None => Some(SimTime::from_secs(3600)),
+    };
+    if sample == Some(SimTime::ZERO) {
+        c.err("timeline_interval", "must be longer than zero");
+    }
+    let mut gpu_types: Vec<GpuType> = Vec::new();
+    for (i, g) in raw.gpu_types.iter().enumerate() {
+        let p = format!("gpu_types[{i}]");
+        if gpu_types.iter().any(|t| t.name == g.name) {
+            c.err(format!("{p}.name"), format!("GPU type {:?} is defined twice", g.name));
+        }
+        let base_t = builtin_gpu(&g.name);
+        let speed = c.positive(&format!("{p}.speed"), g.speed.or(base_t.as_ref().map(|b| b.speed)).unwrap_or(1.0));
+        let mem = c.non_negative(&format!("{p}.memory_gb"), g.memory_gb.or(base_t.as_ref().map(|b| b.memory_gb)).unwrap_or(0.0));
+        let power = c.non_negative(&format!("{p}.power_w"), g.power_w.or(base_t.as_ref().map(|b| b.power_w)).unwrap_or(0.0));
+        gpu_types.push(GpuType { name: g.name.clone(), memory_gb: mem, speed, power_w: power });
+    }
+    if raw.pools.is_empty() {
+        c.err("pools", "a scenario needs at least one pool");
+    }
+    let mut pools = Vec::new();
+    let mut rates = Vec::new();
+    for (i, rp) in raw.pools.iter().enumerate() {
+        let p = format!("pools[{i}]");
+        if rp.name == "total" || rp.name.is_empty() {
+            c.err(format!("{p}.name"), "a pool name must be non-empty and not \"total\"");
+        }
+        if raw.pools[..i].iter().any(|q| q.name == rp.name) {
+            c.err(format!("{p}.name"), format!("pool name {:?} is used twice", rp.name));
+        }
+        let t = match gpu_types.iter().position(|t| t.name == rp.gpu_type) {
+            Some(t) => t,
+            None => match builtin_gpu(&rp.gpu_type) {
+                Some(g) => {
+                    gpu_types.push(g);
+                    gpu_types.len() - 1
+                }
+                None => {
+                    c.err(
+                        format!("{p}.gpu_type"),
+                        format!("unknown GPU type {:?}: define it under [[gpu_types]] (built in: H100, H200, A100, V100, A10, T4, L4)", rp.gpu_type),
+                    );
+                    0
+                }
+            },
+        };
+        if rp.nodes < 1 || rp.nodes > 1_000_000 {
+            c.err(format!("{p}.nodes"), format!("must be between 1 and 1000000, got {}", rp.nodes));
+        }
+        if rp.gpus_per_node < 0 || rp.gpus_per_node > 1024 {
+            c.err(format!("{p}.gpus_per_node"), format!("must be between 0 and 1024, got {}", rp.gpus_per_node));
+        }
+        let gpn = rp.gpus_per_node.clamp(0, 1024) as u16;
+        let cpu = c.non_negative(&format!("{p}.cpu_cores_per_node"), rp.cpu_cores_per_node.unwrap_or(gpn as f64 * 16.0));
+        let mem = c.non_negative(&format!("{p}.memory_gib_per_node"), rp.memory_gib_per_node.unwrap_or(gpn as f64 * 256.0));
+        let price = c.non_negative(&format!("{p}.price_per_node_hour"), rp.price_per_node_hour);
+        pools.push(PoolSpec {
+            name: rp.name.clone(),
+            gpu_type: t,
+            kind: rp.kind,
+            node: NodeSpec { gpus: gpn, cpu_milli: (cpu * 1000.0) as u32, mem_mib: (mem * 1024.0) as u64 },
+            nodes: rp.nodes.clamp(1, 1_000_000) as u32,
+            speed: 1.0,
+        });
+        rates.push(FlatRate { usd_per_node_hour: price });
+    }
+    for p in &mut pools {
+        if let Some(t) = gpu_types.get(p.gpu_type) {
+            p.speed = t.speed;
+        }
+    }
+    if gpu_types.len() > 64 {
+        c.err("gpu_types", "at most 64 GPU types");
+    }
+    let workload = match raw.workload {
+        RawWorkload::Csv { path, skip_bad_rows } => {
+            let full = base.join(&path);
+            if !full.is_file() {
+                c.err("workload.path", format!("trace file {} does not exist", full.display()));
+            }
+            WorkloadSource::Csv { path: full, bad_rows: if skip_bad_rows { BadRows::Skip } else { BadRows::Stop } }
+        }
+        RawWorkload::Synthetic { rate_per_hour, jobs, until, sizes, duration, tenants, preemptible_share, cpu_cores_per_gpu, memory_gib_per_gpu } => {
+            c.positive("workload.rate_per_hour", rate_per_hour);
+            let until = match until.as_deref() {
+                Some(u) => c.duration("workload.until", u),
+                None => horizon,
+            };
+            if let Some(n) = jobs {
+                if n < 1 {
+                    c.err("workload.jobs", format!("must be at least 1, got {n}"));
+                }
+            }
+            if until.is_none() && jobs.is_none() {
+                c.err("workload", "a synthetic workload needs `jobs`, `until` or a scenario `horizon` to end");
+            }
+            let mut mix = Vec::new();
+            if sizes.is_empty() {
+                c.err("workload.sizes", "give at least one size, e.g. [{ gpus = 1, weight = 1.0 }]");
+            }
+            for (i, s) in sizes.iter().enumerate() {
+                let p = format!("workload.sizes[{i}]");
+                c.positive(&format!("{p}.weight"), s.weight);
+                let req = if s.gpus >= 1.0 && s.gpus.fract() == 0.0 && s.gpus <= 1e6 {
+                    GpuRequest::Whole(s.gpus as u32)
+                } else if s.gpus > 0.0 && s.gpus < 1.0 {
+                    GpuRequest::Fraction(((s.gpus * MILLI_PER_GPU as f64).round() as u16).clamp(1, 999))
+                } else {
+                    c.err(format!("{p}.gpus"), format!("must be a whole count >= 1 or a fraction between 0 and 1, got {}", s.gpus));
+                    GpuRequest::Whole(1)
+                };
+                mix.push((req, s.weight));
+            }
+            let dist = match duration {
+                RawDuration::Lognormal { median, sigma } => {
+                    let m = c.duration("workload.duration.median", &median);
+                    c.positive("workload.duration.sigma", sigma);
+                    DurationDist::LogNormal { median: m.unwrap_or(SimTime(1)), sigma }
+                }
+                RawDuration::Exponential { mean } => {
+                    DurationDist::Exponential { mean: c.duration("workload.duration.mean", &mean).unwrap_or(SimTime(1)) }
+                }
+                RawDuration::Fixed { value } => {
+                    DurationDist::Fixed { value: c.duration("workload.duration.value", &value).unwrap_or(SimTime(1)) }
+                }
+            };
+            let mut ten = Vec::new();
+            for (i, t) in tenants.iter().enumerate() {
+                c.positive(&format!("workload.tenants[{i}].weight"), t.weight);
+                ten.push((t.name.clone(), t.weight));
+            }
+            if ten.is_empty() {
+                ten.push(("default".to_string(), 1.0));
+            }
+            let share = preemptible_share.unwrap_or(0.0);
+            if !(0.0..=1.0).contains(&share) {
+                c.err("workload.preemptible_share", format!("must be between 0 and 1, got {share}"));
+            }
+            let cpu = c.non_negative("workload.cpu_cores_per_gpu", cpu_cores_per_gpu.unwrap_or(0.0));
+            let mem = c.non_negative("workload.memory_gib_per_gpu", memory_gib_per_gpu.unwrap_or(0.0));
+            WorkloadSource::Synthetic(SyntheticSpec {
+                rate_per_hour,
+                until,
+                jobs: jobs.map(|n| n.max(1) as u64),
+                sizes: mix,
+                duration: dist,
+                tenants: ten,
+                preemptible_share: share,
+                cpu_milli_per_gpu: (cpu * 1000.0) as u32,
+                mem_mib_per_gpu: (mem * 1024.0) as u64,
+            })
+        }
+    };
+    if !c.0.is_empty() {
+        return Err(c.0);
+    }
+    let node_choice = match raw.scheduler.placement.unwrap_or(RawPlacement::BestFit) {
+        RawPlacement::BestFit => NodeChoice::BestFit,
+        RawPlacement::WorstFit => NodeChoice::WorstFit,
+    };
+    Ok(Scenario {
+        name: raw.name,
+        description: raw.description.unwrap_or_default(),
+        seed: raw.seed.unwrap_or(1),
+        hash: super::text_hash(text),
+        gpu_types,
+        sim: SimConfig {
+            pools,
+            policy: raw.scheduler.policy.unwrap_or(PolicyKind::EasyBackfill),
+            node_choice,
+            horizon,
+            sample_every: sample,
+        },
+        rates,
+        workload,
+    })
+}
+
+impl Scenario {
+    /// Builds the workload for a run with `seed`, its GPU types mapped onto the scenario's.
+    pub fn build_workload(&self, seed: u64) -> Result<crate::model::Workload, crate::workload::TraceError> {
+        let mut w = match &self.workload {
+            WorkloadSource::Synthetic(spec) => spec.generate(&crate::engine::RngStreams::new(seed)),
+            WorkloadSource::Csv { path, bad_rows } => crate::workload::read_generic_csv(path, *bad_rows)?,
+        };
+        let names: Vec<String> = self.gpu_types.iter().map(|t| t.name.clone()).collect();
+        // Jobs constrained only to types this cluster lacks keep an empty mask and are rejected.
+        let _unknown = w.remap_types(&names);
+        Ok(w)
+    }
+}

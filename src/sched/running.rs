@@ -1,0 +1,58 @@
+//! The running jobs, each with its allocation, start and planned end, ordered per pool by
+//! planned end so that a backfilling policy can project when capacity frees up.
+
+use crate::engine::SimTime;
+use crate::model::{Allocation, JobId};
+use std::collections::{BTreeSet, HashMap};
+
+/// A running job's record.
+#[derive(Debug, Clone)]
+pub struct RunningJob {
+    /// What it holds.
+    pub alloc: Allocation,
+    /// When it started.
+    pub start: SimTime,
+    /// When its estimate says it ends.
+    pub planned_end: SimTime,
+}
+
+/// All running jobs.
+#[derive(Debug, Default, Clone)]
+pub struct Running {
+    by_end: Vec<BTreeSet<(SimTime, JobId)>>,
+    jobs: HashMap<JobId, RunningJob>,
+}
+
+impl Running {
+    /// Empty, for a cluster of `pools` pools.
+    pub fn new(pools: usize) -> Running {
+        Running { by_end: vec![BTreeSet::new(); pools], jobs: HashMap::new() }
+    }
+    /// Adds a started job.
+    pub fn insert(&mut self, id: JobId, alloc: Allocation, start: SimTime, planned_end: SimTime) {
+        self.by_end[alloc.pool as usize].insert((planned_end, id));
+        self.jobs.insert(id, RunningJob { alloc, start, planned_end });
+    }
+    /// Removes a job that ended or was stopped, returning its record.
+    pub fn remove(&mut self, id: JobId) -> Option<RunningJob> {
+        let r = self.jobs.remove(&id)?;
+        self.by_end[r.alloc.pool as usize].remove(&(r.planned_end, id));
+        Some(r)
+    }
+    /// The record of a running job.
+    pub fn get(&self, id: JobId) -> Option<&RunningJob> {
+        self.jobs.get(&id)
+    }
+    /// Running jobs of pool `p` in planned-end order (ties by id).
+    pub fn by_planned_end(&self, p: usize) -> impl Iterator<Item = (SimTime, JobId)> + '_ {
+        self.by_end[p].iter().copied()
+    }
+    /// Number of running jobs.
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+    /// True when nothing runs.
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+}

@@ -1,0 +1,255 @@
+//! One simulation: the event enum, the state, the handlers and the run loop.
+//!
+//! ## Same-time batching
+//! At each time `t` the loop applies, in this order: every event due at `t` from the
+//! event queue (job completions and other timed events, in scheduling order), then every
+//! trace arrival with submit time `t`, then exactly one scheduling pass. So a job that
+//! ends at `t` frees its GPUs before any decision is taken at `t`, and all jobs arriving
+//! at `t` are seen together by that decision (as the PAI-2020 simulator does).
+
+mod event;
+mod record;
+
+pub use event::Event;
+pub use record::{JobOutcome, JobRecord, PoolUsage, RunResult, TimelineRow};
+
+use crate::engine::{EventQueue, SimTime};
+use crate::model::{Cluster, JobId, NodeChoice, PoolSpec, Workload};
+use crate::sched::{PolicyKind, PoolChoice, QueuePolicy, Running, SchedCtx};
+
+/// Everything a run needs besides the workload.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// Pools of the cluster, in preference order.
+    pub pools: Vec<PoolSpec>,
+    /// Queue policy.
+    pub policy: PolicyKind,
+    /// Node choice for single-node jobs.
+    pub node_choice: NodeChoice,
+    /// Stop at this time (jobs still queued or running are "unfinished"); `None` runs
+    /// until every job has ended.
+    pub horizon: Option<SimTime>,
+    /// Timeline sampling interval (`None`: no timeline).
+    pub sample_every: Option<SimTime>,
+}
+
+/// A simulation in progress. Most users call [`run`]; tests may drive it and look inside.
+pub struct Simulation<'w> {
+    cfg: SimConfig,
+    workload: &'w Workload,
+    queue: EventQueue<Event>,
+    cluster: Cluster,
+    pools: PoolChoice,
+    running: Running,
+    policy: Box<dyn QueuePolicy>,
+    records: Vec<JobRecord>,
+    next_arrival: usize,
+    events: u64,
+    busy_milli: Vec<u64>,
+    busy_ms: Vec<u128>,
+    timeline: Vec<TimelineRow>,
+    started: Vec<JobId>,
+}
+
+impl<'w> Simulation<'w> {
+    /// Prepares a run of `workload` (jobs must be in submit order) under `cfg`.
+    pub fn new(cfg: SimConfig, workload: &'w Workload) -> Self {
+        Self::with_policy(cfg.clone(), workload, cfg.policy.build())
+    }
+
+    /// As [`Simulation::new`] with a policy object supplied by the caller.
+    pub fn with_policy(cfg: SimConfig, workload: &'w Workload, policy: Box<dyn QueuePolicy>) -> Self {
+        let mut cluster = Cluster::new(cfg.pools.clone());
+        cluster.set_node_choice(cfg.node_choice);
+        let pools = PoolChoice::new(&cluster);
+        let n = cfg.pools.len();
+        let mut queue = EventQueue::with_capacity(1024);
+        if let Some(dt) = cfg.sample_every {
+            if dt.0 > 0 {
+                queue.schedule(SimTime::ZERO, Event::Sample);
+            }
+        }
+        if let Some(h) = cfg.horizon {
+            queue.schedule(h, Event::Horizon);
+        }
+        Simulation {
+            cfg,
+            workload,
+            queue,
+            cluster,
+            pools,
+            running: Running::new(n),
+            policy,
+            records: vec![JobRecord::default(); workload.jobs.len()],
+            next_arrival: 0,
+            events: 0,
+            busy_milli: vec![0; n],
+            busy_ms: vec![0; n],
+            timeline: Vec::new(),
+            started: Vec::new(),
+        }
+    }
+
+    /// The queue policy (to read what it recorded).
+    pub fn policy(&self) -> &dyn QueuePolicy {
+        self.policy.as_ref()
+    }
+
+    fn next_arrival_time(&self) -> Option<SimTime> {
+        self.workload.jobs.get(self.next_arrival).map(|j| j.submit)
+    }
+
+    /// Runs to the end and returns the results.
+    pub fn run(mut self) -> RunResult {
+        let horizon = self.cfg.horizon.unwrap_or(SimTime::NEVER);
+        let mut sample_due = false;
+        let mut now = SimTime::ZERO;
+        loop {
+            let t = match (self.queue.peek_time(), self.next_arrival_time()) {
+                (Some(a), Some(b)) => a.min(b),
+                (Some(a), None) => a,
+                (None, Some(b)) => b,
+                (None, None) => break,
+            };
+            if t > horizon {
+                break;
+            }
+            now = t;
+            self.queue.advance_to(t);
+            let mut changed = false;
+            let mut stop = false;
+            while let Some(s) = self.queue.pop_until(t) {
+                self.events += 1;
+                match s.event {
+                    Event::JobEnd { job } => {
+                        self.end_job(job, t);
+                        changed = true;
+                    }
+                    Event::Sample => sample_due = true,
+                    Event::Horizon => stop = true,
+                }
+            }
+            while self.next_arrival_time() == Some(t) {
+                let id = self.next_arrival as JobId;
+                self.next_arrival += 1;
+                self.events += 1;
+                self.arrive(id, t);
+                changed = true;
+            }
+            if changed {
+                self.pass(t);
+            }
+            if sample_due {
+                sample_due = false;
+                self.sample(t);
+                let more = !self.policy.is_empty() || !self.running.is_empty() || self.next_arrival < self.workload.jobs.len();
+                if more && !stop {
+                    if let Some(dt) = self.cfg.sample_every {
+                        self.queue.schedule(t.plus(dt), Event::Sample);
+                    }
+                }
+            }
+            if stop {
+                break;
+            }
+        }
+        let end = if self.cfg.horizon.is_some() { horizon } else { now };
+        self.finish(end)
+    }
+
+    fn arrive(&mut self, id: JobId, t: SimTime) {
+        let job = &self.workload.jobs[id as usize];
+        self.records[id as usize].submitted = true;
+        let placeable = self
+            .pools
+            .eligible(job)
+            .any(|p| self.cluster.nodes_needed(p, job.gpus, job.cpu_milli, job.mem_mib).is_some());
+        if !placeable {
+            let r = &mut self.records[id as usize];
+            r.outcome = JobOutcome::Rejected;
+            r.end = Some(t);
+            return;
+        }
+        self.policy.push(id, job);
+    }
+
+    fn pass(&mut self, t: SimTime) {
+        self.started.clear();
+        let mut ctx = SchedCtx {
+            now: t,
+            jobs: &self.workload.jobs,
+            cluster: &mut self.cluster,
+            running: &mut self.running,
+            pools: &self.pools,
+            started: &mut self.started,
+        };
+        self.policy.schedule(&mut ctx);
+        for i in 0..self.started.len() {
+            let id = self.started[i];
+            let run = self.running.get(id).expect("a started job is running");
+            let p = run.alloc.pool as usize;
+            let held: u64 = run.alloc.gpus.iter().map(|s| s.milli as u64).sum();
+            let runtime = self.pools.runtime(self.workload.jobs[id as usize].work, p);
+            self.busy_milli[p] += held;
+            let r = &mut self.records[id as usize];
+            r.start = Some(t);
+            r.pool = Some(p as u32);
+            r.gpu_milli = held;
+            r.nodes = run.alloc.hosts.len() as u32;
+            self.queue.schedule(t.plus(runtime), Event::JobEnd { job: id });
+        }
+    }
+
+    fn end_job(&mut self, id: JobId, t: SimTime) {
+        let Some(run) = self.running.remove(id) else { return };
+        if t < run.planned_end {
+            self.policy.invalidate();
+        }
+        self.cluster.give_back(&run.alloc);
+        let p = run.alloc.pool as usize;
+        let r = &mut self.records[id as usize];
+        self.busy_milli[p] -= r.gpu_milli;
+        self.busy_ms[p] += r.gpu_milli as u128 * t.since(run.start).0 as u128;
+        r.end = Some(t);
+        r.outcome = JobOutcome::Completed;
+    }
+
+    fn sample(&mut self, t: SimTime) {
+        let pools = (0..self.cluster.pools().len())
+            .map(|p| (self.busy_milli[p], self.cluster.pool_gpus(p) * 1000))
+            .collect();
+        self.timeline.push(TimelineRow { time: t, queued: self.policy.len() as u64, running: self.running.len() as u64, pools });
+    }
+
+    fn finish(mut self, end: SimTime) -> RunResult {
+        // Jobs still running at the end count their GPU-time up to the end.
+        for (id, r) in self.records.iter_mut().enumerate() {
+            if let (Some(start), None) = (r.start, r.end) {
+                if let Some(p) = r.pool {
+                    self.busy_ms[p as usize] += r.gpu_milli as u128 * end.since(start).0 as u128;
+                }
+                let _ = id;
+            }
+        }
+        let pools = self
+            .cluster
+            .pools()
+            .iter()
+            .enumerate()
+            .map(|(p, pool)| PoolUsage {
+                name: pool.spec.name.clone(),
+                kind: pool.spec.kind,
+                nodes: pool.spec.nodes,
+                gpus: self.cluster.pool_gpus(p),
+                provisioned_gpu_ms: self.cluster.pool_gpus(p) as u128 * end.0 as u128,
+                busy_gpu_ms: self.busy_ms[p] / 1000,
+            })
+            .collect();
+        RunResult { end, events: self.events, jobs: self.records, pools, timeline: self.timeline }
+    }
+}
+
+/// Runs `workload` under `cfg` to the end.
+pub fn run(cfg: SimConfig, workload: &Workload) -> RunResult {
+    Simulation::new(cfg, workload).run()
+}

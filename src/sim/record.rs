@@ -1,0 +1,94 @@
+//! What a run produces: one record per job, usage per pool, the sampled timeline.
+
+use crate::engine::SimTime;
+use crate::model::CapacityKind;
+
+/// How a job's life ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JobOutcome {
+    /// Not ended when the run stopped (queued or running at the horizon, or never submitted).
+    #[default]
+    Unfinished,
+    /// Ran to the end of its work.
+    Completed,
+    /// Could never run on this cluster (asks for more than any eligible pool has).
+    Rejected,
+    /// Gave up (e.g. after too many failures).
+    Failed,
+}
+
+impl JobOutcome {
+    /// The spelling used in output files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobOutcome::Unfinished => "unfinished",
+            JobOutcome::Completed => "completed",
+            JobOutcome::Rejected => "rejected",
+            JobOutcome::Failed => "failed",
+        }
+    }
+}
+
+/// One job's history.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobRecord {
+    /// True once the job's submit time was reached within the run.
+    pub submitted: bool,
+    /// When it started.
+    pub start: Option<SimTime>,
+    /// When it ended (completed, failed or rejected).
+    pub end: Option<SimTime>,
+    /// Pool it ran in.
+    pub pool: Option<u32>,
+    /// Milli-GPU held while running.
+    pub gpu_milli: u64,
+    /// Nodes used.
+    pub nodes: u32,
+    /// How it ended.
+    pub outcome: JobOutcome,
+}
+
+/// GPU-time per pool over the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolUsage {
+    /// Pool name.
+    pub name: String,
+    /// Capacity kind.
+    pub kind: CapacityKind,
+    /// Nodes.
+    pub nodes: u32,
+    /// GPUs.
+    pub gpus: u64,
+    /// GPU-milliseconds provisioned (held by the fleet, used or not).
+    pub provisioned_gpu_ms: u128,
+    /// GPU-milliseconds held by running jobs.
+    pub busy_gpu_ms: u128,
+}
+
+/// One sampled moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimelineRow {
+    /// When.
+    pub time: SimTime,
+    /// Jobs waiting.
+    pub queued: u64,
+    /// Jobs running.
+    pub running: u64,
+    /// Per pool: (busy milli-GPU, provisioned milli-GPU).
+    pub pools: Vec<(u64, u64)>,
+}
+
+/// The result of one run.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    /// When the run stopped (the horizon, or the last event).
+    pub end: SimTime,
+    /// Events processed (timed events plus arrivals).
+    pub events: u64,
+    /// Per job, indexed like the workload.
+    pub jobs: Vec<JobRecord>,
+    /// Per pool.
+    pub pools: Vec<PoolUsage>,
+    /// Sampled state over time.
+    pub timeline: Vec<TimelineRow>,
+}

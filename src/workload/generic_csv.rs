@@ -1,0 +1,260 @@
+//! gpufleet's generic CSV trace: the documented lingua franca every other format converts to.
+//!
+//! Header row required; columns in any order. Required: `job_id`, `submit_s` (seconds
+//! from the trace start, >= 0), `gpus` (a whole count >= 0, or a fraction of one GPU such
+//! as `0.5`), `duration_s` (run time on the reference GPU, > 0). Optional: `estimate_s`
+//! (runtime estimate for backfilling), `gpu_type` (allowed GPU types, `|`-separated,
+//! empty = any), `cpu` (cores), `mem_gib`, `tenant` (default `default`), `priority`
+//! (integer), `deadline_s` (absolute, seconds), `preemptible` (`true`/`false`/`1`/`0`).
+//! An unknown column is an error (a typo must not silently drop data). Rows need not be
+//! sorted: jobs are sorted by submit time after reading, ties kept in file order.
+
+use super::{BadRows, TraceError};
+use crate::engine::SimTime;
+use crate::model::{GpuRequest, Job, TypeMask, Workload, MILLI_PER_GPU};
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// Every column the generic format knows, in the order the writer uses.
+pub const GENERIC_CSV_COLUMNS: [&str; 12] = [
+    "job_id", "submit_s", "gpus", "duration_s", "estimate_s", "gpu_type", "cpu", "mem_gib", "tenant", "priority",
+    "deadline_s", "preemptible",
+];
+
+const REQUIRED: [&str; 4] = ["job_id", "submit_s", "gpus", "duration_s"];
+
+/// Reads a generic CSV trace from `path`.
+pub fn read_generic_csv(path: &Path, bad: BadRows) -> Result<Workload, TraceError> {
+    let file = std::fs::File::open(path).map_err(|source| TraceError::Io { file: path.to_path_buf(), source })?;
+    read_generic_from(std::io::BufReader::with_capacity(1 << 16, file), path, bad)
+}
+
+fn parse_secs(v: &str) -> Result<SimTime, String> {
+    let x: f64 = v.trim().parse().map_err(|_| format!("{v:?} is not a number of seconds"))?;
+    if !x.is_finite() || x < 0.0 {
+        return Err(format!("{v:?} must be a non-negative number of seconds"));
+    }
+    Ok(SimTime::from_secs_f64(x))
+}
+
+/// Parses a GPU amount: "0", "3", "0.5" (a fraction of one GPU, to the milli-GPU).
+pub fn parse_gpus(v: &str) -> Result<GpuRequest, String> {
+    let v = v.trim();
+    if let Ok(n) = v.parse::<u32>() {
+        return Ok(if n == 0 { GpuRequest::None } else { GpuRequest::Whole(n) });
+    }
+    let x: f64 = v.parse().map_err(|_| format!("{v:?} is not a GPU count"))?;
+    if !(x > 0.0 && x < 1.0) {
+        return Err(format!("{v:?}: a fractional GPU request must be between 0 and 1"));
+    }
+    let m = (x * MILLI_PER_GPU as f64).round() as u16;
+    Ok(GpuRequest::Fraction(m.clamp(1, 999)))
+}
+
+fn parse_bool(v: &str) -> Result<bool, String> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" => Ok(true),
+        "false" | "0" | "no" | "" => Ok(false),
+        _ => Err(format!("{v:?} is not true/false")),
+    }
+}
+
+fn read_generic_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<Workload, TraceError> {
+    let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(input);
+    let file_err = |reason: String| TraceError::File { file: path.to_path_buf(), reason };
+    let headers = rdr.headers().map_err(|e| file_err(format!("cannot read the header row: {e}")))?.clone();
+    let mut col = [usize::MAX; 12];
+    for (i, h) in headers.iter().enumerate() {
+        let h = h.trim();
+        match GENERIC_CSV_COLUMNS.iter().position(|c| *c == h) {
+            Some(k) => col[k] = i,
+            None => {
+                return Err(TraceError::Row {
+                    file: path.to_path_buf(),
+                    row: 1,
+                    column: h.to_string(),
+                    reason: format!("unknown column (known: {})", GENERIC_CSV_COLUMNS.join(", ")),
+                })
+            }
+        }
+    }
+    for r in REQUIRED {
+        let k = GENERIC_CSV_COLUMNS.iter().position(|c| *c == r).unwrap_or(0);
+        if col[k] == usize::MAX {
+            return Err(file_err(format!("missing required column {r:?} in the header row")));
+        }
+    }
+    let mut w = Workload::default();
+    let mut rec = csv::StringRecord::new();
+    loop {
+        let line = rdr.position().line() + 1;
+        match rdr.read_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                let row = e.position().map(|p| p.line()).unwrap_or(line);
+                let err = TraceError::Row { file: path.to_path_buf(), row, column: String::new(), reason: e.to_string() };
+                match bad {
+                    BadRows::Stop => return Err(err),
+                    BadRows::Skip => {
+                        w.skipped_rows += 1;
+                        continue;
+                    }
+                }
+            }
+        }
+        let row = rec.position().map(|p| p.line()).unwrap_or(line);
+        match parse_row(&rec, &col, &mut w) {
+            Ok(job) => w.jobs.push(job),
+            Err((k, reason)) => match bad {
+                BadRows::Stop => {
+                    return Err(TraceError::Row { file: path.to_path_buf(), row, column: GENERIC_CSV_COLUMNS[k].to_string(), reason })
+                }
+                BadRows::Skip => w.skipped_rows += 1,
+            },
+        }
+    }
+    w.sort_by_submit();
+    Ok(w)
+}
+
+fn parse_row(rec: &csv::StringRecord, col: &[usize; 12], w: &mut Workload) -> Result<Job, (usize, String)> {
+    let get = |k: usize| -> Option<&str> { (col[k] != usize::MAX).then(|| rec.get(col[k])).flatten() };
+    let need = |k: usize| -> Result<&str, (usize, String)> {
+        match get(k) {
+            Some(v) if !v.trim().is_empty() => Ok(v),
+            _ => Err((k, "missing value".to_string())),
+        }
+    };
+    let name = need(0)?.trim().to_string();
+    let submit = parse_secs(need(1)?).map_err(|e| (1, e))?;
+    let gpus = parse_gpus(need(2)?).map_err(|e| (2, e))?;
+    let work = parse_secs(need(3)?).map_err(|e| (3, e))?;
+    if work.0 == 0 {
+        return Err((3, "duration must be positive".into()));
+    }
+    let opt = |k: usize| get(k).map(str::trim).filter(|v| !v.is_empty());
+    let estimate = opt(4).map(parse_secs).transpose().map_err(|e| (4, e))?;
+    let gpu_types = match opt(5) {
+        None => TypeMask::ANY,
+        Some(v) => w.type_mask(v.split('|').map(str::trim)).ok_or((5, "more than 64 GPU types".to_string()))?,
+    };
+    let num = |k: usize, what: &str| -> Result<f64, (usize, String)> {
+        match opt(k) {
+            None => Ok(0.0),
+            Some(v) => match v.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+                _ => Err((k, format!("{v:?} is not a non-negative {what}"))),
+            },
+        }
+    };
+    let cpu = num(6, "number of cores")?;
+    let mem = num(7, "number of GiB")?;
+    let tenant = w.tenant_index(opt(8).unwrap_or("default"));
+    let priority = match opt(9) {
+        None => 0,
+        Some(v) => v.parse::<i32>().map_err(|_| (9, format!("{v:?} is not an integer")))?,
+    };
+    let deadline = opt(10).map(parse_secs).transpose().map_err(|e| (10, e))?;
+    let preemptible = parse_bool(get(11).unwrap_or("")).map_err(|e| (11, e))?;
+    Ok(Job {
+        name,
+        submit,
+        gpus,
+        gpu_types,
+        cpu_milli: (cpu * 1000.0).round() as u32,
+        mem_mib: (mem * 1024.0).round() as u64,
+        work,
+        estimate,
+        tenant,
+        priority,
+        deadline,
+        preemptible,
+    })
+}
+
+fn secs(t: SimTime) -> String {
+    let ms = t.0;
+    if ms % 1000 == 0 {
+        format!("{}", ms / 1000)
+    } else {
+        format!("{}.{:03}", ms / 1000, ms % 1000)
+    }
+}
+
+/// Writes `w` in the generic format (all columns).
+pub fn write_generic_csv<W: Write>(w: &Workload, out: W) -> std::io::Result<()> {
+    let mut wr = csv::Writer::from_writer(out);
+    wr.write_record(GENERIC_CSV_COLUMNS)?;
+    for j in &w.jobs {
+        let gpus = match j.gpus {
+            GpuRequest::None => "0".to_string(),
+            GpuRequest::Whole(n) => n.to_string(),
+            GpuRequest::Fraction(m) => format!("0.{m:03}"),
+        };
+        let types = if j.gpu_types.is_any() {
+            String::new()
+        } else {
+            (0..w.gpu_types.len()).filter(|&i| j.gpu_types.allows(i)).map(|i| w.gpu_types[i].as_str()).collect::<Vec<_>>().join("|")
+        };
+        wr.write_record([
+            j.name.as_str(),
+            &secs(j.submit),
+            &gpus,
+            &secs(j.work),
+            &j.estimate.map(secs).unwrap_or_default(),
+            &types,
+            &format!("{}", j.cpu_milli as f64 / 1000.0),
+            &format!("{}", j.mem_mib as f64 / 1024.0),
+            &w.tenants.get(j.tenant as usize).cloned().unwrap_or_default(),
+            &j.priority.to_string(),
+            &j.deadline.map(secs).unwrap_or_default(),
+            if j.preemptible { "true" } else { "false" },
+        ])?;
+    }
+    wr.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str, bad: BadRows) -> Result<Workload, TraceError> {
+        read_generic_from(text.as_bytes(), Path::new("t.csv"), bad)
+    }
+
+    #[test]
+    fn reads_and_sorts() {
+        let w = read("job_id,submit_s,gpus,duration_s,tenant,gpu_type\nb,10,2,60,x,A100|H100\na,5,0.25,1.5,y,\n", BadRows::Stop).unwrap();
+        assert_eq!(w.jobs.len(), 2);
+        assert_eq!(w.jobs[0].name, "a");
+        assert_eq!(w.jobs[0].gpus, GpuRequest::Fraction(250));
+        assert_eq!(w.jobs[0].work, SimTime(1500));
+        assert_eq!(w.jobs[1].gpu_types, TypeMask(0b11));
+        assert_eq!(w.tenants, vec!["x", "y"]);
+    }
+
+    #[test]
+    fn bad_rows_name_row_and_column() {
+        let text = "job_id,submit_s,gpus,duration_s\na,0,1,10\nb,-3,1,10\nc,0,1,10\n";
+        let e = read(text, BadRows::Stop).unwrap_err().to_string();
+        assert!(e.contains("t.csv:3") && e.contains("submit_s"), "{e}");
+        let w = read(text, BadRows::Skip).unwrap();
+        assert_eq!((w.jobs.len(), w.skipped_rows), (2, 1));
+        let e = read("job_id,submit_s,gpus,duration_s,color\n", BadRows::Stop).unwrap_err().to_string();
+        assert!(e.contains("color"), "{e}");
+        let e = read("job_id,submit_s,gpus\n", BadRows::Stop).unwrap_err().to_string();
+        assert!(e.contains("duration_s"), "{e}");
+        let e = read("job_id,submit_s,gpus,duration_s\na,1,1.5,3\n", BadRows::Stop).unwrap_err().to_string();
+        assert!(e.contains("gpus"), "{e}");
+    }
+
+    #[test]
+    fn round_trips() {
+        let text = "job_id,submit_s,gpus,duration_s,estimate_s,gpu_type,cpu,mem_gib,tenant,priority,deadline_s,preemptible\na,1.5,0.125,10,20,T4,2,4,t,3,100,true\n";
+        let w = read(text, BadRows::Stop).unwrap();
+        let mut out = Vec::new();
+        write_generic_csv(&w, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), text);
+    }
+}
