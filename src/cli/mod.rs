@@ -47,7 +47,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a scenario and write its output folder.
-    #[command(after_help = "Examples:\n  gpufleet run\n  gpufleet run scenarios/quickstart.toml --out out/quickstart --seed 42")]
+    #[command(
+        after_help = "Examples:\n  gpufleet run\n  gpufleet run scenarios/quickstart.toml --out out/quickstart --seed 42"
+    )]
     Run {
         /// Scenario file (TOML). Without one, runs the built-in quickstart scenario.
         scenario: Option<PathBuf>,
@@ -72,7 +74,12 @@ pub enum Command {
 /// Runs the parsed command line.
 pub fn main_with(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Run { scenario, out, seed, quiet } => run::run(scenario.as_deref(), out, seed, quiet),
+        Command::Run {
+            scenario,
+            out,
+            seed,
+            quiet,
+        } => run::run(scenario.as_deref(), out, seed, quiet),
         Command::Validate { scenario } => run::validate(&scenario),
     }
 }

@@ -21,12 +21,18 @@ fn load(path: Option<&Path>) -> Result<Scenario, CliError> {
 pub fn validate(path: &Path) -> Result<(), CliError> {
     let s = load(Some(path))?;
     // Reading the trace is part of validating: a bad row is a bad scenario.
-    let w = s.build_workload(s.seed).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    let w = s
+        .build_workload(s.seed)
+        .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
     println!(
         "{}: ok ({} pools, {} GPUs, {} jobs, policy {})",
         path.display(),
         s.sim.pools.len(),
-        s.sim.pools.iter().map(|p| p.nodes as u64 * p.node.gpus as u64).sum::<u64>(),
+        s.sim
+            .pools
+            .iter()
+            .map(|p| p.nodes as u64 * p.node.gpus as u64)
+            .sum::<u64>(),
         w.jobs.len(),
         s.sim.policy.as_str()
     );
@@ -34,15 +40,27 @@ pub fn validate(path: &Path) -> Result<(), CliError> {
 }
 
 /// `gpufleet run [FILE] [--out DIR] [--seed N]`.
-pub fn run(path: Option<&Path>, out: Option<PathBuf>, seed: Option<u64>, quiet: bool) -> Result<(), CliError> {
+pub fn run(
+    path: Option<&Path>,
+    out: Option<PathBuf>,
+    seed: Option<u64>,
+    quiet: bool,
+) -> Result<(), CliError> {
     let s = load(path)?;
     let seed = seed.unwrap_or(s.seed);
-    let workload = s.build_workload(seed).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    let workload = s
+        .build_workload(seed)
+        .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
     let clock = Instant::now();
     let result = Simulation::new(s.sim.clone(), &workload).run();
     let wall = clock.elapsed();
     let ledger = ledger_from_run(&result, &s.rates, |i| workload.jobs[i].tenant);
-    let meta = RunMeta { scenario: s.name.clone(), scenario_hash: s.hash.clone(), seed, policy: s.sim.policy.as_str().to_string() };
+    let meta = RunMeta {
+        scenario: s.name.clone(),
+        scenario_hash: s.hash.clone(),
+        seed,
+        policy: s.sim.policy.as_str().to_string(),
+    };
     let summary = build_summary(&meta, &workload, &result, &ledger);
     let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
     let output = RunOutput {
@@ -50,15 +68,27 @@ pub fn run(path: Option<&Path>, out: Option<PathBuf>, seed: Option<u64>, quiet: 
         result: &result,
         summary: &summary,
         ledger: &ledger,
-        pool_gpu_types: s.sim.pools.iter().map(|p| s.gpu_types[p.gpu_type].name.clone()).collect(),
+        pool_gpu_types: s
+            .sim
+            .pools
+            .iter()
+            .map(|p| s.gpu_types[p.gpu_type].name.clone())
+            .collect(),
     };
-    write_run(&dir, &output).map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
+    write_run(&dir, &output)
+        .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
     if quiet {
         println!("{}", dir.display());
         return Ok(());
     }
     let j = &summary.jobs;
-    println!("gpufleet {} | scenario {} | seed {} | policy {}", crate::VERSION, s.name, seed, summary.policy);
+    println!(
+        "gpufleet {} | scenario {} | seed {} | policy {}",
+        crate::VERSION,
+        s.name,
+        seed,
+        summary.policy
+    );
     println!("simulated {:.1} days", result.end.hours_f64() / 24.0);
     println!(
         "jobs       {} submitted, {} completed, {} unfinished, {} rejected, {} failed",
@@ -71,7 +101,12 @@ pub fn run(path: Option<&Path>, out: Option<PathBuf>, seed: Option<u64>, quiet: 
         human(summary.wait_s.p95),
         human(summary.wait_s.p99)
     );
-    println!("JCT        mean {}  p50 {}  p95 {}", human(summary.jct_s.mean), human(summary.jct_s.p50), human(summary.jct_s.p95));
+    println!(
+        "JCT        mean {}  p50 {}  p95 {}",
+        human(summary.jct_s.mean),
+        human(summary.jct_s.p50),
+        human(summary.jct_s.p95)
+    );
     println!(
         "GPU-hours  {:.0} busy of {:.0} provisioned: utilization {:.1} %",
         summary.gpu_hours.busy,
@@ -92,9 +127,17 @@ pub fn run(path: Option<&Path>, out: Option<PathBuf>, seed: Option<u64>, quiet: 
         );
         let _ = p;
     }
-    println!("cost per busy GPU-hour ${:.2}", summary.cost_per_busy_gpu_hour_usd);
+    println!(
+        "cost per busy GPU-hour ${:.2}",
+        summary.cost_per_busy_gpu_hour_usd
+    );
     let secs = wall.as_secs_f64().max(1e-9);
-    println!("{} events in {:.3} s ({:.2} M events/s)", result.events, secs, result.events as f64 / secs / 1e6);
+    println!(
+        "{} events in {:.3} s ({:.2} M events/s)",
+        result.events,
+        secs,
+        result.events as f64 / secs / 1e6
+    );
     println!("wrote {}", dir.display());
     Ok(())
 }

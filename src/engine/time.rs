@@ -50,6 +50,17 @@ impl SimTime {
     pub fn hours_f64(self) -> f64 {
         self.0 as f64 / MS_PER_HOUR as f64
     }
+    /// Seconds as text with millisecond precision and no trailing zeros ("12", "1.5").
+    pub fn secs_text(self) -> String {
+        let ms = self.0;
+        if ms.is_multiple_of(1000) {
+            format!("{}", ms / 1000)
+        } else {
+            format!("{}.{:03}", ms / 1000, ms % 1000)
+                .trim_end_matches('0')
+                .to_string()
+        }
+    }
     /// `self + d`, saturating at `NEVER`.
     pub fn plus(self, d: SimTime) -> SimTime {
         SimTime(self.0.saturating_add(d.0))
@@ -64,8 +75,13 @@ impl fmt::Display for SimTime {
     /// Human form: the largest unit that divides the value exactly ("90s", "36h", "1500ms").
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ms = self.0;
-        for (unit, size) in [("d", 86_400_000u64), ("h", 3_600_000), ("m", 60_000), ("s", 1_000)] {
-            if ms > 0 && ms % size == 0 {
+        for (unit, size) in [
+            ("d", 86_400_000u64),
+            ("h", 3_600_000),
+            ("m", 60_000),
+            ("s", 1_000),
+        ] {
+            if ms > 0 && ms.is_multiple_of(size) {
                 return write!(f, "{}{}", ms / size, unit);
             }
         }
@@ -85,7 +101,9 @@ pub struct DurationError {
 ///
 /// A bare number is refused: every duration in a scenario file says its unit.
 pub fn parse_duration(text: &str) -> Result<SimTime, DurationError> {
-    let err = || DurationError { input: text.to_string() };
+    let err = || DurationError {
+        input: text.to_string(),
+    };
     let t = text.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -130,7 +148,16 @@ mod tests {
 
     #[test]
     fn refuses_bad_text() {
-        for bad in ["", "90", "6o s", "h", "-5s", "1.2.3s", "5 parsecs", "1e400s"] {
+        for bad in [
+            "",
+            "90",
+            "6o s",
+            "h",
+            "-5s",
+            "1.2.3s",
+            "5 parsecs",
+            "1e400s",
+        ] {
             assert!(parse_duration(bad).is_err(), "{bad:?} should be refused");
         }
     }

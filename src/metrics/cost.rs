@@ -7,7 +7,11 @@ use std::collections::BTreeMap;
 /// The ledger of a finished run: each pool costs `nodes x hours x rate`; its busy share
 /// (busy GPU-time / provisioned GPU-time) is charged to tenants by the GPU-time their jobs
 /// held, the rest is idle. `tenant_of(i)` is job `i`'s tenant.
-pub fn ledger_from_run(result: &RunResult, rates: &[FlatRate], tenant_of: impl Fn(usize) -> u32) -> Ledger {
+pub fn ledger_from_run(
+    result: &RunResult,
+    rates: &[FlatRate],
+    tenant_of: impl Fn(usize) -> u32,
+) -> Ledger {
     let mut ledger = Ledger::default();
     let hours = result.end.hours_f64();
     // GPU-ms held per (pool, tenant).
@@ -21,7 +25,11 @@ pub fn ledger_from_run(result: &RunResult, rates: &[FlatRate], tenant_of: impl F
     }
     for (p, usage) in result.pools.iter().enumerate() {
         let total = usage.nodes as f64 * hours * rates[p].usd_per_node_hour;
-        let idle_key = LedgerKey { pool: p as u32, tenant: None, kind: CostKind::IdleCompute };
+        let idle_key = LedgerKey {
+            pool: p as u32,
+            tenant: None,
+            kind: CostKind::IdleCompute,
+        };
         if usage.provisioned_gpu_ms == 0 {
             ledger.add(idle_key, total);
             continue;
@@ -31,7 +39,14 @@ pub fn ledger_from_run(result: &RunResult, rates: &[FlatRate], tenant_of: impl F
         for (&(pool, tenant), &ms) in held.range((p as u32, 0)..=(p as u32, u32::MAX)) {
             let usd = ms as f64 * per_gpu_ms;
             busy += usd;
-            ledger.add(LedgerKey { pool, tenant: Some(tenant), kind: CostKind::BusyCompute }, usd);
+            ledger.add(
+                LedgerKey {
+                    pool,
+                    tenant: Some(tenant),
+                    kind: CostKind::BusyCompute,
+                },
+                usd,
+            );
         }
         ledger.add(idle_key, total - busy);
     }

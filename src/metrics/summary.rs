@@ -30,7 +30,12 @@ impl Quantiles {
         v.sort_by(f64::total_cmp);
         let n = v.len();
         let rank = |p: f64| v[((p / 100.0 * n as f64).ceil() as usize).clamp(1, n) - 1];
-        Quantiles { mean: v.iter().sum::<f64>() / n as f64, p50: rank(50.0), p95: rank(95.0), p99: rank(99.0) }
+        Quantiles {
+            mean: v.iter().sum::<f64>() / n as f64,
+            p50: rank(50.0),
+            p95: rank(95.0),
+            p99: rank(99.0),
+        }
     }
 }
 
@@ -144,20 +149,32 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
     }
     let provisioned: u128 = r.pools.iter().map(|p| p.provisioned_gpu_ms).sum();
     let busy: u128 = r.pools.iter().map(|p| p.busy_gpu_ms).sum();
-    let gh = GpuHours { provisioned: provisioned as f64 / 3.6e6, busy: busy as f64 / 3.6e6 };
+    let gh = GpuHours {
+        provisioned: provisioned as f64 / 3.6e6,
+        busy: busy as f64 / 3.6e6,
+    };
     let total = ledger.total();
     let mut cost_usd = IndexMap::new();
     cost_usd.insert("total".to_string(), round(total, 2));
     for (p, pool) in r.pools.iter().enumerate() {
-        cost_usd.insert(pool.name.clone(), round(ledger.sum_where(|k| k.pool == p as u32), 2));
+        cost_usd.insert(
+            pool.name.clone(),
+            round(ledger.sum_where(|k| k.pool == p as u32), 2),
+        );
     }
     let mut by_kind = IndexMap::new();
     for kind in [CostKind::BusyCompute, CostKind::IdleCompute] {
-        by_kind.insert(kind.as_str().to_string(), round(ledger.sum_where(|k| k.kind == kind), 2));
+        by_kind.insert(
+            kind.as_str().to_string(),
+            round(ledger.sum_where(|k| k.kind == kind), 2),
+        );
     }
     let mut by_tenant = IndexMap::new();
     for (t, name) in w.tenants.iter().enumerate() {
-        by_tenant.insert(name.clone(), round(ledger.sum_where(|k| k.tenant == Some(t as u32)), 2));
+        by_tenant.insert(
+            name.clone(),
+            round(ledger.sum_where(|k| k.tenant == Some(t as u32)), 2),
+        );
     }
     Summary {
         seed: meta.seed,
@@ -169,19 +186,39 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         jobs,
         wait_s: round_q(Quantiles::of(waits)),
         jct_s: round_q(Quantiles::of(jcts)),
-        gpu_hours: GpuHours { provisioned: round(gh.provisioned, 3), busy: round(gh.busy, 3) },
-        utilization: if provisioned > 0 { round(busy as f64 / provisioned as f64, 6) } else { 0.0 },
+        gpu_hours: GpuHours {
+            provisioned: round(gh.provisioned, 3),
+            busy: round(gh.busy, 3),
+        },
+        utilization: if provisioned > 0 {
+            round(busy as f64 / provisioned as f64, 6)
+        } else {
+            0.0
+        },
         cost_usd,
         cost_by_kind_usd: by_kind,
         cost_by_tenant_usd: by_tenant,
-        cost_per_busy_gpu_hour_usd: if gh.busy > 0.0 { round(total / gh.busy, 4) } else { 0.0 },
-        cost_per_completed_job_usd: if jobs.completed > 0 { round(total / jobs.completed as f64, 4) } else { 0.0 },
+        cost_per_busy_gpu_hour_usd: if gh.busy > 0.0 {
+            round(total / gh.busy, 4)
+        } else {
+            0.0
+        },
+        cost_per_completed_job_usd: if jobs.completed > 0 {
+            round(total / jobs.completed as f64, 4)
+        } else {
+            0.0
+        },
         events: r.events,
     }
 }
 
 fn round_q(q: Quantiles) -> Quantiles {
-    Quantiles { mean: round(q.mean, 3), p50: round(q.p50, 3), p95: round(q.p95, 3), p99: round(q.p99, 3) }
+    Quantiles {
+        mean: round(q.mean, 3),
+        p50: round(q.p50, 3),
+        p95: round(q.p95, 3),
+        p99: round(q.p99, 3),
+    }
 }
 
 #[cfg(test)]

@@ -115,12 +115,22 @@ pub struct Cluster {
 impl Cluster {
     /// Builds a cluster with every node up and empty.
     pub fn new(specs: Vec<PoolSpec>) -> Cluster {
-        let mut c = Cluster { pools: Vec::new(), nodes: Vec::new(), free_milli: Vec::new(), choice: NodeChoice::BestFit };
+        let mut c = Cluster {
+            pools: Vec::new(),
+            nodes: Vec::new(),
+            free_milli: Vec::new(),
+            choice: NodeChoice::BestFit,
+        };
         for spec in specs {
             let p = c.pools.len() as u32;
             let first = c.nodes.len() as u32;
             let gpn = spec.node.gpus as usize;
-            let mut pool = Pool { spec, first_node: first, buckets: vec![Vec::new(); gpn + 1], partial: Vec::new() };
+            let mut pool = Pool {
+                spec,
+                first_node: first,
+                buckets: vec![Vec::new(); gpn + 1],
+                partial: Vec::new(),
+            };
             for _ in 0..pool.spec.nodes {
                 let id = c.nodes.len() as u32;
                 c.nodes.push(Node {
@@ -135,7 +145,8 @@ impl Cluster {
                     up: true,
                 });
                 pool.buckets[gpn].push(id);
-                c.free_milli.extend(std::iter::repeat_n(MILLI_PER_GPU as u16, gpn));
+                c.free_milli
+                    .extend(std::iter::repeat_n(MILLI_PER_GPU as u16, gpn));
             }
             c.pools.push(pool);
         }
@@ -222,7 +233,14 @@ impl Cluster {
     }
 
     /// Finds room for a job in pool `p`, avoiding `avoid` nodes, without taking it.
-    pub fn find(&self, p: usize, req: GpuRequest, cpu: u32, mem: u64, avoid: Option<&ReservedNodes>) -> Option<Allocation> {
+    pub fn find(
+        &self,
+        p: usize,
+        req: GpuRequest,
+        cpu: u32,
+        mem: u64,
+        avoid: Option<&ReservedNodes>,
+    ) -> Option<Allocation> {
         let pool = &self.pools[p];
         let gpn = pool.spec.node.gpus as u32;
         let k = self.nodes_needed(p, req, cpu, mem)?;
@@ -243,27 +261,44 @@ impl Cluster {
                     return None;
                 }
                 picked.sort_unstable();
-                let mut a = Allocation { pool: p as u32, gpus: Vec::with_capacity(w as usize), hosts: Vec::new() };
+                let mut a = Allocation {
+                    pool: p as u32,
+                    gpus: Vec::with_capacity(w as usize),
+                    hosts: Vec::new(),
+                };
                 // Whole nodes: the job holds every GPU of each node it takes, even when its
                 // count is not a multiple of the node size (the rest cannot be shared).
                 for n in picked {
                     for g in 0..gpn as u16 {
-                        a.gpus.push(GpuSlice { node: n, gpu: g, milli: MILLI_PER_GPU as u16 });
+                        a.gpus.push(GpuSlice {
+                            node: n,
+                            gpu: g,
+                            milli: MILLI_PER_GPU as u16,
+                        });
                     }
                     a.hosts.push((n, cpu_per, mem_per));
                 }
                 Some(a)
             }
             GpuRequest::Whole(w) => {
-                let n = self.pick_bucket_node(pool, w as usize, |n| ok(n) && self.host_fits(n, cpu, mem))?;
+                let n = self
+                    .pick_bucket_node(pool, w as usize, |n| ok(n) && self.host_fits(n, cpu, mem))?;
                 let node = &self.nodes[n as usize];
-                let mut a = Allocation { pool: p as u32, gpus: Vec::with_capacity(w as usize), hosts: vec![(n, cpu, mem)] };
+                let mut a = Allocation {
+                    pool: p as u32,
+                    gpus: Vec::with_capacity(w as usize),
+                    hosts: vec![(n, cpu, mem)],
+                };
                 for g in 0..node.gpus {
                     if a.gpus.len() == w as usize {
                         break;
                     }
                     if self.free_milli[(node.gpu_off + g as u32) as usize] == MILLI_PER_GPU as u16 {
-                        a.gpus.push(GpuSlice { node: n, gpu: g, milli: MILLI_PER_GPU as u16 });
+                        a.gpus.push(GpuSlice {
+                            node: n,
+                            gpu: g,
+                            milli: MILLI_PER_GPU as u16,
+                        });
                     }
                 }
                 Some(a)
@@ -278,7 +313,10 @@ impl Cluster {
                     let node = &self.nodes[n as usize];
                     for g in 0..node.gpus {
                         let f = self.free_milli[(node.gpu_off + g as u32) as usize];
-                        if f >= m && f < MILLI_PER_GPU as u16 && best.is_none_or(|(bf, bn, _)| (f, n) < (bf, bn)) {
+                        if f >= m
+                            && f < MILLI_PER_GPU as u16
+                            && best.is_none_or(|(bf, bn, _)| (f, n) < (bf, bn))
+                        {
                             best = Some((f, n, g));
                         }
                     }
@@ -286,22 +324,43 @@ impl Cluster {
                 let (n, g) = match best {
                     Some((_, n, g)) => (n, g),
                     None => {
-                        let n = self.pick_bucket_node(pool, 1, |n| ok(n) && self.host_fits(n, cpu, mem))?;
+                        let n = self
+                            .pick_bucket_node(pool, 1, |n| ok(n) && self.host_fits(n, cpu, mem))?;
                         let node = &self.nodes[n as usize];
-                        let g = (0..node.gpus).find(|&g| self.free_milli[(node.gpu_off + g as u32) as usize] == MILLI_PER_GPU as u16)?;
+                        let g = (0..node.gpus).find(|&g| {
+                            self.free_milli[(node.gpu_off + g as u32) as usize]
+                                == MILLI_PER_GPU as u16
+                        })?;
                         (n, g)
                     }
                 };
-                Some(Allocation { pool: p as u32, gpus: vec![GpuSlice { node: n, gpu: g, milli: m }], hosts: vec![(n, cpu, mem)] })
+                Some(Allocation {
+                    pool: p as u32,
+                    gpus: vec![GpuSlice {
+                        node: n,
+                        gpu: g,
+                        milli: m,
+                    }],
+                    hosts: vec![(n, cpu, mem)],
+                })
             }
             GpuRequest::None => {
                 let n = self.pick_bucket_node(pool, 0, |n| ok(n) && self.host_fits(n, cpu, mem))?;
-                Some(Allocation { pool: p as u32, gpus: Vec::new(), hosts: vec![(n, cpu, mem)] })
+                Some(Allocation {
+                    pool: p as u32,
+                    gpus: Vec::new(),
+                    hosts: vec![(n, cpu, mem)],
+                })
             }
         }
     }
 
-    fn pick_bucket_node(&self, pool: &Pool, at_least: usize, accept: impl Fn(u32) -> bool) -> Option<u32> {
+    fn pick_bucket_node(
+        &self,
+        pool: &Pool,
+        at_least: usize,
+        accept: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
         let range: Box<dyn Iterator<Item = usize>> = match self.choice {
             NodeChoice::BestFit => Box::new(at_least..pool.buckets.len()),
             NodeChoice::WorstFit => Box::new((at_least..pool.buckets.len()).rev()),
@@ -422,7 +481,10 @@ impl Cluster {
     /// Largest number of wholly free GPUs on any up node of pool `p`.
     pub fn max_free_whole(&self, p: usize) -> u16 {
         let pool = &self.pools[p];
-        (0..pool.buckets.len()).rev().find(|&k| !pool.buckets[k].is_empty()).unwrap_or(0) as u16
+        (0..pool.buckets.len())
+            .rev()
+            .find(|&k| !pool.buckets[k].is_empty())
+            .unwrap_or(0) as u16
     }
 
     /// Free milli-GPU summed over the up nodes of pool `p`.
@@ -433,7 +495,10 @@ impl Cluster {
         for node in &self.nodes[first..first + pool.spec.nodes as usize] {
             if node.up {
                 let off = node.gpu_off as usize;
-                sum += self.free_milli[off..off + node.gpus as usize].iter().map(|&f| f as u64).sum::<u64>();
+                sum += self.free_milli[off..off + node.gpus as usize]
+                    .iter()
+                    .map(|&f| f as u64)
+                    .sum::<u64>();
             }
         }
         sum
@@ -449,7 +514,11 @@ mod tests {
             name: "p".into(),
             gpu_type: 0,
             kind: CapacityKind::Owned,
-            node: NodeSpec { gpus, cpu_milli: 64_000, mem_mib: 512 * 1024 },
+            node: NodeSpec {
+                gpus,
+                cpu_milli: 64_000,
+                mem_mib: 512 * 1024,
+            },
             nodes,
             speed: 1.0,
         }
@@ -463,12 +532,18 @@ mod tests {
         c.take(&a);
         let held = a.hosts[0].0;
         let b = c.find(0, GpuRequest::Whole(3), 0, 0, None).unwrap();
-        assert_eq!(b.hosts[0].0, held, "3 GPUs go to the node with exactly 3 free");
+        assert_eq!(
+            b.hosts[0].0, held,
+            "3 GPUs go to the node with exactly 3 free"
+        );
         c.take(&b);
         let d = c.find(0, GpuRequest::Whole(3), 0, 0, None).unwrap();
         c.take(&d);
         let e = c.find(0, GpuRequest::Whole(2), 0, 0, None).unwrap();
-        assert_eq!(e.hosts[0].0, d.hosts[0].0, "2 GPUs go to the node with 5 free, not 8");
+        assert_eq!(
+            e.hosts[0].0, d.hosts[0].0,
+            "2 GPUs go to the node with 5 free, not 8"
+        );
     }
 
     #[test]
@@ -510,6 +585,12 @@ mod tests {
         let r = ReservedNodes(vec![0, 1]);
         assert!(c.find(0, GpuRequest::Whole(1), 0, 0, Some(&r)).is_none());
         let r = ReservedNodes(vec![1]);
-        assert_eq!(c.find(0, GpuRequest::Whole(1), 0, 0, Some(&r)).unwrap().hosts[0].0, 0);
+        assert_eq!(
+            c.find(0, GpuRequest::Whole(1), 0, 0, Some(&r))
+                .unwrap()
+                .hosts[0]
+                .0,
+            0
+        );
     }
 }

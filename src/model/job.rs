@@ -172,9 +172,18 @@ mod tests {
 
     #[test]
     fn openb_style_requests() {
-        assert_eq!(GpuRequest::from_count_and_milli(1, 460), Some(GpuRequest::Fraction(460)));
-        assert_eq!(GpuRequest::from_count_and_milli(2, 1000), Some(GpuRequest::Whole(2)));
-        assert_eq!(GpuRequest::from_count_and_milli(0, 0), Some(GpuRequest::None));
+        assert_eq!(
+            GpuRequest::from_count_and_milli(1, 460),
+            Some(GpuRequest::Fraction(460))
+        );
+        assert_eq!(
+            GpuRequest::from_count_and_milli(2, 1000),
+            Some(GpuRequest::Whole(2))
+        );
+        assert_eq!(
+            GpuRequest::from_count_and_milli(0, 0),
+            Some(GpuRequest::None)
+        );
         assert_eq!(GpuRequest::from_count_and_milli(2, 500), None);
         assert_eq!(GpuRequest::Fraction(460).milli(), 460);
         assert_eq!(GpuRequest::Whole(3).milli(), 3000);

@@ -6,6 +6,8 @@ mod cluster;
 mod gpu;
 mod job;
 
-pub use cluster::{Allocation, Cluster, GpuSlice, NodeChoice, NodeSpec, Pool, PoolSpec, ReservedNodes};
+pub use cluster::{
+    Allocation, Cluster, GpuSlice, NodeChoice, NodeSpec, Pool, PoolSpec, ReservedNodes,
+};
 pub use gpu::{CapacityKind, GpuType, TypeMask};
 pub use job::{GpuRequest, Job, JobId, Workload, MILLI_PER_GPU};

@@ -57,6 +57,10 @@ impl Ledger {
 
     /// Sum of the entries matching `f`.
     pub fn sum_where(&self, f: impl Fn(&LedgerKey) -> bool) -> f64 {
-        self.entries.iter().filter(|(k, _)| f(k)).map(|(_, v)| v).sum()
+        self.entries
+            .iter()
+            .filter(|(k, _)| f(k))
+            .map(|(_, v)| v)
+            .sum()
     }
 }

@@ -37,19 +37,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Seconds with millisecond precision, without trailing zeros ("12", "0.5").
 pub fn secs(t: SimTime) -> String {
-    let ms = t.0;
-    if ms % 1000 == 0 {
-        format!("{}", ms / 1000)
-    } else {
-        let s = format!("{}.{:03}", ms / 1000, ms % 1000);
-        s.trim_end_matches('0').to_string()
-    }
+    t.secs_text()
 }
 
 fn f(x: f64) -> String {
     let s = format!("{x:.6}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" { "0".to_string() } else { s.to_string() }
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
 }
 
 fn csv_bytes(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> std::io::Result<Vec<u8>> {
@@ -58,7 +56,8 @@ fn csv_bytes(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> std::i
     for r in rows {
         w.write_record(&r)?;
     }
-    w.into_inner().map_err(|e| std::io::Error::other(e.to_string()))
+    w.into_inner()
+        .map_err(|e| std::io::Error::other(e.to_string()))
 }
 
 /// Writes the run folder `dir` (created if needed).
@@ -72,41 +71,81 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
     let r = out.result;
     let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
     let jobs = csv_bytes(
-        &["job_id", "name", "tenant", "submit_s", "gpus", "start_s", "end_s", "wait_s", "jct_s", "pool", "gpus_held", "nodes", "outcome"],
-        w.jobs.iter().zip(&r.jobs).enumerate().filter(|(_, (_, rec))| rec.submitted).map(|(i, (j, rec))| {
-            let gpus = match j.gpus {
-                GpuRequest::None => "0".to_string(),
-                other => f(other.gpus_f64()),
-            };
-            vec![
-                i.to_string(),
-                j.name.clone(),
-                w.tenants.get(j.tenant as usize).cloned().unwrap_or_default(),
-                secs(j.submit),
-                gpus,
-                rec.start.map(secs).unwrap_or_default(),
-                rec.end.map(secs).unwrap_or_default(),
-                rec.start.map(|s| secs(s.since(j.submit))).unwrap_or_default(),
-                match (rec.outcome, rec.end) {
-                    (crate::sim::JobOutcome::Completed, Some(e)) => secs(e.since(j.submit)),
-                    _ => String::new(),
-                },
-                rec.pool.map(|p| pool_names[p as usize].to_string()).unwrap_or_default(),
-                f(rec.gpu_milli as f64 / 1000.0),
-                rec.nodes.to_string(),
-                rec.outcome.as_str().to_string(),
-            ]
-        }),
+        &[
+            "job_id",
+            "name",
+            "tenant",
+            "submit_s",
+            "gpus",
+            "start_s",
+            "end_s",
+            "wait_s",
+            "jct_s",
+            "pool",
+            "gpus_held",
+            "nodes",
+            "outcome",
+        ],
+        w.jobs
+            .iter()
+            .zip(&r.jobs)
+            .enumerate()
+            .filter(|(_, (_, rec))| rec.submitted)
+            .map(|(i, (j, rec))| {
+                let gpus = match j.gpus {
+                    GpuRequest::None => "0".to_string(),
+                    other => f(other.gpus_f64()),
+                };
+                vec![
+                    i.to_string(),
+                    j.name.clone(),
+                    w.tenants
+                        .get(j.tenant as usize)
+                        .cloned()
+                        .unwrap_or_default(),
+                    secs(j.submit),
+                    gpus,
+                    rec.start.map(secs).unwrap_or_default(),
+                    rec.end.map(secs).unwrap_or_default(),
+                    rec.start
+                        .map(|s| secs(s.since(j.submit)))
+                        .unwrap_or_default(),
+                    match (rec.outcome, rec.end) {
+                        (crate::sim::JobOutcome::Completed, Some(e)) => secs(e.since(j.submit)),
+                        _ => String::new(),
+                    },
+                    rec.pool
+                        .map(|p| pool_names[p as usize].to_string())
+                        .unwrap_or_default(),
+                    f(rec.gpu_milli as f64 / 1000.0),
+                    rec.nodes.to_string(),
+                    rec.outcome.as_str().to_string(),
+                ]
+            }),
     )?;
     write_atomic(&dir.join("jobs.csv"), &jobs)?;
 
     let ledger = out.ledger;
     let pools = csv_bytes(
-        &["pool", "kind", "gpu_type", "nodes", "gpus", "provisioned_gpu_hours", "busy_gpu_hours", "utilization", "cost_usd", "busy_cost_usd", "idle_cost_usd"],
+        &[
+            "pool",
+            "kind",
+            "gpu_type",
+            "nodes",
+            "gpus",
+            "provisioned_gpu_hours",
+            "busy_gpu_hours",
+            "utilization",
+            "cost_usd",
+            "busy_cost_usd",
+            "idle_cost_usd",
+        ],
         r.pools.iter().enumerate().map(|(p, u)| {
             let prov = u.provisioned_gpu_ms as f64 / 3.6e6;
             let busy = u.busy_gpu_ms as f64 / 3.6e6;
-            let of = |kind: Option<CostKind>| ledger.sum_where(|k| k.pool == p as u32 && kind.is_none_or(|x| k.kind == x));
+            let of = |kind: Option<CostKind>| {
+                ledger.sum_where(|k| k.pool == p as u32 && kind.is_none_or(|x| k.kind == x))
+            };
             vec![
                 u.name.clone(),
                 u.kind.as_str().to_string(),
@@ -126,7 +165,15 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
 
     let pool_names = &pool_names;
     let timeline = csv_bytes(
-        &["time_s", "time_h", "pool", "busy_gpus", "provisioned_gpus", "queued_jobs", "running_jobs"],
+        &[
+            "time_s",
+            "time_h",
+            "pool",
+            "busy_gpus",
+            "provisioned_gpus",
+            "queued_jobs",
+            "running_jobs",
+        ],
         r.timeline.iter().flat_map(|row| {
             row.pools.iter().enumerate().map(move |(p, &(busy, prov))| {
                 vec![

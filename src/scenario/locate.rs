@@ -5,7 +5,11 @@ use toml_edit::{ImDocument, Item};
 
 /// 1-based line of byte `offset` in `text`.
 pub fn line_of_offset(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// The line where the value at `path` is written, if the path exists in `text`.
@@ -15,7 +19,10 @@ pub fn line_of_path(text: &str, path: &str) -> Option<usize> {
     let mut span = None;
     for seg in path.split('.').filter(|s| !s.is_empty()) {
         let (key, index) = match seg.find('[') {
-            Some(i) => (&seg[..i], seg[i + 1..].trim_end_matches(']').parse::<usize>().ok()),
+            Some(i) => (
+                &seg[..i],
+                seg[i + 1..].trim_end_matches(']').parse::<usize>().ok(),
+            ),
             None => (seg, None),
         };
         let table = item.as_table_like()?;
@@ -27,7 +34,8 @@ pub fn line_of_path(text: &str, path: &str) -> Option<usize> {
                 let t = aot.get(i)?;
                 span = t.span().or(span);
                 // Descend into the table of the array of tables.
-                return descend_rest(text, t, path, seg).or(span.map(|s| line_of_offset(text, s.start)));
+                return descend_rest(text, t, path, seg)
+                    .or(span.map(|s| line_of_offset(text, s.start)));
             }
             if let Some(arr) = item.as_array() {
                 let v = arr.get(i)?;

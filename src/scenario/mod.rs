@@ -37,7 +37,13 @@ pub struct ScenarioError {
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.problems.len();
-        writeln!(f, "{}: {} problem{}", self.file.display(), n, if n == 1 { "" } else { "s" })?;
+        writeln!(
+            f,
+            "{}: {} problem{}",
+            self.file.display(),
+            n,
+            if n == 1 { "" } else { "s" }
+        )?;
         for p in &self.problems {
             let at = match (p.path.is_empty(), p.line) {
                 (true, Some(l)) => format!("line {l}"),
@@ -62,7 +68,11 @@ impl Scenario {
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
             file: path.to_path_buf(),
-            problems: vec![Problem { path: String::new(), line: None, message: format!("cannot read: {e}") }],
+            problems: vec![Problem {
+                path: String::new(),
+                line: None,
+                message: format!("cannot read: {e}"),
+            }],
         })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Scenario::parse(&text, path, &base)
@@ -70,7 +80,11 @@ impl Scenario {
 
     /// The built-in default scenario (data paths relative to the working directory).
     pub fn builtin() -> Result<Scenario, ScenarioError> {
-        Scenario::parse(DEFAULT_SCENARIO, Path::new("<built-in quickstart>"), Path::new("."))
+        Scenario::parse(
+            DEFAULT_SCENARIO,
+            Path::new("<built-in quickstart>"),
+            Path::new("."),
+        )
     }
 
     /// Parses and validates scenario text; `file` names it in errors, `base` resolves paths.
@@ -90,7 +104,10 @@ impl Scenario {
                 }
             }
             problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
-            ScenarioError { file: file.to_path_buf(), problems }
+            ScenarioError {
+                file: file.to_path_buf(),
+                problems,
+            }
         })
     }
 }

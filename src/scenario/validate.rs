@@ -49,7 +49,11 @@ struct Collector(Vec<Problem>);
 
 impl Collector {
     fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.0.push(Problem { path: path.into(), line: None, message: message.into() });
+        self.0.push(Problem {
+            path: path.into(),
+            line: None,
+            message: message.into(),
+        });
     }
     fn duration(&mut self, path: &str, text: &str) -> Option<SimTime> {
         match parse_duration(text) {
@@ -88,12 +92,24 @@ fn builtin_gpu(name: &str) -> Option<GpuType> {
         "L4" => (24.0, 0.1, 72.0),
         _ => return None,
     };
-    Some(GpuType { name: name.to_string(), memory_gb: mem, speed, power_w: power })
+    Some(GpuType {
+        name: name.to_string(),
+        memory_gb: mem,
+        speed,
+        power_w: power,
+    })
 }
 
-pub(super) fn validate(raw: RawScenario, text: &str, base: &std::path::Path) -> Result<Scenario, Vec<Problem>> {
+pub(super) fn validate(
+    raw: RawScenario,
+    text: &str,
+    base: &std::path::Path,
+) -> Result<Scenario, Vec<Problem>> {
     let mut c = Collector(Vec::new());
-    let horizon = raw.horizon.as_deref().and_then(|h| c.duration("horizon", h));
+    let horizon = raw
+        .horizon
+        .as_deref()
+        .and_then(|h| c.duration("horizon", h));
     let sample = match raw.timeline_interval.as_deref() {
         Some(t) => c.duration("timeline_interval", t),
         None => Some(SimTime::from_secs(3600)),
@@ -105,13 +121,34 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &std::path::Path) -> 
     for (i, g) in raw.gpu_types.iter().enumerate() {
         let p = format!("gpu_types[{i}]");
         if gpu_types.iter().any(|t| t.name == g.name) {
-            c.err(format!("{p}.name"), format!("GPU type {:?} is defined twice", g.name));
+            c.err(
+                format!("{p}.name"),
+                format!("GPU type {:?} is defined twice", g.name),
+            );
         }
         let base_t = builtin_gpu(&g.name);
-        let speed = c.positive(&format!("{p}.speed"), g.speed.or(base_t.as_ref().map(|b| b.speed)).unwrap_or(1.0));
-        let mem = c.non_negative(&format!("{p}.memory_gb"), g.memory_gb.or(base_t.as_ref().map(|b| b.memory_gb)).unwrap_or(0.0));
-        let power = c.non_negative(&format!("{p}.power_w"), g.power_w.or(base_t.as_ref().map(|b| b.power_w)).unwrap_or(0.0));
-        gpu_types.push(GpuType { name: g.name.clone(), memory_gb: mem, speed, power_w: power });
+        let speed = c.positive(
+            &format!("{p}.speed"),
+            g.speed.or(base_t.as_ref().map(|b| b.speed)).unwrap_or(1.0),
+        );
+        let mem = c.non_negative(
+            &format!("{p}.memory_gb"),
+            g.memory_gb
+                .or(base_t.as_ref().map(|b| b.memory_gb))
+                .unwrap_or(0.0),
+        );
+        let power = c.non_negative(
+            &format!("{p}.power_w"),
+            g.power_w
+                .or(base_t.as_ref().map(|b| b.power_w))
+                .unwrap_or(0.0),
+        );
+        gpu_types.push(GpuType {
+            name: g.name.clone(),
+            memory_gb: mem,
+            speed,
+            power_w: power,
+        });
     }
     if raw.pools.is_empty() {
         c.err("pools", "a scenario needs at least one pool");
@@ -121,10 +158,16 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &std::path::Path) -> 
     for (i, rp) in raw.pools.iter().enumerate() {
         let p = format!("pools[{i}]");
         if rp.name == "total" || rp.name.is_empty() {
-            c.err(format!("{p}.name"), "a pool name must be non-empty and not \"total\"");
+            c.err(
+                format!("{p}.name"),
+                "a pool name must be non-empty and not \"total\"",
+            );
         }
         if raw.pools[..i].iter().any(|q| q.name == rp.name) {
-            c.err(format!("{p}.name"), format!("pool name {:?} is used twice", rp.name));
+            c.err(
+                format!("{p}.name"),
+                format!("pool name {:?} is used twice", rp.name),
+            );
         }
         let t = match gpu_types.iter().position(|t| t.name == rp.gpu_type) {
             Some(t) => t,
@@ -143,24 +186,42 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &std::path::Path) -> 
             },
         };
         if rp.nodes < 1 || rp.nodes > 1_000_000 {
-            c.err(format!("{p}.nodes"), format!("must be between 1 and 1000000, got {}", rp.nodes));
+            c.err(
+                format!("{p}.nodes"),
+                format!("must be between 1 and 1000000, got {}", rp.nodes),
+            );
         }
         if rp.gpus_per_node < 0 || rp.gpus_per_node > 1024 {
-            c.err(format!("{p}.gpus_per_node"), format!("must be between 0 and 1024, got {}", rp.gpus_per_node));
+            c.err(
+                format!("{p}.gpus_per_node"),
+                format!("must be between 0 and 1024, got {}", rp.gpus_per_node),
+            );
         }
         let gpn = rp.gpus_per_node.clamp(0, 1024) as u16;
-        let cpu = c.non_negative(&format!("{p}.cpu_cores_per_node"), rp.cpu_cores_per_node.unwrap_or(gpn as f64 * 16.0));
-        let mem = c.non_negative(&format!("{p}.memory_gib_per_node"), rp.memory_gib_per_node.unwrap_or(gpn as f64 * 256.0));
+        let cpu = c.non_negative(
+            &format!("{p}.cpu_cores_per_node"),
+            rp.cpu_cores_per_node.unwrap_or(gpn as f64 * 16.0),
+        );
+        let mem = c.non_negative(
+            &format!("{p}.memory_gib_per_node"),
+            rp.memory_gib_per_node.unwrap_or(gpn as f64 * 256.0),
+        );
         let price = c.non_negative(&format!("{p}.price_per_node_hour"), rp.price_per_node_hour);
         pools.push(PoolSpec {
             name: rp.name.clone(),
             gpu_type: t,
             kind: rp.kind,
-            node: NodeSpec { gpus: gpn, cpu_milli: (cpu * 1000.0) as u32, mem_mib: (mem * 1024.0) as u64 },
+            node: NodeSpec {
+                gpus: gpn,
+                cpu_milli: (cpu * 1000.0) as u32,
+                mem_mib: (mem * 1024.0) as u64,
+            },
             nodes: rp.nodes.clamp(1, 1_000_000) as u32,
             speed: 1.0,
         });
-        rates.push(FlatRate { usd_per_node_hour: price });
+        rates.push(FlatRate {
+            usd_per_node_hour: price,
+        });
     }
     for p in &mut pools {
         if let Some(t) = gpu_types.get(p.gpu_type) {
@@ -171,14 +232,37 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &std::path::Path) -> 
         c.err("gpu_types", "at most 64 GPU types");
     }
     let workload = match raw.workload {
-        RawWorkload::Csv { path, skip_bad_rows } => {
+        RawWorkload::Csv {
+            path,
+            skip_bad_rows,
+        } => {
             let full = base.join(&path);
             if !full.is_file() {
-                c.err("workload.path", format!("trace file {} does not exist", full.display()));
+                c.err(
+                    "workload.path",
+                    format!("trace file {} does not exist", full.display()),
+                );
             }
-            WorkloadSource::Csv { path: full, bad_rows: if skip_bad_rows { BadRows::Skip } else { BadRows::Stop } }
+            WorkloadSource::Csv {
+                path: full,
+                bad_rows: if skip_bad_rows {
+                    BadRows::Skip
+                } else {
+                    BadRows::Stop
+                },
+            }
         }
-        RawWorkload::Synthetic { rate_per_hour, jobs, until, sizes, duration, tenants, preemptible_share, cpu_cores_per_gpu, memory_gib_per_gpu } => {
+        RawWorkload::Synthetic {
+            rate_per_hour,
+            jobs,
+            until,
+            sizes,
+            duration,
+            tenants,
+            preemptible_share,
+            cpu_cores_per_gpu,
+            memory_gib_per_gpu,
+        } => {
             c.positive("workload.rate_per_hour", rate_per_hour);
             let until = match until.as_deref() {
                 Some(u) => c.duration("workload.until", u),
@@ -190,11 +274,17 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &std::path::Path) -> 
                 }
             }
             if until.is_none() && jobs.is_none() {
-                c.err("workload", "a synthetic workload needs `jobs`, `until` or a scenario `horizon` to end");
+                c.err(
+                    "workload",
+                    "a synthetic workload needs `jobs`, `until` or a scenario `horizon` to end",
+                );
             }
             let mut mix = Vec::new();
             if sizes.is_empty() {
-                c.err("workload.sizes", "give at least one size, e.g. [{ gpus = 1, weight = 1.0 }]");
+                c.err(
+                    "workload.sizes",
+                    "give at least one size, e.g. [{ gpus = 1, weight = 1.0 }]",
+                );
             }
             for (i, s) in sizes.iter().enumerate() {
                 let p = format!("workload.sizes[{i}]");
@@ -202,9 +292,17 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &std::path::Path) -> 
                 let req = if s.gpus >= 1.0 && s.gpus.fract() == 0.0 && s.gpus <= 1e6 {
                     GpuRequest::Whole(s.gpus as u32)
                 } else if s.gpus > 0.0 && s.gpus < 1.0 {
-                    GpuRequest::Fraction(((s.gpus * MILLI_PER_GPU as f64).round() as u16).clamp(1, 999))
+                    GpuRequest::Fraction(
+                        ((s.gpus * MILLI_PER_GPU as f64).round() as u16).clamp(1, 999),
+                    )
                 } else {
-                    c.err(format!("{p}.gpus"), format!("must be a whole count >= 1 or a fraction between 0 and 1, got {}", s.gpus));
+                    c.err(
+                        format!("{p}.gpus"),
+                        format!(
+                            "must be a whole count >= 1 or a fraction between 0 and 1, got {}",
+                            s.gpus
+                        ),
+                    );
                     GpuRequest::Whole(1)
                 };
                 mix.push((req, s.weight));
@@ -213,14 +311,21 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &std::path::Path) -> 
                 RawDuration::Lognormal { median, sigma } => {
                     let m = c.duration("workload.duration.median", &median);
                     c.positive("workload.duration.sigma", sigma);
-                    DurationDist::LogNormal { median: m.unwrap_or(SimTime(1)), sigma }
+                    DurationDist::LogNormal {
+                        median: m.unwrap_or(SimTime(1)),
+                        sigma,
+                    }
                 }
-                RawDuration::Exponential { mean } => {
-                    DurationDist::Exponential { mean: c.duration("workload.duration.mean", &mean).unwrap_or(SimTime(1)) }
-                }
-                RawDuration::Fixed { value } => {
-                    DurationDist::Fixed { value: c.duration("workload.duration.value", &value).unwrap_or(SimTime(1)) }
-                }
+                RawDuration::Exponential { mean } => DurationDist::Exponential {
+                    mean: c
+                        .duration("workload.duration.mean", &mean)
+                        .unwrap_or(SimTime(1)),
+                },
+                RawDuration::Fixed { value } => DurationDist::Fixed {
+                    value: c
+                        .duration("workload.duration.value", &value)
+                        .unwrap_or(SimTime(1)),
+                },
             };
             let mut ten = Vec::new();
             for (i, t) in tenants.iter().enumerate() {
@@ -232,10 +337,19 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &std::path::Path) -> 
             }
             let share = preemptible_share.unwrap_or(0.0);
             if !(0.0..=1.0).contains(&share) {
-                c.err("workload.preemptible_share", format!("must be between 0 and 1, got {share}"));
+                c.err(
+                    "workload.preemptible_share",
+                    format!("must be between 0 and 1, got {share}"),
+                );
             }
-            let cpu = c.non_negative("workload.cpu_cores_per_gpu", cpu_cores_per_gpu.unwrap_or(0.0));
-            let mem = c.non_negative("workload.memory_gib_per_gpu", memory_gib_per_gpu.unwrap_or(0.0));
+            let cpu = c.non_negative(
+                "workload.cpu_cores_per_gpu",
+                cpu_cores_per_gpu.unwrap_or(0.0),
+            );
+            let mem = c.non_negative(
+                "workload.memory_gib_per_gpu",
+                memory_gib_per_gpu.unwrap_or(0.0),
+            );
             WorkloadSource::Synthetic(SyntheticSpec {
                 rate_per_hour,
                 until,
@@ -276,10 +390,15 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &std::path::Path) -> 
 
 impl Scenario {
     /// Builds the workload for a run with `seed`, its GPU types mapped onto the scenario's.
-    pub fn build_workload(&self, seed: u64) -> Result<crate::model::Workload, crate::workload::TraceError> {
+    pub fn build_workload(
+        &self,
+        seed: u64,
+    ) -> Result<crate::model::Workload, crate::workload::TraceError> {
         let mut w = match &self.workload {
             WorkloadSource::Synthetic(spec) => spec.generate(&crate::engine::RngStreams::new(seed)),
-            WorkloadSource::Csv { path, bad_rows } => crate::workload::read_generic_csv(path, *bad_rows)?,
+            WorkloadSource::Csv { path, bad_rows } => {
+                crate::workload::read_generic_csv(path, *bad_rows)?
+            }
         };
         let names: Vec<String> = self.gpu_types.iter().map(|t| t.name.clone()).collect();
         // Jobs constrained only to types this cluster lacks keep an empty mask and are rejected.

@@ -79,7 +79,11 @@ impl ClassQueue {
         }
         let mut i = 1;
         while i < self.cap {
-            i = if self.tree[2 * i] <= max_key { 2 * i } else { 2 * i + 1 };
+            i = if self.tree[2 * i] <= max_key {
+                2 * i
+            } else {
+                2 * i + 1
+            };
         }
         let pos = i - self.cap;
         Some((pos, self.ids[pos], self.seqs[pos]))
@@ -98,7 +102,9 @@ mod tests {
     #[test]
     fn leftmost_fit_matches_a_scan() {
         // Oracle: a plain scan over a vector with removals.
-        let keys = [50u64, 10, 70, 30, 90, 20, 60, 5, 80, 40, 15, 25, 35, 45, 55, 65, 75, 85];
+        let keys = [
+            50u64, 10, 70, 30, 90, 20, 60, 5, 80, 40, 15, 25, 35, 45, 55, 65, 75, 85,
+        ];
         let mut q = ClassQueue::default();
         for (i, &k) in keys.iter().enumerate() {
             q.push(i as u32, i as u64, k);

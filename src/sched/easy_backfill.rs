@@ -45,7 +45,10 @@ pub struct EasyBackfill {
 impl EasyBackfill {
     /// A policy that records every reservation it makes (for tests and diagnostics).
     pub fn with_log() -> Self {
-        EasyBackfill { log: Some(Vec::new()), ..Default::default() }
+        EasyBackfill {
+            log: Some(Vec::new()),
+            ..Default::default()
+        }
     }
 
     fn head(&mut self) -> Option<JobId> {
@@ -70,7 +73,10 @@ impl EasyBackfill {
         for p in ctx.pools.eligible(job) {
             let end = ctx.now.plus(ctx.pools.runtime(job.planned_work(), p));
             let avoid = (p == plan.pool && end > plan.shadow).then_some(&plan.reserved);
-            if let Some(a) = ctx.cluster.find(p, job.gpus, job.cpu_milli, job.mem_mib, avoid) {
+            if let Some(a) = ctx
+                .cluster
+                .find(p, job.gpus, job.cpu_milli, job.mem_mib, avoid)
+            {
                 return Some((a, end));
             }
         }
@@ -79,11 +85,21 @@ impl EasyBackfill {
 
     fn make_plan(ctx: &SchedCtx, head: JobId) -> Plan {
         let job = &ctx.jobs[head as usize];
-        let mut best = Plan { head, pool: usize::MAX, shadow: SimTime::NEVER, reserved: ReservedNodes::default() };
+        let mut best = Plan {
+            head,
+            pool: usize::MAX,
+            shadow: SimTime::NEVER,
+            reserved: ReservedNodes::default(),
+        };
         for p in ctx.pools.eligible(job) {
             if let Some((shadow, reserved)) = project(ctx, p, job) {
                 if shadow < best.shadow {
-                    best = Plan { head, pool: p, shadow, reserved };
+                    best = Plan {
+                        head,
+                        pool: p,
+                        shadow,
+                        reserved,
+                    };
                 }
             }
         }
@@ -115,7 +131,9 @@ fn project(ctx: &SchedCtx, p: usize, job: &Job) -> Option<(SimTime, ReservedNode
     let mut overlay: HashMap<u32, (Vec<u16>, u32, u64)> = HashMap::new();
     let mut newly_free: Vec<u32> = Vec::new();
     for (end, rid) in ctx.running.by_planned_end(p) {
-        let Some(r) = ctx.running.get(rid) else { continue };
+        let Some(r) = ctx.running.get(rid) else {
+            continue;
+        };
         for &(n, c, m) in &r.alloc.hosts {
             let e = overlay.entry(n).or_insert_with(|| {
                 let (fc, fm) = cluster.node_free_host(n);
@@ -141,7 +159,9 @@ fn project(ctx: &SchedCtx, p: usize, job: &Job) -> Option<(SimTime, ReservedNode
             let fits = match job.gpus {
                 GpuRequest::None => true,
                 GpuRequest::Fraction(f) => gpus.iter().any(|&g| g >= f),
-                GpuRequest::Whole(w) if !gang => gpus.iter().filter(|&&g| g == full).count() as u32 >= w,
+                GpuRequest::Whole(w) if !gang => {
+                    gpus.iter().filter(|&&g| g == full).count() as u32 >= w
+                }
                 GpuRequest::Whole(_) => gpus.iter().all(|&g| g == full),
             };
             if !fits {
@@ -155,7 +175,12 @@ fn project(ctx: &SchedCtx, p: usize, job: &Job) -> Option<(SimTime, ReservedNode
             }
             if newly_free.len() + currently_free.len() >= k as usize {
                 let mut nodes = newly_free.clone();
-                nodes.extend(currently_free.iter().rev().take(k as usize - newly_free.len()));
+                nodes.extend(
+                    currently_free
+                        .iter()
+                        .rev()
+                        .take(k as usize - newly_free.len()),
+                );
                 nodes.sort_unstable();
                 return Some((when, ReservedNodes(nodes)));
             }
@@ -211,7 +236,9 @@ impl QueuePolicy for EasyBackfill {
             }
             self.plan = Some(plan);
         }
-        let Some(plan) = self.plan.clone() else { return };
+        let Some(plan) = self.plan.clone() else {
+            return;
+        };
         // 3. Backfill: repeatedly start the earliest-arrived job that does not delay it.
         let mut blocked = vec![false; self.classes.len()];
         loop {
@@ -220,7 +247,9 @@ impl QueuePolicy for EasyBackfill {
                 if blocked[c] || q.is_empty() {
                     continue;
                 }
-                let Some((_, first, seq)) = q.first() else { continue };
+                let Some((_, first, seq)) = q.first() else {
+                    continue;
+                };
                 if best.as_ref().is_some_and(|b| b.0 < seq) {
                     continue; // nothing in this class arrived before the best so far
                 }
@@ -229,14 +258,21 @@ impl QueuePolicy for EasyBackfill {
                     None => {
                         // Only a job that ends before the reservation can still start.
                         let job = &ctx.jobs[first as usize];
-                        let max_speed = ctx.pools.eligible(job).map(|p| ctx.pools.speed(p)).fold(0.0, f64::max);
+                        let max_speed = ctx
+                            .pools
+                            .eligible(job)
+                            .map(|p| ctx.pools.speed(p))
+                            .fold(0.0, f64::max);
                         let window = plan.shadow.since(ctx.now).0 as f64 * max_speed;
-                        let window = if plan.shadow == SimTime::NEVER { u64::MAX - 1 } else { window as u64 };
+                        let window = if plan.shadow == SimTime::NEVER {
+                            u64::MAX - 1
+                        } else {
+                            window as u64
+                        };
                         match q.first_le(window) {
-                            Some((_, id, s)) if id != first => match Self::placement(ctx, id, &plan) {
-                                Some((a, end)) => Some((s, id, a, end)),
-                                None => None,
-                            },
+                            Some((_, id, s)) if id != first => {
+                                Self::placement(ctx, id, &plan).map(|(a, end)| (s, id, a, end))
+                            }
                             _ => None,
                         }
                     }
@@ -250,7 +286,9 @@ impl QueuePolicy for EasyBackfill {
                     None => blocked[c] = true,
                 }
             }
-            let Some((_, id, _, a, end)) = best else { break };
+            let Some((_, id, _, a, end)) = best else {
+                break;
+            };
             self.dequeue(id);
             ctx.start(id, a, end);
         }

@@ -56,7 +56,11 @@ impl PoolChoice {
     /// From the cluster's pools.
     pub fn new(cluster: &Cluster) -> PoolChoice {
         PoolChoice {
-            pools: cluster.pools().iter().map(|p| (p.spec.gpu_type, p.spec.kind, p.spec.speed)).collect(),
+            pools: cluster
+                .pools()
+                .iter()
+                .map(|p| (p.spec.gpu_type, p.spec.kind, p.spec.speed))
+                .collect(),
         }
     }
 
@@ -106,7 +110,11 @@ pub struct SchedCtx<'a> {
 impl SchedCtx<'_> {
     /// Starts `id` in the first eligible pool where it fits. In pool `avoid_pool`, nodes in
     /// `avoid` are not used unless the job's planned end is no later than `unless_done_by`.
-    pub fn try_start(&mut self, id: JobId, avoid: Option<(usize, &ReservedNodes, SimTime)>) -> bool {
+    pub fn try_start(
+        &mut self,
+        id: JobId,
+        avoid: Option<(usize, &ReservedNodes, SimTime)>,
+    ) -> bool {
         let job = &self.jobs[id as usize];
         for p in self.pools.eligible(job) {
             let planned_end = self.now.plus(self.pools.runtime(job.planned_work(), p));
@@ -114,7 +122,10 @@ impl SchedCtx<'_> {
                 Some((ap, r, by)) if ap == p && planned_end > by => Some(r),
                 _ => None,
             };
-            if let Some(a) = self.cluster.find(p, job.gpus, job.cpu_milli, job.mem_mib, avoid_here) {
+            if let Some(a) = self
+                .cluster
+                .find(p, job.gpus, job.cpu_milli, job.mem_mib, avoid_here)
+            {
                 self.start(id, a, planned_end);
                 return true;
             }

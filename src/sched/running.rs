@@ -26,12 +26,22 @@ pub struct Running {
 impl Running {
     /// Empty, for a cluster of `pools` pools.
     pub fn new(pools: usize) -> Running {
-        Running { by_end: vec![BTreeSet::new(); pools], jobs: HashMap::new() }
+        Running {
+            by_end: vec![BTreeSet::new(); pools],
+            jobs: HashMap::new(),
+        }
     }
     /// Adds a started job.
     pub fn insert(&mut self, id: JobId, alloc: Allocation, start: SimTime, planned_end: SimTime) {
         self.by_end[alloc.pool as usize].insert((planned_end, id));
-        self.jobs.insert(id, RunningJob { alloc, start, planned_end });
+        self.jobs.insert(
+            id,
+            RunningJob {
+                alloc,
+                start,
+                planned_end,
+            },
+        );
     }
     /// Removes a job that ended or was stopped, returning its record.
     pub fn remove(&mut self, id: JobId) -> Option<RunningJob> {

@@ -58,7 +58,11 @@ impl<'w> Simulation<'w> {
     }
 
     /// As [`Simulation::new`] with a policy object supplied by the caller.
-    pub fn with_policy(cfg: SimConfig, workload: &'w Workload, policy: Box<dyn QueuePolicy>) -> Self {
+    pub fn with_policy(
+        cfg: SimConfig,
+        workload: &'w Workload,
+        policy: Box<dyn QueuePolicy>,
+    ) -> Self {
         let mut cluster = Cluster::new(cfg.pools.clone());
         cluster.set_node_choice(cfg.node_choice);
         let pools = PoolChoice::new(&cluster);
@@ -100,7 +104,13 @@ impl<'w> Simulation<'w> {
     }
 
     /// Runs to the end and returns the results.
-    pub fn run(mut self) -> RunResult {
+    pub fn run(self) -> RunResult {
+        self.run_with(|_| {})
+    }
+
+    /// Runs to the end, lets `inspect` look at the final state (policy logs, for tests),
+    /// then returns the results.
+    pub fn run_with(mut self, inspect: impl FnOnce(&Simulation)) -> RunResult {
         let horizon = self.cfg.horizon.unwrap_or(SimTime::NEVER);
         let mut sample_due = false;
         let mut now = SimTime::ZERO;
@@ -142,7 +152,9 @@ impl<'w> Simulation<'w> {
             if sample_due {
                 sample_due = false;
                 self.sample(t);
-                let more = !self.policy.is_empty() || !self.running.is_empty() || self.next_arrival < self.workload.jobs.len();
+                let more = !self.policy.is_empty()
+                    || !self.running.is_empty()
+                    || self.next_arrival < self.workload.jobs.len();
                 if more && !stop {
                     if let Some(dt) = self.cfg.sample_every {
                         self.queue.schedule(t.plus(dt), Event::Sample);
@@ -153,17 +165,23 @@ impl<'w> Simulation<'w> {
                 break;
             }
         }
-        let end = if self.cfg.horizon.is_some() { horizon } else { now };
+        let end = if self.cfg.horizon.is_some() {
+            horizon
+        } else {
+            now
+        };
+        inspect(&self);
         self.finish(end)
     }
 
     fn arrive(&mut self, id: JobId, t: SimTime) {
         let job = &self.workload.jobs[id as usize];
         self.records[id as usize].submitted = true;
-        let placeable = self
-            .pools
-            .eligible(job)
-            .any(|p| self.cluster.nodes_needed(p, job.gpus, job.cpu_milli, job.mem_mib).is_some());
+        let placeable = self.pools.eligible(job).any(|p| {
+            self.cluster
+                .nodes_needed(p, job.gpus, job.cpu_milli, job.mem_mib)
+                .is_some()
+        });
         if !placeable {
             let r = &mut self.records[id as usize];
             r.outcome = JobOutcome::Rejected;
@@ -196,12 +214,15 @@ impl<'w> Simulation<'w> {
             r.pool = Some(p as u32);
             r.gpu_milli = held;
             r.nodes = run.alloc.hosts.len() as u32;
-            self.queue.schedule(t.plus(runtime), Event::JobEnd { job: id });
+            self.queue
+                .schedule(t.plus(runtime), Event::JobEnd { job: id });
         }
     }
 
     fn end_job(&mut self, id: JobId, t: SimTime) {
-        let Some(run) = self.running.remove(id) else { return };
+        let Some(run) = self.running.remove(id) else {
+            return;
+        };
         if t < run.planned_end {
             self.policy.invalidate();
         }
@@ -218,7 +239,12 @@ impl<'w> Simulation<'w> {
         let pools = (0..self.cluster.pools().len())
             .map(|p| (self.busy_milli[p], self.cluster.pool_gpus(p) * 1000))
             .collect();
-        self.timeline.push(TimelineRow { time: t, queued: self.policy.len() as u64, running: self.running.len() as u64, pools });
+        self.timeline.push(TimelineRow {
+            time: t,
+            queued: self.policy.len() as u64,
+            running: self.running.len() as u64,
+            pools,
+        });
     }
 
     fn finish(mut self, end: SimTime) -> RunResult {
@@ -245,7 +271,13 @@ impl<'w> Simulation<'w> {
                 busy_gpu_ms: self.busy_ms[p] / 1000,
             })
             .collect();
-        RunResult { end, events: self.events, jobs: self.records, pools, timeline: self.timeline }
+        RunResult {
+            end,
+            events: self.events,
+            jobs: self.records,
+            pools,
+            timeline: self.timeline,
+        }
     }
 }
 

@@ -17,20 +17,36 @@ use std::path::Path;
 
 /// Every column the generic format knows, in the order the writer uses.
 pub const GENERIC_CSV_COLUMNS: [&str; 12] = [
-    "job_id", "submit_s", "gpus", "duration_s", "estimate_s", "gpu_type", "cpu", "mem_gib", "tenant", "priority",
-    "deadline_s", "preemptible",
+    "job_id",
+    "submit_s",
+    "gpus",
+    "duration_s",
+    "estimate_s",
+    "gpu_type",
+    "cpu",
+    "mem_gib",
+    "tenant",
+    "priority",
+    "deadline_s",
+    "preemptible",
 ];
 
 const REQUIRED: [&str; 4] = ["job_id", "submit_s", "gpus", "duration_s"];
 
 /// Reads a generic CSV trace from `path`.
 pub fn read_generic_csv(path: &Path, bad: BadRows) -> Result<Workload, TraceError> {
-    let file = std::fs::File::open(path).map_err(|source| TraceError::Io { file: path.to_path_buf(), source })?;
+    let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
+        file: path.to_path_buf(),
+        source,
+    })?;
     read_generic_from(std::io::BufReader::with_capacity(1 << 16, file), path, bad)
 }
 
 fn parse_secs(v: &str) -> Result<SimTime, String> {
-    let x: f64 = v.trim().parse().map_err(|_| format!("{v:?} is not a number of seconds"))?;
+    let x: f64 = v
+        .trim()
+        .parse()
+        .map_err(|_| format!("{v:?} is not a number of seconds"))?;
     if !x.is_finite() || x < 0.0 {
         return Err(format!("{v:?} must be a non-negative number of seconds"));
     }
@@ -41,11 +57,17 @@ fn parse_secs(v: &str) -> Result<SimTime, String> {
 pub fn parse_gpus(v: &str) -> Result<GpuRequest, String> {
     let v = v.trim();
     if let Ok(n) = v.parse::<u32>() {
-        return Ok(if n == 0 { GpuRequest::None } else { GpuRequest::Whole(n) });
+        return Ok(if n == 0 {
+            GpuRequest::None
+        } else {
+            GpuRequest::Whole(n)
+        });
     }
     let x: f64 = v.parse().map_err(|_| format!("{v:?} is not a GPU count"))?;
     if !(x > 0.0 && x < 1.0) {
-        return Err(format!("{v:?}: a fractional GPU request must be between 0 and 1"));
+        return Err(format!(
+            "{v:?}: a fractional GPU request must be between 0 and 1"
+        ));
     }
     let m = (x * MILLI_PER_GPU as f64).round() as u16;
     Ok(GpuRequest::Fraction(m.clamp(1, 999)))
@@ -60,9 +82,17 @@ fn parse_bool(v: &str) -> Result<bool, String> {
 }
 
 fn read_generic_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<Workload, TraceError> {
-    let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(input);
-    let file_err = |reason: String| TraceError::File { file: path.to_path_buf(), reason };
-    let headers = rdr.headers().map_err(|e| file_err(format!("cannot read the header row: {e}")))?.clone();
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(input);
+    let file_err = |reason: String| TraceError::File {
+        file: path.to_path_buf(),
+        reason,
+    };
+    let headers = rdr
+        .headers()
+        .map_err(|e| file_err(format!("cannot read the header row: {e}")))?
+        .clone();
     let mut col = [usize::MAX; 12];
     for (i, h) in headers.iter().enumerate() {
         let h = h.trim();
@@ -79,9 +109,14 @@ fn read_generic_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<Wor
         }
     }
     for r in REQUIRED {
-        let k = GENERIC_CSV_COLUMNS.iter().position(|c| *c == r).unwrap_or(0);
+        let k = GENERIC_CSV_COLUMNS
+            .iter()
+            .position(|c| *c == r)
+            .unwrap_or(0);
         if col[k] == usize::MAX {
-            return Err(file_err(format!("missing required column {r:?} in the header row")));
+            return Err(file_err(format!(
+                "missing required column {r:?} in the header row"
+            )));
         }
     }
     let mut w = Workload::default();
@@ -93,7 +128,12 @@ fn read_generic_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<Wor
             Ok(true) => {}
             Err(e) => {
                 let row = e.position().map(|p| p.line()).unwrap_or(line);
-                let err = TraceError::Row { file: path.to_path_buf(), row, column: String::new(), reason: e.to_string() };
+                let err = TraceError::Row {
+                    file: path.to_path_buf(),
+                    row,
+                    column: String::new(),
+                    reason: e.to_string(),
+                };
                 match bad {
                     BadRows::Stop => return Err(err),
                     BadRows::Skip => {
@@ -108,7 +148,12 @@ fn read_generic_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<Wor
             Ok(job) => w.jobs.push(job),
             Err((k, reason)) => match bad {
                 BadRows::Stop => {
-                    return Err(TraceError::Row { file: path.to_path_buf(), row, column: GENERIC_CSV_COLUMNS[k].to_string(), reason })
+                    return Err(TraceError::Row {
+                        file: path.to_path_buf(),
+                        row,
+                        column: GENERIC_CSV_COLUMNS[k].to_string(),
+                        reason,
+                    })
                 }
                 BadRows::Skip => w.skipped_rows += 1,
             },
@@ -118,8 +163,13 @@ fn read_generic_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<Wor
     Ok(w)
 }
 
-fn parse_row(rec: &csv::StringRecord, col: &[usize; 12], w: &mut Workload) -> Result<Job, (usize, String)> {
-    let get = |k: usize| -> Option<&str> { (col[k] != usize::MAX).then(|| rec.get(col[k])).flatten() };
+fn parse_row(
+    rec: &csv::StringRecord,
+    col: &[usize; 12],
+    w: &mut Workload,
+) -> Result<Job, (usize, String)> {
+    let get =
+        |k: usize| -> Option<&str> { (col[k] != usize::MAX).then(|| rec.get(col[k])).flatten() };
     let need = |k: usize| -> Result<&str, (usize, String)> {
         match get(k) {
             Some(v) if !v.trim().is_empty() => Ok(v),
@@ -137,7 +187,9 @@ fn parse_row(rec: &csv::StringRecord, col: &[usize; 12], w: &mut Workload) -> Re
     let estimate = opt(4).map(parse_secs).transpose().map_err(|e| (4, e))?;
     let gpu_types = match opt(5) {
         None => TypeMask::ANY,
-        Some(v) => w.type_mask(v.split('|').map(str::trim)).ok_or((5, "more than 64 GPU types".to_string()))?,
+        Some(v) => w
+            .type_mask(v.split('|').map(str::trim))
+            .ok_or((5, "more than 64 GPU types".to_string()))?,
     };
     let num = |k: usize, what: &str| -> Result<f64, (usize, String)> {
         match opt(k) {
@@ -153,7 +205,9 @@ fn parse_row(rec: &csv::StringRecord, col: &[usize; 12], w: &mut Workload) -> Re
     let tenant = w.tenant_index(opt(8).unwrap_or("default"));
     let priority = match opt(9) {
         None => 0,
-        Some(v) => v.parse::<i32>().map_err(|_| (9, format!("{v:?} is not an integer")))?,
+        Some(v) => v
+            .parse::<i32>()
+            .map_err(|_| (9, format!("{v:?} is not an integer")))?,
     };
     let deadline = opt(10).map(parse_secs).transpose().map_err(|e| (10, e))?;
     let preemptible = parse_bool(get(11).unwrap_or("")).map_err(|e| (11, e))?;
@@ -174,12 +228,7 @@ fn parse_row(rec: &csv::StringRecord, col: &[usize; 12], w: &mut Workload) -> Re
 }
 
 fn secs(t: SimTime) -> String {
-    let ms = t.0;
-    if ms % 1000 == 0 {
-        format!("{}", ms / 1000)
-    } else {
-        format!("{}.{:03}", ms / 1000, ms % 1000)
-    }
+    t.secs_text()
 }
 
 /// Writes `w` in the generic format (all columns).
@@ -195,7 +244,11 @@ pub fn write_generic_csv<W: Write>(w: &Workload, out: W) -> std::io::Result<()> 
         let types = if j.gpu_types.is_any() {
             String::new()
         } else {
-            (0..w.gpu_types.len()).filter(|&i| j.gpu_types.allows(i)).map(|i| w.gpu_types[i].as_str()).collect::<Vec<_>>().join("|")
+            (0..w.gpu_types.len())
+                .filter(|&i| j.gpu_types.allows(i))
+                .map(|i| w.gpu_types[i].as_str())
+                .collect::<Vec<_>>()
+                .join("|")
         };
         wr.write_record([
             j.name.as_str(),
@@ -206,7 +259,10 @@ pub fn write_generic_csv<W: Write>(w: &Workload, out: W) -> std::io::Result<()> 
             &types,
             &format!("{}", j.cpu_milli as f64 / 1000.0),
             &format!("{}", j.mem_mib as f64 / 1024.0),
-            &w.tenants.get(j.tenant as usize).cloned().unwrap_or_default(),
+            &w.tenants
+                .get(j.tenant as usize)
+                .cloned()
+                .unwrap_or_default(),
             &j.priority.to_string(),
             &j.deadline.map(secs).unwrap_or_default(),
             if j.preemptible { "true" } else { "false" },
@@ -241,11 +297,20 @@ mod tests {
         assert!(e.contains("t.csv:3") && e.contains("submit_s"), "{e}");
         let w = read(text, BadRows::Skip).unwrap();
         assert_eq!((w.jobs.len(), w.skipped_rows), (2, 1));
-        let e = read("job_id,submit_s,gpus,duration_s,color\n", BadRows::Stop).unwrap_err().to_string();
+        let e = read("job_id,submit_s,gpus,duration_s,color\n", BadRows::Stop)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("color"), "{e}");
-        let e = read("job_id,submit_s,gpus\n", BadRows::Stop).unwrap_err().to_string();
+        let e = read("job_id,submit_s,gpus\n", BadRows::Stop)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("duration_s"), "{e}");
-        let e = read("job_id,submit_s,gpus,duration_s\na,1,1.5,3\n", BadRows::Stop).unwrap_err().to_string();
+        let e = read(
+            "job_id,submit_s,gpus,duration_s\na,1,1.5,3\n",
+            BadRows::Stop,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("gpus"), "{e}");
     }
 

@@ -33,7 +33,9 @@ impl DurationDist {
     /// The mean of the distribution, in hours.
     pub fn mean_hours(&self) -> f64 {
         match self {
-            DurationDist::LogNormal { median, sigma } => median.hours_f64() * (sigma * sigma / 2.0).exp(),
+            DurationDist::LogNormal { median, sigma } => {
+                median.hours_f64() * (sigma * sigma / 2.0).exp()
+            }
             DurationDist::Exponential { mean } => mean.hours_f64(),
             DurationDist::Fixed { value } => value.hours_f64(),
         }
@@ -43,11 +45,13 @@ impl DurationDist {
         let secs = match self {
             DurationDist::LogNormal { median, sigma } => {
                 let mu = median.secs_f64().max(1e-3).ln();
-                LogNormal::new(mu, *sigma).map(|d| d.sample(rng)).unwrap_or(median.secs_f64())
+                LogNormal::new(mu, *sigma)
+                    .map(|d| d.sample(rng))
+                    .unwrap_or(median.secs_f64())
             }
-            DurationDist::Exponential { mean } => {
-                Exp::new(1.0 / mean.secs_f64().max(1e-3)).map(|d| d.sample(rng)).unwrap_or(mean.secs_f64())
-            }
+            DurationDist::Exponential { mean } => Exp::new(1.0 / mean.secs_f64().max(1e-3))
+                .map(|d| d.sample(rng))
+                .unwrap_or(mean.secs_f64()),
             DurationDist::Fixed { value } => value.secs_f64(),
         };
         // At least one millisecond: a job always does some work.
@@ -103,14 +107,22 @@ impl SyntheticSpec {
         let mut ten_rng = streams.stream("tenants");
         let mut pre_rng = streams.stream("preemptible");
         let size_total: f64 = self.sizes.iter().map(|s| s.1).sum();
-        let tenant_w: Vec<(u32, f64)> = self.tenants.iter().enumerate().map(|(i, t)| (i as u32, t.1)).collect();
+        let tenant_w: Vec<(u32, f64)> = self
+            .tenants
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i as u32, t.1))
+            .collect();
         let tenant_total: f64 = tenant_w.iter().map(|t| t.1).sum();
         let gap = Exp::new(self.rate_per_hour / 3600.0).ok();
         let mut t_secs = 0.0f64;
         let limit = self.jobs.unwrap_or(u64::MAX);
         let mut i = 0u64;
         while i < limit {
-            t_secs += gap.as_ref().map(|g| g.sample(&mut arr)).unwrap_or(f64::INFINITY);
+            t_secs += gap
+                .as_ref()
+                .map(|g| g.sample(&mut arr))
+                .unwrap_or(f64::INFINITY);
             if !t_secs.is_finite() {
                 break;
             }
@@ -153,7 +165,10 @@ mod tests {
             until: None,
             jobs: Some(50_000),
             sizes: vec![(GpuRequest::Whole(1), 3.0), (GpuRequest::Whole(8), 1.0)],
-            duration: DurationDist::LogNormal { median: SimTime::from_secs(3600), sigma: 1.0 },
+            duration: DurationDist::LogNormal {
+                median: SimTime::from_secs(3600),
+                sigma: 1.0,
+            },
             tenants: vec![("a".into(), 1.0), ("b".into(), 1.0)],
             preemptible_share: 0.5,
             cpu_milli_per_gpu: 0,
@@ -167,9 +182,18 @@ mod tests {
         let n = w.jobs.len() as f64;
         // Poisson: mean gap 60 s; the sample mean of 50k gaps has sd 60/sqrt(50k) = 0.27 s.
         let span = w.jobs.last().unwrap().submit.secs_f64();
-        assert!((span / n - 60.0).abs() < 4.0 * 60.0 / n.sqrt(), "mean gap {}", span / n);
+        assert!(
+            (span / n - 60.0).abs() < 4.0 * 60.0 / n.sqrt(),
+            "mean gap {}",
+            span / n
+        );
         // Size mix 3:1 -> share of 8-GPU jobs 0.25, sd sqrt(.25*.75/50k) = 0.0019.
-        let big = w.jobs.iter().filter(|j| j.gpus == GpuRequest::Whole(8)).count() as f64 / n;
+        let big = w
+            .jobs
+            .iter()
+            .filter(|j| j.gpus == GpuRequest::Whole(8))
+            .count() as f64
+            / n;
         assert!((big - 0.25).abs() < 0.008, "{big}");
         // Log-normal median 1 h.
         let mut d: Vec<u64> = w.jobs.iter().map(|j| j.work.0).collect();

@@ -1,0 +1,5 @@
+//! gpufleet's integration tests: one test binary (fast to link), one module per topic,
+//! fixtures in `tests/data/`.
+
+mod common;
+mod foundation;
