@@ -2,4 +2,5 @@
 //! fixtures in `tests/data/`.
 
 mod common;
+mod faults;
 mod foundation;

@@ -43,19 +43,21 @@ pub struct Scenario {
     pub rates: Vec<FlatRate>,
     /// The workload.
     pub workload: WorkloadSource,
+    /// Failures, maintenance and checkpointing, if configured.
+    pub faults: Option<crate::faults::FaultConfig>,
 }
 
-struct Collector(Vec<Problem>);
+pub(super) struct Collector(pub(super) Vec<Problem>);
 
 impl Collector {
-    fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    pub(super) fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.0.push(Problem {
             path: path.into(),
             line: None,
             message: message.into(),
         });
     }
-    fn duration(&mut self, path: &str, text: &str) -> Option<SimTime> {
+    pub(super) fn duration(&mut self, path: &str, text: &str) -> Option<SimTime> {
         match parse_duration(text) {
             Ok(t) => Some(t),
             Err(e) => {
@@ -64,13 +66,13 @@ impl Collector {
             }
         }
     }
-    fn positive(&mut self, path: &str, x: f64) -> f64 {
+    pub(super) fn positive(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x > 0.0) {
             self.err(path, format!("must be a positive number, got {x}"));
         }
         x
     }
-    fn non_negative(&mut self, path: &str, x: f64) -> f64 {
+    pub(super) fn non_negative(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x >= 0.0) {
             self.err(path, format!("must be zero or more, got {x}"));
         }
@@ -363,6 +365,14 @@ pub(super) fn validate(
             })
         }
     };
+    let faults = super::faults::validate_faults(
+        &mut c,
+        raw.failures.as_ref(),
+        raw.checkpoint.as_ref(),
+        &raw.maintenance,
+        &pools,
+        base,
+    );
     if !c.0.is_empty() {
         return Err(c.0);
     }
@@ -385,6 +395,7 @@ pub(super) fn validate(
         },
         rates,
         workload,
+        faults,
     })
 }
 

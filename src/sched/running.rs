@@ -57,6 +57,10 @@ impl Running {
     pub fn by_planned_end(&self, p: usize) -> impl Iterator<Item = (SimTime, JobId)> + '_ {
         self.by_end[p].iter().copied()
     }
+    /// Ids of the running jobs (in no particular order: sort before use in outputs).
+    pub fn ids(&self) -> impl Iterator<Item = JobId> + '_ {
+        self.jobs.keys().copied()
+    }
     /// Number of running jobs.
     pub fn len(&self) -> usize {
         self.jobs.len()

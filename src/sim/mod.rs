@@ -8,10 +8,11 @@
 //! at `t` are seen together by that decision (as the PAI-2020 simulator does).
 
 mod event;
+mod faults;
 mod record;
 
 pub use event::Event;
-pub use record::{JobOutcome, JobRecord, PoolUsage, RunResult, TimelineRow};
+pub use record::{FaultSummary, JobOutcome, JobRecord, PoolUsage, RunResult, TimelineRow};
 
 use crate::engine::{EventQueue, SimTime};
 use crate::model::{Cluster, JobId, NodeChoice, PoolSpec, Workload};
@@ -47,8 +48,12 @@ pub struct Simulation<'w> {
     events: u64,
     busy_milli: Vec<u64>,
     busy_ms: Vec<u128>,
+    /// Milli-GPU x ms held per (pool, tenant), over every run segment.
+    tenant_busy: std::collections::BTreeMap<(u32, u32), u128>,
     timeline: Vec<TimelineRow>,
     started: Vec<JobId>,
+    /// Failure state; `None` keeps the common case free of fault bookkeeping.
+    faults: Option<Box<faults::FaultState>>,
 }
 
 impl<'w> Simulation<'w> {
@@ -89,9 +94,18 @@ impl<'w> Simulation<'w> {
             events: 0,
             busy_milli: vec![0; n],
             busy_ms: vec![0; n],
+            tenant_busy: Default::default(),
             timeline: Vec::new(),
             started: Vec::new(),
+            faults: None,
         }
+    }
+
+    /// Adds failures, maintenance and checkpointing (see [`crate::faults`]); `seed` drives
+    /// the failure streams.
+    pub fn with_faults(mut self, cfg: crate::faults::FaultConfig, seed: u64) -> Self {
+        self.init_faults(cfg, seed);
+        self
     }
 
     /// The queue policy (to read what it recorded).
@@ -124,6 +138,9 @@ impl<'w> Simulation<'w> {
             if t > horizon {
                 break;
             }
+            if self.cfg.horizon.is_none() && self.all_done() {
+                break;
+            }
             now = t;
             self.queue.advance_to(t);
             let mut changed = false;
@@ -131,8 +148,18 @@ impl<'w> Simulation<'w> {
             while let Some(s) = self.queue.pop_until(t) {
                 self.events += 1;
                 match s.event {
-                    Event::JobEnd { job } => {
-                        self.end_job(job, t);
+                    Event::JobEnd { job, gen } => {
+                        if self.end_job(job, gen, t) {
+                            changed = true;
+                        }
+                    }
+                    Event::NodeFail { .. }
+                    | Event::NodeRepair { .. }
+                    | Event::TraceFail { .. }
+                    | Event::Drain { .. }
+                    | Event::MaintenanceStart { .. }
+                    | Event::MaintenanceEnd { .. } => {
+                        self.fault_event(s.event, t);
                         changed = true;
                     }
                     Event::Sample => sample_due = true,
@@ -191,6 +218,12 @@ impl<'w> Simulation<'w> {
         self.policy.push(id, job);
     }
 
+    fn all_done(&self) -> bool {
+        self.next_arrival >= self.workload.jobs.len()
+            && self.policy.is_empty()
+            && self.running.is_empty()
+    }
+
     fn pass(&mut self, t: SimTime) {
         self.started.clear();
         let mut ctx = SchedCtx {
@@ -207,32 +240,61 @@ impl<'w> Simulation<'w> {
             let run = self.running.get(id).expect("a started job is running");
             let p = run.alloc.pool as usize;
             let held: u64 = run.alloc.gpus.iter().map(|s| s.milli as u64).sum();
-            let runtime = self.pools.runtime(self.workload.jobs[id as usize].work, p);
+            let nodes = run.alloc.hosts.len() as u32;
+            let runtime = match &mut self.faults {
+                None => self.pools.runtime(self.workload.jobs[id as usize].work, p),
+                Some(_) => self.start_segment(id, t),
+            };
             self.busy_milli[p] += held;
             let r = &mut self.records[id as usize];
-            r.start = Some(t);
+            if r.start.is_none() {
+                r.start = Some(t);
+            }
             r.pool = Some(p as u32);
             r.gpu_milli = held;
-            r.nodes = run.alloc.hosts.len() as u32;
+            r.nodes = nodes;
+            let gen = r.restarts;
             self.queue
-                .schedule(t.plus(runtime), Event::JobEnd { job: id });
+                .schedule(t.plus(runtime), Event::JobEnd { job: id, gen });
         }
     }
 
-    fn end_job(&mut self, id: JobId, t: SimTime) {
+    /// Ends job `id` at `t` if the event is current (a kill makes older ends stale).
+    fn end_job(&mut self, id: JobId, gen: u32, t: SimTime) -> bool {
+        if self.records[id as usize].restarts != gen {
+            return false;
+        }
         let Some(run) = self.running.remove(id) else {
-            return;
+            return false;
         };
         if t < run.planned_end {
             self.policy.invalidate();
         }
         self.cluster.give_back(&run.alloc);
         let p = run.alloc.pool as usize;
+        let held = self.records[id as usize].gpu_milli;
+        self.busy_milli[p] -= held;
+        self.add_busy(id, p, held, t.since(run.start));
+        let seg_times = match &mut self.faults {
+            None => crate::faults::SegmentTimes {
+                useful: t.since(run.start),
+                ..Default::default()
+            },
+            Some(_) => self.end_segment(id, &run.alloc, crate::faults::SegmentEnd::Completed),
+        };
         let r = &mut self.records[id as usize];
-        self.busy_milli[p] -= r.gpu_milli;
-        self.busy_ms[p] += r.gpu_milli as u128 * t.since(run.start).0 as u128;
+        r.add_segment(&seg_times, t.since(run.start));
         r.end = Some(t);
         r.outcome = JobOutcome::Completed;
+        true
+    }
+
+    /// Counts `held` milli-GPU for `span` against pool `p` and the job's tenant.
+    fn add_busy(&mut self, id: JobId, p: usize, held: u64, span: SimTime) {
+        let x = held as u128 * span.0 as u128;
+        self.busy_ms[p] += x;
+        let tenant = self.workload.jobs[id as usize].tenant;
+        *self.tenant_busy.entry((p as u32, tenant)).or_insert(0) += x;
     }
 
     fn sample(&mut self, t: SimTime) {
@@ -248,14 +310,29 @@ impl<'w> Simulation<'w> {
     }
 
     fn finish(mut self, end: SimTime) -> RunResult {
-        // Jobs still running at the end count their GPU-time up to the end.
-        for (id, r) in self.records.iter_mut().enumerate() {
-            if let (Some(start), None) = (r.start, r.end) {
-                if let Some(p) = r.pool {
-                    self.busy_ms[p as usize] += r.gpu_milli as u128 * end.since(start).0 as u128;
-                }
-                let _ = id;
-            }
+        // Jobs still running at the end count their GPU-time up to the end; the work they
+        // did in their current segment counts as useful (they are not killed).
+        let mut still: Vec<JobId> = self.running.ids().collect();
+        still.sort_unstable();
+        for id in still {
+            let Some(run) = self.running.remove(id) else {
+                continue;
+            };
+            let p = run.alloc.pool as usize;
+            let r = &mut self.records[id as usize];
+            let e = end.since(run.start);
+            let held = r.gpu_milli;
+            self.add_busy(id, p, held, e);
+            let mut times = match &mut self.faults {
+                None => crate::faults::SegmentTimes {
+                    useful: e,
+                    ..Default::default()
+                },
+                Some(_) => self.end_segment(id, &run.alloc, crate::faults::SegmentEnd::Killed(e)),
+            };
+            times.useful = times.useful.plus(times.lost);
+            times.lost = SimTime::ZERO;
+            self.records[id as usize].add_segment(&times, e);
         }
         let pools = self
             .cluster
@@ -271,12 +348,22 @@ impl<'w> Simulation<'w> {
                 busy_gpu_ms: self.busy_ms[p] / 1000,
             })
             .collect();
+        let cluster = &self.cluster;
+        let faults = self
+            .faults
+            .map(|f| f.summary(end, |n| cluster.pool_of(n) as usize));
         RunResult {
             end,
             events: self.events,
             jobs: self.records,
             pools,
             timeline: self.timeline,
+            faults,
+            tenant_busy_gpu_ms: self
+                .tenant_busy
+                .into_iter()
+                .map(|(k, v)| (k, v / 1000))
+                .collect(),
         }
     }
 }

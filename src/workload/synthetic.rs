@@ -41,7 +41,8 @@ impl DurationDist {
         }
     }
 
-    fn sample(&self, rng: &mut impl Rng) -> SimTime {
+    /// Draws one duration (at least one millisecond).
+    pub fn sample(&self, rng: &mut impl Rng) -> SimTime {
         let secs = match self {
             DurationDist::LogNormal { median, sigma } => {
                 let mu = median.secs_f64().max(1e-3).ln();
