@@ -366,6 +366,11 @@ pub(super) fn validate(
     if !c.0.is_empty() {
         return Err(c.0);
     }
+    let gpu_hour_usd: Vec<f64> = pools
+        .iter()
+        .zip(&rates)
+        .map(|(p, r)| r.usd_per_node_hour / (p.node.gpus.max(1) as f64))
+        .collect();
     let node_choice = match raw.scheduler.placement.unwrap_or(RawPlacement::BestFit) {
         RawPlacement::BestFit => NodeChoice::BestFit,
         RawPlacement::WorstFit => NodeChoice::WorstFit,
@@ -382,6 +387,10 @@ pub(super) fn validate(
             node_choice,
             horizon,
             sample_every: sample,
+            options: crate::sched::SchedOptions {
+                gpu_hour_usd: gpu_hour_usd.clone(),
+                ..Default::default()
+            },
         },
         rates,
         workload,

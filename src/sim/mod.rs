@@ -6,6 +6,14 @@
 //! trace arrival with submit time `t`, then exactly one scheduling pass. So a job that
 //! ends at `t` frees its GPUs before any decision is taken at `t`, and all jobs arriving
 //! at `t` are seen together by that decision (as the PAI-2020 simulator does).
+//!
+//! ## Preemption
+//! A policy may stop running jobs during its pass ([`SchedCtx::preempt`]); their capacity
+//! is free at once for the rest of the pass. After the pass the simulation accounts for
+//! each stopped run (work kept per [`PreemptionCost`], GPU-time attained), moves the job's
+//! run generation on (so the stopped run's pending `JobEnd` is ignored when it pops) and
+//! hands the job back to the policy; then it runs one more pass, so the requeued jobs
+//! can use what is still free.
 
 mod event;
 mod record;
@@ -15,7 +23,9 @@ pub use record::{JobOutcome, JobRecord, PoolUsage, RunResult, TimelineRow};
 
 use crate::engine::{EventQueue, SimTime};
 use crate::model::{Cluster, JobId, NodeChoice, PoolSpec, Workload};
-use crate::sched::{PolicyKind, PoolChoice, QueuePolicy, Running, SchedCtx};
+use crate::sched::{
+    PolicyKind, PoolChoice, PreemptionCost, Progress, QueuePolicy, Running, SchedCtx, SchedOptions,
+};
 
 /// Everything a run needs besides the workload.
 #[derive(Debug, Clone)]
@@ -31,6 +41,8 @@ pub struct SimConfig {
     pub horizon: Option<SimTime>,
     /// Timeline sampling interval (`None`: no timeline).
     pub sample_every: Option<SimTime>,
+    /// Options of the queue policies and of preemption.
+    pub options: SchedOptions,
 }
 
 /// A simulation in progress. Most users call [`run`]; tests may drive it and look inside.
@@ -49,12 +61,19 @@ pub struct Simulation<'w> {
     busy_ms: Vec<u128>,
     timeline: Vec<TimelineRow>,
     started: Vec<JobId>,
+    progress: Vec<Progress>,
+    gen: Vec<u32>,
+    preempted: Vec<JobId>,
+    wake_gen: u32,
+    wake_pending: Option<SimTime>,
+    wake_request: Option<SimTime>,
 }
 
 impl<'w> Simulation<'w> {
     /// Prepares a run of `workload` (jobs must be in submit order) under `cfg`.
     pub fn new(cfg: SimConfig, workload: &'w Workload) -> Self {
-        Self::with_policy(cfg.clone(), workload, cfg.policy.build())
+        let policy = cfg.policy.build_with(&cfg.options);
+        Self::with_policy(cfg, workload, policy)
     }
 
     /// As [`Simulation::new`] with a policy object supplied by the caller.
@@ -65,7 +84,8 @@ impl<'w> Simulation<'w> {
     ) -> Self {
         let mut cluster = Cluster::new(cfg.pools.clone());
         cluster.set_node_choice(cfg.node_choice);
-        let pools = PoolChoice::new(&cluster);
+        let mut pools = PoolChoice::new(&cluster);
+        pools.set_gpu_hour_prices(&cfg.options.gpu_hour_usd);
         let n = cfg.pools.len();
         let mut queue = EventQueue::with_capacity(1024);
         if let Some(dt) = cfg.sample_every {
@@ -91,6 +111,12 @@ impl<'w> Simulation<'w> {
             busy_ms: vec![0; n],
             timeline: Vec::new(),
             started: Vec::new(),
+            progress: Vec::new(),
+            gen: Vec::new(),
+            preempted: Vec::new(),
+            wake_gen: 0,
+            wake_pending: None,
+            wake_request: None,
         }
     }
 
@@ -131,9 +157,17 @@ impl<'w> Simulation<'w> {
             while let Some(s) = self.queue.pop_until(t) {
                 self.events += 1;
                 match s.event {
-                    Event::JobEnd { job } => {
-                        self.end_job(job, t);
-                        changed = true;
+                    Event::JobEnd { job, gen } => {
+                        if self.gen.get(job as usize).copied().unwrap_or(0) == gen {
+                            self.end_job(job, t);
+                            changed = true;
+                        }
+                    }
+                    Event::Wake { gen } => {
+                        if gen == self.wake_gen {
+                            self.wake_pending = None;
+                            changed = true;
+                        }
                     }
                     Event::Sample => sample_due = true,
                     Event::Horizon => stop = true,
@@ -192,7 +226,24 @@ impl<'w> Simulation<'w> {
     }
 
     fn pass(&mut self, t: SimTime) {
+        self.pass_once(t);
+        if !self.preempted.is_empty() {
+            self.requeue_preempted(t);
+            self.pass_once(t);
+            self.requeue_preempted(t);
+        }
+        if let Some(w) = self.wake_request.take() {
+            if self.wake_pending.is_none_or(|p| w < p || p <= t) {
+                self.wake_gen = self.wake_gen.wrapping_add(1);
+                self.wake_pending = Some(w);
+                self.queue.schedule(w, Event::Wake { gen: self.wake_gen });
+            }
+        }
+    }
+
+    fn pass_once(&mut self, t: SimTime) {
         self.started.clear();
+        let mut wake = None;
         let mut ctx = SchedCtx {
             now: t,
             jobs: &self.workload.jobs,
@@ -200,22 +251,82 @@ impl<'w> Simulation<'w> {
             running: &mut self.running,
             pools: &self.pools,
             started: &mut self.started,
+            progress: &self.progress,
+            preempted: &mut self.preempted,
+            wake: &mut wake,
         };
         self.policy.schedule(&mut ctx);
+        if let Some(w) = wake {
+            self.wake_request = Some(self.wake_request.map_or(w, |x: SimTime| x.min(w)));
+        }
+        for (id, run) in self.running.take_stopped() {
+            self.stop_run(id, run, t);
+        }
         for i in 0..self.started.len() {
             let id = self.started[i];
             let run = self.running.get(id).expect("a started job is running");
             let p = run.alloc.pool as usize;
             let held: u64 = run.alloc.gpus.iter().map(|s| s.milli as u64).sum();
-            let runtime = self.pools.runtime(self.workload.jobs[id as usize].work, p);
+            let runtime = self.pools.runtime(self.true_remaining(id), p);
             self.busy_milli[p] += held;
             let r = &mut self.records[id as usize];
-            r.start = Some(t);
+            if r.start.is_none() {
+                r.start = Some(t);
+            }
             r.pool = Some(p as u32);
             r.gpu_milli = held;
             r.nodes = run.alloc.hosts.len() as u32;
+            let gen = self.gen.get(id as usize).copied().unwrap_or(0);
             self.queue
-                .schedule(t.plus(runtime), Event::JobEnd { job: id });
+                .schedule(t.plus(runtime), Event::JobEnd { job: id, gen });
+        }
+    }
+
+    /// True work left for `id` (its work plus restart penalties, less the work kept).
+    fn true_remaining(&self, id: JobId) -> SimTime {
+        let work = self.workload.jobs[id as usize].work;
+        match self.progress.get(id as usize) {
+            Some(p) => SimTime((work.0 + p.extra.0).saturating_sub(p.done.0).max(1)),
+            None => work,
+        }
+    }
+
+    /// Accounts for a run a policy stopped: usage, work kept, generation.
+    fn stop_run(&mut self, id: JobId, run: crate::sched::RunningJob, t: SimTime) {
+        let n = self.workload.jobs.len();
+        if self.progress.is_empty() {
+            self.progress = vec![Progress::default(); n];
+            self.gen = vec![0; n];
+        }
+        let p = run.alloc.pool as usize;
+        let held_ms = t.since(run.start);
+        let r = &mut self.records[id as usize];
+        self.busy_milli[p] -= r.gpu_milli;
+        self.busy_ms[p] += r.gpu_milli as u128 * held_ms.0 as u128;
+        r.preemptions += 1;
+        let left = self.true_remaining(id);
+        let speed = self.pools.speed(p);
+        let ran = SimTime(((held_ms.0 as f64 * speed) as u64).min(left.0));
+        let (kept, extra) = self.cfg.options.preemption.apply(ran, held_ms);
+        let milli = self.workload.jobs[id as usize].gpus.milli();
+        let pr = &mut self.progress[id as usize];
+        if self.cfg.options.preemption == PreemptionCost::LoseAll {
+            pr.done = SimTime::ZERO;
+        } else {
+            pr.done = pr.done.plus(kept);
+        }
+        pr.extra = pr.extra.plus(extra);
+        pr.attained_gpu_ms += milli * held_ms.0 / 1000;
+        pr.preemptions += 1;
+        pr.last_stop = Some(t);
+        pr.last_run = held_ms;
+        self.gen[id as usize] = self.gen[id as usize].wrapping_add(1);
+    }
+
+    fn requeue_preempted(&mut self, _t: SimTime) {
+        for id in std::mem::take(&mut self.preempted) {
+            let job = &self.workload.jobs[id as usize];
+            self.policy.requeue(id, job, &self.progress[id as usize]);
         }
     }
 
@@ -226,6 +337,7 @@ impl<'w> Simulation<'w> {
         if t < run.planned_end {
             self.policy.invalidate();
         }
+        self.policy.ended(id, &self.workload.jobs[id as usize]);
         self.cluster.give_back(&run.alloc);
         let p = run.alloc.pool as usize;
         let r = &mut self.records[id as usize];
@@ -249,13 +361,9 @@ impl<'w> Simulation<'w> {
 
     fn finish(mut self, end: SimTime) -> RunResult {
         // Jobs still running at the end count their GPU-time up to the end.
-        for (id, r) in self.records.iter_mut().enumerate() {
-            if let (Some(start), None) = (r.start, r.end) {
-                if let Some(p) = r.pool {
-                    self.busy_ms[p as usize] += r.gpu_milli as u128 * end.since(start).0 as u128;
-                }
-                let _ = id;
-            }
+        for (id, run) in self.running.iter() {
+            let milli = self.records[id as usize].gpu_milli;
+            self.busy_ms[run.alloc.pool as usize] += milli as u128 * end.since(run.start).0 as u128;
         }
         let pools = self
             .cluster

@@ -46,6 +46,8 @@ pub struct JobRecord {
     pub nodes: u32,
     /// How it ended.
     pub outcome: JobOutcome,
+    /// Times it was preempted (stopped and requeued).
+    pub preemptions: u32,
 }
 
 /// GPU-time per pool over the run.
