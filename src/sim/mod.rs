@@ -19,7 +19,7 @@ mod event;
 mod record;
 
 pub use event::Event;
-pub use record::{JobOutcome, JobRecord, PoolUsage, RunResult, TimelineRow};
+pub use record::{JobOutcome, JobRecord, PoolUsage, RunResult, StoppedRun, TimelineRow};
 
 use crate::engine::{EventQueue, SimTime};
 use crate::model::{Cluster, JobId, NodeChoice, PoolSpec, Workload};
@@ -67,6 +67,7 @@ pub struct Simulation<'w> {
     wake_gen: u32,
     wake_pending: Option<SimTime>,
     wake_request: Option<SimTime>,
+    stopped_runs: Vec<StoppedRun>,
 }
 
 impl<'w> Simulation<'w> {
@@ -117,6 +118,7 @@ impl<'w> Simulation<'w> {
             wake_gen: 0,
             wake_pending: None,
             wake_request: None,
+            stopped_runs: Vec::new(),
         }
     }
 
@@ -273,6 +275,7 @@ impl<'w> Simulation<'w> {
             if r.start.is_none() {
                 r.start = Some(t);
             }
+            r.run_start = Some(t);
             r.pool = Some(p as u32);
             r.gpu_milli = held;
             r.nodes = run.alloc.hosts.len() as u32;
@@ -304,6 +307,13 @@ impl<'w> Simulation<'w> {
         self.busy_milli[p] -= r.gpu_milli;
         self.busy_ms[p] += r.gpu_milli as u128 * held_ms.0 as u128;
         r.preemptions += 1;
+        self.stopped_runs.push(StoppedRun {
+            job: id,
+            pool: p as u32,
+            start: run.start,
+            stop: t,
+            gpu_milli: r.gpu_milli,
+        });
         let left = self.true_remaining(id);
         let speed = self.pools.speed(p);
         let ran = SimTime(((held_ms.0 as f64 * speed) as u64).min(left.0));
@@ -385,6 +395,7 @@ impl<'w> Simulation<'w> {
             jobs: self.records,
             pools,
             timeline: self.timeline,
+            stopped_runs: self.stopped_runs,
         }
     }
 }

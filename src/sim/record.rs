@@ -48,6 +48,23 @@ pub struct JobRecord {
     pub outcome: JobOutcome,
     /// Times it was preempted (stopped and requeued).
     pub preemptions: u32,
+    /// Start of its last run (differs from `start` after a preemption).
+    pub run_start: Option<SimTime>,
+}
+
+/// A run that a policy stopped (preempted) before the job's end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoppedRun {
+    /// The job.
+    pub job: u32,
+    /// Pool it ran in.
+    pub pool: u32,
+    /// When the run started.
+    pub start: SimTime,
+    /// When it was stopped.
+    pub stop: SimTime,
+    /// Milli-GPU it held.
+    pub gpu_milli: u64,
 }
 
 /// GPU-time per pool over the run.
@@ -93,4 +110,6 @@ pub struct RunResult {
     pub pools: Vec<PoolUsage>,
     /// Sampled state over time.
     pub timeline: Vec<TimelineRow>,
+    /// Runs stopped by preemption, in stop order.
+    pub stopped_runs: Vec<StoppedRun>,
 }
