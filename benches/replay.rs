@@ -112,6 +112,7 @@ fn main() {
             node_choice: Default::default(),
             horizon: None,
             sample_every: Some(SimTime::from_secs(3600)),
+            options: Default::default(),
         };
         let t0 = Instant::now();
         let mut sim = Simulation::new(cfg, &w);

@@ -85,6 +85,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             "gpus_held",
             "nodes",
             "outcome",
+            "preemptions",
         ],
         w.jobs
             .iter()
@@ -120,6 +121,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                     f(rec.gpu_milli as f64 / 1000.0),
                     rec.nodes.to_string(),
                     rec.outcome.as_str().to_string(),
+                    rec.preemptions.to_string(),
                 ]
             }),
     )?;

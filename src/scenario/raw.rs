@@ -83,6 +83,9 @@ pub struct RawPool {
     #[serde(default)]
     pub memory_gib_per_node: Option<f64>,
     pub price_per_node_hour: f64,
+    /// One pool of `nodes x gpus_per_node` fungible GPUs, no node boundaries.
+    #[serde(default)]
+    pub fungible: bool,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -126,6 +129,26 @@ pub enum RawWorkload {
         #[serde(default)]
         skip_bad_rows: bool,
     },
+    PaiSim {
+        path: String,
+        #[serde(default)]
+        skip_bad_rows: bool,
+        #[serde(default)]
+        arrivals_per_minute: Option<f64>,
+        #[serde(default)]
+        estimate: Option<RawPaiEstimate>,
+        #[serde(default)]
+        use_gpu_type: bool,
+    },
+}
+
+#[derive(Debug, Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum RawPaiEstimate {
+    None,
+    UserDur,
+    GroupDur,
+    GroupGpuDur,
 }
 
 #[derive(Debug, Deserialize)]

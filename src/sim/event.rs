@@ -10,7 +10,14 @@ pub enum Event {
     JobEnd {
         /// The job.
         job: JobId,
-        /// The job's restart count when this end was scheduled; a kill since makes it stale.
+        /// The job's run generation when this end was scheduled: a preempted job's
+        /// generation moves on, so the end of its stopped run is ignored when it pops.
+        gen: u32,
+    },
+    /// The queue policy asked to be called at this time (a threshold crossing, a
+    /// promotion); stale when `gen` is not the simulation's current wake generation.
+    Wake {
+        /// Wake generation.
         gen: u32,
     },
     /// A failure process strikes a node.

@@ -17,8 +17,6 @@ pub(super) struct FaultState {
     gaps: SimRng,
     repairs: SimRng,
     causes: SimRng,
-    /// Checkpointed work per job.
-    progress: Vec<SimTime>,
     /// Segment of each running job.
     segs: HashMap<JobId, Segment>,
     /// Jobs on each node (few per node; kept sorted).
@@ -66,7 +64,6 @@ impl Simulation<'_> {
             gaps: streams.stream("failures"),
             repairs: streams.stream("repairs"),
             causes: streams.stream("failure-causes"),
-            progress: vec![SimTime::ZERO; self.workload.jobs.len()],
             segs: HashMap::new(),
             node_jobs: vec![Vec::new(); nodes],
             down: vec![0; nodes],
@@ -137,14 +134,15 @@ impl Simulation<'_> {
     }
 
     /// Starts a run segment of job `id` (already placed); returns its wall time.
-    pub(super) fn start_segment(&mut self, id: JobId, _t: SimTime) -> SimTime {
+    pub(super) fn start_segment(&mut self, id: JobId) -> SimTime {
         let run = self.running.get(id).expect("a started job is running");
         let p = run.alloc.pool as usize;
         let gpus = run.alloc.gpus.iter().map(|s| s.milli as f64).sum::<f64>() / 1000.0;
         let hosts: Vec<u32> = run.alloc.hosts.iter().map(|h| h.0).collect();
-        let job = &self.workload.jobs[id as usize];
         let speed = self.pools.speed(p);
-        let restarts = self.records[id as usize].restarts;
+        let rec = &self.records[id as usize];
+        let ran_before = rec.restarts + rec.preemptions > 0;
+        let remaining = self.true_remaining(id);
         let st = self.faults.as_mut().expect("faults enabled");
         let rate = st
             .cfg
@@ -154,10 +152,10 @@ impl Simulation<'_> {
             .interval_wall(rate)
             .map(|w| SimTime((w.0 as f64 * speed).round().max(1.0) as u64));
         let seg = Segment {
-            remaining: job.work.since(st.progress[id as usize]),
+            remaining,
             interval,
             write: ck.write,
-            restart: if restarts > 0 {
+            restart: if ran_before {
                 ck.restart
             } else {
                 SimTime::ZERO
@@ -192,7 +190,8 @@ impl Simulation<'_> {
             return SegmentTimes::default();
         };
         let times = seg.account(end);
-        st.progress[id as usize] = st.progress[id as usize].plus(times.work_kept);
+        let pr = &mut self.progress[id as usize];
+        pr.done = pr.done.plus(times.work_kept);
         times
     }
 
@@ -213,13 +212,15 @@ impl Simulation<'_> {
         let mut times = self.end_segment(id, &run.alloc, SegmentEnd::Killed(e));
         let speed = self.pools.speed(p);
         let work = self.workload.jobs[id as usize].work;
-        let st = self.faults.as_mut().expect("faults enabled");
         if keep_all {
             let extra = SimTime((times.lost.0 as f64 * speed) as u64);
-            st.progress[id as usize] = st.progress[id as usize].plus(extra).min(work);
+            let pr = &mut self.progress[id as usize];
+            pr.done = pr.done.plus(extra).min(work);
             times.useful = times.useful.plus(times.lost);
             times.lost = SimTime::ZERO;
         }
+        self.gen[id as usize] = self.gen[id as usize].wrapping_add(1);
+        let st = self.faults.as_mut().expect("faults enabled");
         *st.interruptions.entry(cause.to_string()).or_insert(0) += 1;
         let max = st.cfg.checkpointing.max_retries;
         let r = &mut self.records[id as usize];
@@ -229,7 +230,11 @@ impl Simulation<'_> {
             r.outcome = JobOutcome::Failed;
             r.end = Some(t);
         } else {
-            self.policy.push(id, &self.workload.jobs[id as usize]);
+            self.policy.requeue(
+                id,
+                &self.workload.jobs[id as usize],
+                &self.progress[id as usize],
+            );
         }
     }
 
@@ -332,7 +337,7 @@ impl Simulation<'_> {
                     self.bring_up(node, t);
                 }
             }
-            Event::JobEnd { .. } | Event::Sample | Event::Horizon => {}
+            Event::JobEnd { .. } | Event::Wake { .. } | Event::Sample | Event::Horizon => {}
         }
     }
 

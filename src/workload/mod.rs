@@ -2,9 +2,13 @@
 //! a [`Workload`] of jobs in submit order.
 
 mod generic_csv;
+mod pai_sim;
 mod synthetic;
 
 pub use generic_csv::{read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS};
+pub use pai_sim::{
+    read_pai_sim_csv, read_pai_sim_from, PaiEstimate, PaiSimOptions, PAI_SIM_COLUMNS,
+};
 pub use synthetic::{DurationDist, SyntheticSpec};
 
 pub use crate::model::Workload;
