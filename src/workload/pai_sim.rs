@@ -229,7 +229,7 @@ fn parse_row(
     } else if total_milli < MILLI_PER_GPU as u64 {
         GpuRequest::Fraction(total_milli as u16)
     } else {
-        rounded = total_milli % MILLI_PER_GPU as u64 != 0;
+        rounded = !total_milli.is_multiple_of(MILLI_PER_GPU as u64);
         let n = total_milli.div_ceil(MILLI_PER_GPU as u64);
         GpuRequest::Whole(u32::try_from(n).map_err(|_| (7, "too many GPUs".to_string()))?)
     };
