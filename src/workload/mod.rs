@@ -2,9 +2,14 @@
 //! a [`Workload`] of jobs in submit order.
 
 mod generic_csv;
+mod openb;
 mod synthetic;
 
 pub use generic_csv::{read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS};
+pub use openb::{
+    group_openb_nodes, openb_workload, read_openb, read_openb_nodes, read_openb_pods, OpenbNode,
+    OpenbPod, OpenbPods, OPENB_NODE_COLUMNS, OPENB_POD_COLUMNS,
+};
 pub use synthetic::{DurationDist, SyntheticSpec};
 
 pub use crate::model::Workload;
