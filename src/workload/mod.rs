@@ -2,10 +2,15 @@
 //! a [`Workload`] of jobs in submit order.
 
 mod generic_csv;
+mod openb;
 mod pai_sim;
 mod synthetic;
 
 pub use generic_csv::{read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS};
+pub use openb::{
+    group_openb_nodes, openb_workload, read_openb, read_openb_nodes, read_openb_pods, OpenbNode,
+    OpenbPod, OpenbPods, OPENB_NODE_COLUMNS, OPENB_POD_COLUMNS,
+};
 pub use pai_sim::{
     read_pai_sim_csv, read_pai_sim_from, PaiEstimate, PaiSimOptions, PAI_SIM_COLUMNS,
 };
