@@ -1,11 +1,28 @@
 //! Workloads: trace readers (one file per format) and synthetic generators, all yielding
 //! a [`Workload`] of jobs in submit order.
 
+mod csv_rows;
 mod generic_csv;
+mod helios;
+mod pai;
+mod pai_machines;
+mod philly;
+mod swf;
 mod synthetic;
+mod tiresias;
+mod trace;
 
 pub use generic_csv::{read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS};
+pub use helios::{read_helios, read_helios_from};
+pub use pai::{read_pai, read_pai_from, read_pai_job_table, read_pai_job_table_from, PaiUsers};
+pub use pai_machines::{read_pai_machines, read_pai_machines_from, MachineGroup, MachineList};
+pub use philly::{read_philly, read_philly_from};
+pub use swf::{read_swf, read_swf_from, SwfHeader, SwfOptions};
 pub use synthetic::{DurationDist, SyntheticSpec};
+pub use tiresias::{read_tiresias, read_tiresias_from};
+pub use trace::{
+    parse_datetime_ms, JobStatus, RowFilter, RowSink, TraceFormat, TraceMeta, TraceRow,
+};
 
 pub use crate::model::Workload;
 use std::path::PathBuf;
