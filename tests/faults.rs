@@ -278,3 +278,85 @@ proptest! {
         prop_assert_eq!(busy, held);
     }
 }
+
+#[test]
+fn failure_scenarios_run_and_bad_ones_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = r#"name = "f"
+horizon = "2d"
+[[pools]]
+name = "p"
+gpu_type = "H100"
+kind = "owned"
+nodes = 4
+gpus_per_node = 8
+price_per_node_hour = 10.0
+[workload]
+kind = "synthetic"
+rate_per_hour = 2.0
+sizes = [{ gpus = 8, weight = 1 }]
+duration = { kind = "exponential", mean = "3h" }
+"#;
+    let with_preset = base.replace(
+        "horizon = \"2d\"\n",
+        "horizon = \"2d\"\nfailures = \"llama3-h100\"\n",
+    );
+    let good = format!("{with_preset}[checkpoint]\ninterval = \"young\"\nwrite_time = \"1m\"\nrestart_overhead = \"5m\"\n");
+    std::fs::write(dir.path().join("good.toml"), good).unwrap();
+    let out = assert_cmd::Command::cargo_bin("gpufleet")
+        .unwrap()
+        .arg("run")
+        .arg(dir.path().join("good.toml"))
+        .arg("--out")
+        .arg(dir.path().join("o"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8(out).unwrap().contains("ETTR"));
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("o/summary.json")).unwrap()).unwrap();
+    for key in ["lost_gpu_hours", "ettr", "interruptions"] {
+        assert!(s.get(key).is_some(), "summary lacks {key}");
+    }
+    assert!(s["interruptions"].get("by_cause").is_some());
+    for (bad, want) in [
+        (
+            "[failures]\npreset = \"llama4\"\n",
+            "unknown failure preset \"llama4\"",
+        ),
+        (
+            "[failures]\nrate_per_gpu_day = -1\n",
+            "failures.rate_per_gpu_day",
+        ),
+        (
+            "[failures]\npreset = \"llama3-h100\"\ndistribution = \"weibull\"\n",
+            "weibull_shape",
+        ),
+        (
+            "[checkpoint]\ninterval = \"young\"\n",
+            "checkpoint.write_time",
+        ),
+        ("[checkpoint]\ninterval = \"soon\"\n", "checkpoint.interval"),
+        (
+            "[[maintenance]]\npool = \"q\"\nnodes = 1\nstart = \"1d\"\nduration = \"1h\"\n",
+            "maintenance[0].pool",
+        ),
+    ] {
+        std::fs::write(dir.path().join("bad.toml"), format!("{base}{bad}")).unwrap();
+        let out = assert_cmd::Command::cargo_bin("gpufleet")
+            .unwrap()
+            .arg("validate")
+            .arg(dir.path().join("bad.toml"))
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains(want) && !err.contains("panicked"),
+            "{bad}: {err}"
+        );
+    }
+}
