@@ -7,9 +7,8 @@
 use super::{Event, FaultSummary, JobOutcome, Simulation};
 use crate::engine::{RngStreams, SimRng, SimTime};
 use crate::faults::{FaultConfig, Segment, SegmentEnd, SegmentTimes};
-use crate::model::{Allocation, JobId};
+use crate::model::{Allocation, JobId, JobMap};
 use indexmap::IndexMap;
-use std::collections::HashMap;
 
 /// Failure bookkeeping of a run.
 pub(super) struct FaultState {
@@ -18,7 +17,7 @@ pub(super) struct FaultState {
     repairs: SimRng,
     causes: SimRng,
     /// Segment of each running job.
-    segs: HashMap<JobId, Segment>,
+    segs: JobMap<Segment>,
     /// Jobs on each node (few per node; kept sorted).
     node_jobs: Vec<Vec<JobId>>,
     /// Reasons each node is down (failure, drain); up when zero.
@@ -64,7 +63,7 @@ impl Simulation<'_> {
             gaps: streams.stream("failures"),
             repairs: streams.stream("repairs"),
             causes: streams.stream("failure-causes"),
-            segs: HashMap::new(),
+            segs: JobMap::default(),
             node_jobs: vec![Vec::new(); nodes],
             down: vec![0; nodes],
             down_since: vec![SimTime::ZERO; nodes],
@@ -135,18 +134,17 @@ impl Simulation<'_> {
 
     /// Starts a run segment of job `id` (already placed); returns its wall time.
     pub(super) fn start_segment(&mut self, id: JobId) -> SimTime {
+        let remaining = self.true_remaining(id);
+        let rec = &self.records[id as usize];
+        let ran_before = rec.restarts + rec.preemptions > 0;
         let run = self.running.get(id).expect("a started job is running");
         let p = run.alloc.pool as usize;
         let gpus = run.alloc.gpus.iter().map(|s| s.milli as f64).sum::<f64>() / 1000.0;
-        let hosts: Vec<u32> = run.alloc.hosts.iter().map(|h| h.0).collect();
         let speed = self.pools.speed(p);
-        let rec = &self.records[id as usize];
-        let ran_before = rec.restarts + rec.preemptions > 0;
-        let remaining = self.true_remaining(id);
         let st = self.faults.as_mut().expect("faults enabled");
         let rate = st
             .cfg
-            .job_failure_rate_per_hour(p, gpus, hosts.len() as f64);
+            .job_failure_rate_per_hour(p, gpus, run.alloc.hosts.len() as f64);
         let ck = st.cfg.checkpointing;
         let interval = ck
             .interval_wall(rate)
@@ -163,7 +161,7 @@ impl Simulation<'_> {
             speed,
         };
         st.segs.insert(id, seg);
-        for n in hosts {
+        for &(n, _, _) in &run.alloc.hosts {
             let v = &mut st.node_jobs[n as usize];
             if let Err(pos) = v.binary_search(&id) {
                 v.insert(pos, id);
