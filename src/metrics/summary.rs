@@ -113,6 +113,9 @@ pub struct Summary {
     pub cost_per_busy_gpu_hour_usd: f64,
     /// Total cost / completed jobs.
     pub cost_per_completed_job_usd: f64,
+    /// Per pool: its cost / its busy GPU-hours (for owned hardware, the effective
+    /// $/GPU-hour at the simulated utilization); 0 for a pool that did no work.
+    pub cost_per_busy_gpu_hour_by_pool_usd: IndexMap<String, f64>,
     /// Events processed.
     pub events: u64,
 }
@@ -163,10 +166,19 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         );
     }
     let mut by_kind = IndexMap::new();
-    for kind in [CostKind::BusyCompute, CostKind::IdleCompute] {
+    for kind in CostKind::ALL {
         by_kind.insert(
             kind.as_str().to_string(),
             round(ledger.sum_where(|k| k.kind == kind), 2),
+        );
+    }
+    let mut by_pool_rate = IndexMap::new();
+    for (p, pool) in r.pools.iter().enumerate() {
+        let busy_h = pool.busy_gpu_ms as f64 / 3.6e6;
+        let usd = ledger.sum_where(|k| k.pool == p as u32);
+        by_pool_rate.insert(
+            pool.name.clone(),
+            if busy_h > 0.0 { round(usd / busy_h, 4) } else { 0.0 },
         );
     }
     let mut by_tenant = IndexMap::new();
@@ -208,6 +220,7 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         } else {
             0.0
         },
+        cost_per_busy_gpu_hour_by_pool_usd: by_pool_rate,
         events: r.events,
     }
 }

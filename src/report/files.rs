@@ -20,6 +20,10 @@ pub struct RunOutput<'a> {
     pub ledger: &'a Ledger,
     /// GPU type name per pool.
     pub pool_gpu_types: Vec<String>,
+    /// Dollars attributed to each job (indexed like the workload).
+    pub job_usd: &'a [f64],
+    /// Pricing model name per pool.
+    pub pool_pricing: Vec<String>,
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
@@ -85,6 +89,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             "gpus_held",
             "nodes",
             "outcome",
+            "cost_usd",
         ],
         w.jobs
             .iter()
@@ -120,6 +125,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                     f(rec.gpu_milli as f64 / 1000.0),
                     rec.nodes.to_string(),
                     rec.outcome.as_str().to_string(),
+                    format!("{:.4}", out.job_usd.get(i).copied().unwrap_or(0.0)),
                 ]
             }),
     )?;
@@ -139,6 +145,15 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             "cost_usd",
             "busy_cost_usd",
             "idle_cost_usd",
+            "pricing",
+            "unused_commitment_usd",
+            "spot_usd",
+            "capital_usd",
+            "power_usd",
+            "facility_usd",
+            "staff_usd",
+            "transfer_usd",
+            "usd_per_busy_gpu_hour",
         ],
         r.pools.iter().enumerate().map(|(p, u)| {
             let prov = u.provisioned_gpu_ms as f64 / 3.6e6;
@@ -158,6 +173,15 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                 format!("{:.2}", of(None)),
                 format!("{:.2}", of(Some(CostKind::BusyCompute))),
                 format!("{:.2}", of(Some(CostKind::IdleCompute))),
+                out.pool_pricing.get(p).cloned().unwrap_or_default(),
+                format!("{:.2}", of(Some(CostKind::UnusedCommitment))),
+                format!("{:.2}", of(Some(CostKind::Spot))),
+                format!("{:.2}", of(Some(CostKind::Capital))),
+                format!("{:.2}", of(Some(CostKind::Power))),
+                format!("{:.2}", of(Some(CostKind::Facility))),
+                format!("{:.2}", of(Some(CostKind::Staff))),
+                format!("{:.2}", of(Some(CostKind::Transfer))),
+                format!("{:.4}", if busy > 0.0 { of(None) / busy } else { 0.0 }),
             ]
         }),
     )?;

@@ -3,9 +3,12 @@
 //! names each by its field path and line (`pools[1].nodes (line 14): must be at least 1`).
 
 mod locate;
+mod pricing;
 mod raw;
+mod raw_pricing;
 mod validate;
 
+pub use pricing::MeanRevertingSpec;
 pub use validate::{Scenario, WorkloadSource};
 
 use std::fmt;

@@ -22,6 +22,10 @@ pub struct RawScenario {
     #[serde(default)]
     pub scheduler: RawScheduler,
     pub workload: RawWorkload,
+    #[serde(default)]
+    pub tco: Option<super::raw_pricing::RawTco>,
+    #[serde(default)]
+    pub spot_deadline: Option<super::raw_pricing::RawSpotDeadline>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -48,7 +52,14 @@ pub struct RawPool {
     pub cpu_cores_per_node: Option<f64>,
     #[serde(default)]
     pub memory_gib_per_node: Option<f64>,
-    pub price_per_node_hour: f64,
+    #[serde(default)]
+    pub price_per_node_hour: Option<f64>,
+    #[serde(default)]
+    pub instance: Option<String>,
+    #[serde(default)]
+    pub region: Option<String>,
+    #[serde(default)]
+    pub pricing: Option<super::raw_pricing::RawPricing>,
 }
 
 #[derive(Debug, Deserialize, Default)]

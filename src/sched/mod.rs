@@ -8,6 +8,7 @@ mod class_queue;
 mod easy_backfill;
 mod fifo;
 mod running;
+pub mod spot_deadline;
 
 pub use class_queue::ClassQueue;
 pub use easy_backfill::EasyBackfill;
