@@ -54,6 +54,16 @@ fn f(x: f64) -> String {
     }
 }
 
+/// Dollars to the cent, never "-0.00".
+fn cents(x: f64) -> String {
+    let s = format!("{x:.2}");
+    if s == "-0.00" {
+        "0.00".to_string()
+    } else {
+        s
+    }
+}
+
 fn csv_bytes(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> std::io::Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(header)?;
@@ -170,17 +180,17 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                 f(prov),
                 f(busy),
                 f(if prov > 0.0 { busy / prov } else { 0.0 }),
-                format!("{:.2}", of(None)),
-                format!("{:.2}", of(Some(CostKind::BusyCompute))),
-                format!("{:.2}", of(Some(CostKind::IdleCompute))),
+                cents(of(None)),
+                cents(of(Some(CostKind::BusyCompute))),
+                cents(of(Some(CostKind::IdleCompute))),
                 out.pool_pricing.get(p).cloned().unwrap_or_default(),
-                format!("{:.2}", of(Some(CostKind::UnusedCommitment))),
-                format!("{:.2}", of(Some(CostKind::Spot))),
-                format!("{:.2}", of(Some(CostKind::Capital))),
-                format!("{:.2}", of(Some(CostKind::Power))),
-                format!("{:.2}", of(Some(CostKind::Facility))),
-                format!("{:.2}", of(Some(CostKind::Staff))),
-                format!("{:.2}", of(Some(CostKind::Transfer))),
+                cents(of(Some(CostKind::UnusedCommitment))),
+                cents(of(Some(CostKind::Spot))),
+                cents(of(Some(CostKind::Capital))),
+                cents(of(Some(CostKind::Power))),
+                cents(of(Some(CostKind::Facility))),
+                cents(of(Some(CostKind::Staff))),
+                cents(of(Some(CostKind::Transfer))),
                 format!("{:.4}", if busy > 0.0 { of(None) / busy } else { 0.0 }),
             ]
         }),

@@ -3,8 +3,12 @@
 
 use super::{DeadlineProblem, JobState, Mode, SpotPolicy};
 
-/// The Uniform Progress policy of "Can't Be Late", with its safety net: once the time left
-/// is less than the work left plus two changeovers, stay on-demand to the end.
+/// The Uniform Progress policy of "Can't Be Late": spot whenever it is there; when it is
+/// not, on-demand if progress is behind the line `work * t / deadline`, else wait. Two
+/// guards keep changeovers from eating the savings: once on on-demand it stays there until
+/// spot returns with progress at least one changeover ahead of the line (hysteresis), and
+/// the safety net: once the time left is less than the work left plus two changeovers, it
+/// stays on on-demand to the end.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct UniformProgress;
 
@@ -20,19 +24,17 @@ impl SpotPolicy for UniformProgress {
         if left < rem + 2 * p.changeover as i64 + 1 {
             return Mode::OnDemand;
         }
-        // Behind the line: progress * deadline < work * t.
-        let behind = (s.progress as u64) * (p.deadline as u64) < (p.work as u64) * (s.t as u64);
-        if spot_up {
-            // Stay on-demand while behind rather than paying a changeover to spot and back.
-            if s.mode == Mode::OnDemand && behind {
-                Mode::OnDemand
-            } else {
-                Mode::Spot
-            }
-        } else if behind {
-            Mode::OnDemand
-        } else {
-            Mode::Idle
+        // Progress ahead of the line, in ticks of work (scaled by the deadline to stay
+        // in integers): progress * deadline - work * t.
+        let lead = s.progress as i64 * p.deadline as i64 - p.work as i64 * s.t as i64;
+        let behind = lead < 0;
+        let d = p.changeover as i64 * p.deadline as i64;
+        match (s.mode, spot_up) {
+            (Mode::OnDemand, true) if lead >= d => Mode::Spot,
+            (Mode::OnDemand, _) => Mode::OnDemand,
+            (_, true) => Mode::Spot,
+            (_, false) if behind => Mode::OnDemand,
+            (_, false) => Mode::Idle,
         }
     }
 }
