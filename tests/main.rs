@@ -2,5 +2,6 @@
 //! fixtures in `tests/data/`.
 
 mod common;
+mod economics;
 mod faults;
 mod foundation;
