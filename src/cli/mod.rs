@@ -2,7 +2,9 @@
 //!
 //! Exit codes: 0 success, 2 bad input (scenario, trace, flags), 1 anything else.
 
+mod plot;
 mod run;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -69,6 +71,15 @@ pub enum Command {
         /// Scenario file (TOML).
         scenario: PathBuf,
     },
+    /// Run a parameter sweep (or merge sweep shards).
+    #[command(after_help = sweep::EXAMPLES)]
+    Sweep(sweep::SweepArgs),
+    /// Redraw the charts of a run folder or a sweep folder.
+    #[command(after_help = "Examples:\n  gpufleet plot out/quickstart\n  gpufleet plot out/my-sweep")]
+    Plot {
+        /// A run folder (with summary.json) or a sweep folder (with sweep.json).
+        dir: PathBuf,
+    },
 }
 
 /// Runs the parsed command line.
@@ -81,5 +92,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             quiet,
         } => run::run(scenario.as_deref(), out, seed, quiet),
         Command::Validate { scenario } => run::validate(&scenario),
+        Command::Sweep(args) => sweep::sweep(args),
+        Command::Plot { dir } => plot::plot(&dir),
     }
 }
