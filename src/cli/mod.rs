@@ -75,7 +75,9 @@ pub enum Command {
     #[command(after_help = sweep::EXAMPLES)]
     Sweep(sweep::SweepArgs),
     /// Redraw the charts of a run folder or a sweep folder.
-    #[command(after_help = "Examples:\n  gpufleet plot out/quickstart\n  gpufleet plot out/my-sweep")]
+    #[command(
+        after_help = "Examples:\n  gpufleet plot out/quickstart\n  gpufleet plot out/my-sweep"
+    )]
     Plot {
         /// A run folder (with summary.json) or a sweep folder (with sweep.json).
         dir: PathBuf,

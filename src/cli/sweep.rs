@@ -1,7 +1,9 @@
 //! `gpufleet sweep FILE --out DIR` (local, sharded or on Slurm) and `gpufleet sweep merge`.
 
 use super::CliError;
-use crate::sweep::{merge, run_sweep, slurm::SlurmPlan, Plan, Progress, Shard, SweepError, SweepOptions};
+use crate::sweep::{
+    merge, run_sweep, slurm::SlurmPlan, Plan, Progress, Shard, SweepError, SweepOptions,
+};
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
@@ -86,7 +88,9 @@ pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let (Some(file), Some(out)) = (a.file, a.out) else {
-        return Err(CliError::BadInput(anyhow!("sweep: give FILE and --out DIR")));
+        return Err(CliError::BadInput(anyhow!(
+            "sweep: give FILE and --out DIR"
+        )));
     };
     let plan = Plan::load(&file).map_err(err)?;
     if a.check {
@@ -117,7 +121,11 @@ pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
             let (arr, m) = sp
                 .write_scripts()
                 .map_err(|e| CliError::Failure(anyhow!("writing scripts: {e}")))?;
-            println!("sbatch --parsable --array=1-{} {}", sp.shards, arr.display());
+            println!(
+                "sbatch --parsable --array=1-{} {}",
+                sp.shards,
+                arr.display()
+            );
             println!("sbatch --dependency=afterok:<array job id> {}", m.display());
             return Ok(());
         }
@@ -134,7 +142,11 @@ pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
     let opts = SweepOptions {
         out: out.clone(),
         threads: a.threads,
-        progress: if a.quiet { Progress::Quiet } else { Progress::Auto },
+        progress: if a.quiet {
+            Progress::Quiet
+        } else {
+            Progress::Auto
+        },
         resume: a.resume,
         shard: a.shard,
     };

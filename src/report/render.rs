@@ -99,3 +99,15 @@ pub fn legend_line(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)
 pub fn legend_box(c: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
     move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], c.filled())
 }
+
+/// An axis tick label: whole numbers for large values, a few decimals for small ones.
+pub fn tick(v: &f64) -> String {
+    let a = v.abs();
+    if a >= 1000.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 || a == 0.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}

@@ -2,7 +2,7 @@
 //! time, queue length over time, cost breakdown by pool, and wait / JCT distributions.
 
 use super::data::Table;
-use super::render::{color, font, legend_box, legend_line, render, Chart, DrawResult};
+use super::render::{color, font, legend_box, legend_line, render, tick, Chart, DrawResult};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -66,7 +66,10 @@ impl Chart for Gpus<'_> {
             .map(|r| r.1.iter().map(|x| x.0.max(x.1)).sum::<f64>())
             .fold(1.0, f64::max);
         let mut chart = ChartBuilder::on(root)
-            .caption(format!("{title}: GPUs busy and provisioned by pool"), font(22))
+            .caption(
+                format!("{title}: GPUs busy and provisioned by pool"),
+                font(22),
+            )
             .margin(14)
             .x_label_area_size(45)
             .y_label_area_size(60)
@@ -76,6 +79,7 @@ impl Chart for Gpus<'_> {
             .x_desc("simulated time (hours)")
             .y_desc("GPUs")
             .label_style(font(14))
+            .y_label_formatter(&tick)
             .draw()?;
         let n = tl.pools.len();
         let cum = |upto: usize, which: usize| -> Vec<(f64, f64)> {
@@ -138,6 +142,7 @@ impl Chart for Queue<'_> {
             .x_desc("simulated time (hours)")
             .y_desc("jobs")
             .label_style(font(14))
+            .y_label_formatter(&tick)
             .draw()?;
         for (i, name) in ["queued jobs", "running jobs"].iter().enumerate() {
             let c = color(i + 3 * i);
@@ -190,6 +195,7 @@ impl Chart for Costs {
             .x_desc("pool")
             .y_desc("cost (US dollars)")
             .label_style(font(14))
+            .y_label_formatter(&tick)
             .x_label_formatter(&|v| match v {
                 SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => {
                     names.get(*i).cloned().unwrap_or_default()
@@ -199,7 +205,10 @@ impl Chart for Costs {
             .draw()?;
         let bar = |i: usize, lo: f64, hi: f64, c: RGBColor| {
             let mut r = Rectangle::new(
-                [(SegmentValue::Exact(i), lo), (SegmentValue::Exact(i + 1), hi)],
+                [
+                    (SegmentValue::Exact(i), lo),
+                    (SegmentValue::Exact(i + 1), hi),
+                ],
                 c.filled(),
             );
             r.set_margin(0, 0, 25, 25);
@@ -258,7 +267,10 @@ impl Chart for Cdf {
             .fold(0.0, f64::max)
             .max(1e-3);
         let mut chart = ChartBuilder::on(root)
-            .caption(format!("{}: distribution of wait and JCT", self.title), font(22))
+            .caption(
+                format!("{}: distribution of wait and JCT", self.title),
+                font(22),
+            )
             .margin(14)
             .x_label_area_size(45)
             .y_label_area_size(60)
@@ -268,6 +280,7 @@ impl Chart for Cdf {
             .x_desc("hours (axis cut at the 99th percentile)")
             .y_desc("fraction of jobs at or below (CDF)")
             .label_style(font(14))
+            .y_label_formatter(&tick)
             .draw()?;
         for (i, (name, v)) in self.series.iter().enumerate() {
             let c = color(i);
@@ -296,7 +309,8 @@ impl Chart for Cdf {
 /// Draws every chart of the run folder `dir`; returns the files written.
 pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let summary: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("summary.json")).map_err(|e| format!("summary.json: {e}"))?,
+        &std::fs::read_to_string(dir.join("summary.json"))
+            .map_err(|e| format!("summary.json: {e}"))?,
     )
     .map_err(|e| format!("summary.json: {e}"))?;
     let title = summary["scenario"].as_str().unwrap_or("run").to_string();

@@ -4,7 +4,7 @@
 //! (policies), and cost against p95 wait with the Pareto front.
 
 use super::data::Table;
-use super::render::{color, font, legend_box, legend_line, render, Chart, DrawResult};
+use super::render::{color, font, legend_box, legend_line, render, tick, Chart, DrawResult};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -134,6 +134,7 @@ impl Chart for Lines {
             .x_desc(&self.x_name)
             .y_desc(&self.y_name)
             .label_style(font(14))
+            .y_label_formatter(&tick)
             .draw()?;
         for (i, (label, pts)) in self.series.iter().enumerate() {
             let c = color(i);
@@ -207,7 +208,10 @@ impl Chart for Heatmap {
             .margin(14)
             .x_label_area_size(45)
             .y_label_area_size(80)
-            .build_cartesian_2d((0..nx.saturating_sub(1)).into_segmented(), (0..ny.saturating_sub(1)).into_segmented())?;
+            .build_cartesian_2d(
+                (0..nx.saturating_sub(1)).into_segmented(),
+                (0..ny.saturating_sub(1)).into_segmented(),
+            )?;
         chart
             .configure_mesh()
             .disable_mesh()
@@ -225,7 +229,9 @@ impl Chart for Heatmap {
             .draw()?;
         for xi in 0..nx {
             for yi in 0..ny {
-                let Some(v) = self.cells[xi][yi] else { continue };
+                let Some(v) = self.cells[xi][yi] else {
+                    continue;
+                };
                 let t = (v - lo) / span;
                 chart.draw_series(std::iter::once(Rectangle::new(
                     [
@@ -238,10 +244,12 @@ impl Chart for Heatmap {
                 chart.draw_series(std::iter::once(Text::new(
                     short(v),
                     (SegmentValue::CenterOf(xi), SegmentValue::CenterOf(yi)),
-                    font(13).color(&txt).pos(plotters::style::text_anchor::Pos::new(
-                        plotters::style::text_anchor::HPos::Center,
-                        plotters::style::text_anchor::VPos::Center,
-                    )),
+                    font(13)
+                        .color(&txt)
+                        .pos(plotters::style::text_anchor::Pos::new(
+                            plotters::style::text_anchor::HPos::Center,
+                            plotters::style::text_anchor::VPos::Center,
+                        )),
                 )))?;
             }
         }
@@ -258,6 +266,7 @@ impl Chart for Heatmap {
             .disable_x_axis()
             .y_desc(format!("{} ({})", self.metric, unit(&self.metric)))
             .label_style(font(12))
+            .y_label_formatter(&tick)
             .y_labels(6)
             .draw()?;
         cb.draw_series((0..100).map(|i| {
@@ -312,6 +321,7 @@ impl Chart for Bars {
             .x_desc(&self.x_name)
             .y_desc(&self.y_name)
             .label_style(font(14))
+            .y_label_formatter(&tick)
             .x_label_formatter(&|v| match v {
                 SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
                 _ => String::new(),
@@ -321,7 +331,10 @@ impl Chart for Bars {
         chart
             .draw_series(self.values.iter().enumerate().map(|(i, v)| {
                 let mut r = Rectangle::new(
-                    [(SegmentValue::Exact(i), 0.0), (SegmentValue::Exact(i + 1), v.0)],
+                    [
+                        (SegmentValue::Exact(i), 0.0),
+                        (SegmentValue::Exact(i + 1), v.0),
+                    ],
                     c.filled(),
                 );
                 r.set_margin(0, 0, 30, 30);
@@ -400,6 +413,7 @@ impl Chart for Pareto {
             .x_desc("p95 wait (hours, mean over seeds)")
             .y_desc("total cost (US dollars, mean over seeds)")
             .label_style(font(14))
+            .y_label_formatter(&tick)
             .draw()?;
         let grey = color(7);
         chart
@@ -408,14 +422,19 @@ impl Chart for Pareto {
             .legend(move |(x, y)| Circle::new((x + 10, y), 4, grey.filled()));
         let red = color(3);
         chart
-            .draw_series(LineSeries::new(front.iter().map(|&i| xy[i]), red.stroke_width(2)))?
+            .draw_series(LineSeries::new(
+                front.iter().map(|&i| xy[i]),
+                red.stroke_width(2),
+            ))?
             .label("Pareto front (no point is cheaper and faster)")
             .legend(legend_line(red));
         chart.draw_series(front.iter().map(|&i| Circle::new(xy[i], 5, red.filled())))?;
         if front.len() <= 10 {
-            chart.draw_series(front.iter().map(|&i| {
-                Text::new(self.points[i].2.clone(), (xy[i].0, xy[i].1), font(11))
-            }))?;
+            chart.draw_series(
+                front
+                    .iter()
+                    .map(|&i| Text::new(self.points[i].2.clone(), (xy[i].0, xy[i].1), font(11))),
+            )?;
         }
         chart
             .configure_series_labels()
@@ -435,7 +454,11 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
     .map_err(|e| format!("sweep.json: {e}"))?;
     let strings = |k: &str| -> Vec<String> {
         m[k].as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let name = m["sweep"].as_str().unwrap_or("sweep").to_string();
@@ -450,7 +473,12 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
         let cc = t.need(&format!("{metric}_ci95"), "points.csv")?;
         let sc = scale(metric);
         let ylab = format!("{metric} ({})", unit(metric));
-        let get = |i: usize| (t.num(i, cm).unwrap_or(0.0) * sc, t.num(i, cc).unwrap_or(0.0) * sc);
+        let get = |i: usize| {
+            (
+                t.num(i, cm).unwrap_or(0.0) * sc,
+                t.num(i, cc).unwrap_or(0.0) * sc,
+            )
+        };
         // Metric against the first numeric varying parameter, one line per second parameter.
         if let Some(&kx) = varying.iter().find(|&&k| ps[k].numeric) {
             let ks = varying.iter().copied().find(|&k| k != kx);
@@ -498,8 +526,14 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
             let rows = base_rows(&t, &ps, &[kx, ky]);
             let mut cells = vec![vec![None; ps[ky].values.len()]; ps[kx].values.len()];
             for &i in &rows {
-                let xi = ps[kx].values.iter().position(|v| v == t.text(i, ps[kx].col));
-                let yi = ps[ky].values.iter().position(|v| v == t.text(i, ps[ky].col));
+                let xi = ps[kx]
+                    .values
+                    .iter()
+                    .position(|v| v == t.text(i, ps[kx].col));
+                let yi = ps[ky]
+                    .values
+                    .iter()
+                    .position(|v| v == t.text(i, ps[ky].col));
                 if let (Some(xi), Some(yi)) = (xi, yi) {
                     cells[xi][yi] = Some(get(i).0);
                 }
@@ -537,7 +571,11 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
                 dir,
                 &format!("bars-{metric}"),
                 &Bars {
-                    title: format!("{name}: {metric} by {}{}", ps[kc].name, others_note(&ps, &[kc])),
+                    title: format!(
+                        "{name}: {metric} by {}{}",
+                        ps[kc].name,
+                        others_note(&ps, &[kc])
+                    ),
                     x_name: ps[kc].name.clone(),
                     y_name: ylab.clone(),
                     labels,

@@ -193,7 +193,10 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
                     .map_err(|e| format!("writing {}: {e}", path_of(out, id).display()))
             });
             if let Err(e) = res {
-                errors.lock().unwrap_or_else(|p| p.into_inner()).push((id, e));
+                errors
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((id, e));
             }
             show.tick();
         })
@@ -259,10 +262,8 @@ impl Shower {
         let bar = (mode == Progress::Auto && term).then(|| {
             let b = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
             b.set_style(
-                ProgressStyle::with_template(
-                    "{bar:40} {pos}/{len} runs  {per_sec}  ETA {eta}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {per_sec}  ETA {eta}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             b.set_position(already as u64);
             b

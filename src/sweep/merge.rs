@@ -53,7 +53,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<usize, SweepError> {
                 )));
             }
             if let Some((_, other)) = found.get(&id) {
-                dups.push(format!("run {id} in {} and {}", other.display(), d.display()));
+                dups.push(format!(
+                    "run {id} in {} and {}",
+                    other.display(),
+                    d.display()
+                ));
                 continue;
             }
             found.insert(id, (rec, d.as_path()));
@@ -66,7 +70,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<usize, SweepError> {
             dups.join("\n  ")
         )));
     }
-    let missing: Vec<usize> = (0..manifest.runs).filter(|i| !found.contains_key(i)).collect();
+    let missing: Vec<usize> = (0..manifest.runs)
+        .filter(|i| !found.contains_key(i))
+        .collect();
     if !missing.is_empty() {
         let r = manifest.seeds.len().max(1);
         let list: Vec<String> = missing
@@ -78,7 +84,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<usize, SweepError> {
             "sweep merge: {} of {} runs missing{}:\n  {}",
             missing.len(),
             manifest.runs,
-            if missing.len() > 50 { " (first 50)" } else { "" },
+            if missing.len() > 50 {
+                " (first 50)"
+            } else {
+                ""
+            },
             list.join("\n  ")
         )));
     }

@@ -80,7 +80,12 @@ fn join(done: &str, key: &str) -> String {
     }
 }
 
-fn set_in_table(t: &mut dyn TableLike, segs: &[Segment], make: Make, done: &str) -> Result<(), String> {
+fn set_in_table(
+    t: &mut dyn TableLike,
+    segs: &[Segment],
+    make: Make,
+    done: &str,
+) -> Result<(), String> {
     let seg = &segs[0];
     let rest = &segs[1..];
     let here = join(done, &seg.key);
@@ -110,7 +115,9 @@ fn set_in_table(t: &mut dyn TableLike, segs: &[Segment], make: Make, done: &str)
                 .get_mut(i)
                 .ok_or_else(|| format!("no `{here_i}`: `{here}` has {n} entries"))?;
             if rest.is_empty() {
-                return Err(format!("`{here_i}` is a whole table; name one of its fields"));
+                return Err(format!(
+                    "`{here_i}` is a whole table; name one of its fields"
+                ));
             }
             return set_in_table(tab, rest, make, &here_i);
         }
@@ -166,12 +173,21 @@ mod tests {
 
     #[test]
     fn sets_fields_anywhere() {
-        assert!(set("pools[1].nodes", 7.into()).unwrap().contains("nodes = 7"));
-        assert!(set("workload.sizes[0].weight", 9.into()).unwrap().contains("weight = 9"));
-        assert!(set("workload.duration.value", "2h".into()).unwrap().contains("\"2h\""));
+        assert!(set("pools[1].nodes", 7.into())
+            .unwrap()
+            .contains("nodes = 7"));
+        assert!(set("workload.sizes[0].weight", 9.into())
+            .unwrap()
+            .contains("weight = 9"));
+        assert!(set("workload.duration.value", "2h".into())
+            .unwrap()
+            .contains("\"2h\""));
         assert!(set("seed", 3.into()).unwrap().contains("seed = 3"));
         let d: DocumentMut = DOC.parse().unwrap();
-        assert_eq!(get_path(&d, "pools[1].nodes").unwrap().as_integer(), Some(2));
+        assert_eq!(
+            get_path(&d, "pools[1].nodes").unwrap().as_integer(),
+            Some(2)
+        );
     }
 
     #[test]
@@ -180,7 +196,10 @@ mod tests {
             set("pools[5].nodes", 1.into()).unwrap_err(),
             "no `pools[5]`: `pools` has 2 entries"
         );
-        assert_eq!(set("nope.x", 1.into()).unwrap_err(), "no `nope` in the top level");
+        assert_eq!(
+            set("nope.x", 1.into()).unwrap_err(),
+            "no `nope` in the top level"
+        );
         assert!(set("pools", 1.into()).is_err());
         assert!(set("pools[x].nodes", 1.into()).is_err());
         assert!(set("name.x", 1.into()).unwrap_err().contains("not a table"));

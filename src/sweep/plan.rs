@@ -69,7 +69,8 @@ impl Plan {
 
     /// Reads, expands and validates a sweep file.
     pub fn load(path: &Path) -> Result<Plan, SweepError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SweepError::one(path, None, format!("cannot read: {e}")))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| SweepError::one(path, None, format!("cannot read: {e}")))?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Plan::parse(&text, path, &base)
     }
@@ -78,7 +79,11 @@ impl Plan {
     pub fn parse(text: &str, file: &Path, base: &Path) -> Result<Plan, SweepError> {
         let line = |off: usize| text[..off.min(text.len())].matches('\n').count() + 1;
         let raw: RawSweep = toml::from_str(text).map_err(|e| {
-            SweepError::one(file, e.span().map(|s| line(s.start)), e.message().trim().to_string())
+            SweepError::one(
+                file,
+                e.span().map(|s| line(s.start)),
+                e.message().trim().to_string(),
+            )
         })?;
         let mut problems: Vec<(Option<usize>, String)> = Vec::new();
         let scen_path = base.join(raw.scenario.get_ref());
@@ -94,10 +99,18 @@ impl Plan {
             }
         };
         let doc: toml_edit::DocumentMut = scen_text.parse().map_err(|e| {
-            SweepError::one(file, scen_line, format!("scenario {}: {e}", scen_path.display()))
+            SweepError::one(
+                file,
+                scen_line,
+                format!("scenario {}: {e}", scen_path.display()),
+            )
         })?;
-        let base_scenario = Scenario::parse(&scen_text, &scen_path, scen_path.parent().unwrap_or(Path::new(".")))
-            .map_err(|e| SweepError::one(file, scen_line, format!("base scenario is invalid: {e}")))?;
+        let base_scenario = Scenario::parse(
+            &scen_text,
+            &scen_path,
+            scen_path.parent().unwrap_or(Path::new(".")),
+        )
+        .map_err(|e| SweepError::one(file, scen_line, format!("base scenario is invalid: {e}")))?;
 
         // Parameters.
         let mut paths = Vec::new();
@@ -122,13 +135,22 @@ impl Plan {
             paths.push(p.path.clone());
             lines.push(l);
         }
-        let seeds: Vec<u64> = match raw.seeds.as_ref().map(|s| (s.get_ref(), line(s.span().start))) {
+        let seeds: Vec<u64> = match raw
+            .seeds
+            .as_ref()
+            .map(|s| (s.get_ref(), line(s.span().start)))
+        {
             None => vec![base_scenario.seed],
             Some((super::spec::RawSeeds::Count(n), l)) => {
                 if *n < 1 || *n > 100_000 {
-                    problems.push((Some(l), format!("`seeds` must be between 1 and 100000, got {n}")));
+                    problems.push((
+                        Some(l),
+                        format!("`seeds` must be between 1 and 100000, got {n}"),
+                    ));
                 }
-                (0..(*n).clamp(1, 100_000) as u64).map(|r| base_scenario.seed.wrapping_add(r)).collect()
+                (0..(*n).clamp(1, 100_000) as u64)
+                    .map(|r| base_scenario.seed.wrapping_add(r))
+                    .collect()
             }
             Some((super::spec::RawSeeds::List(v), l)) => {
                 if v.is_empty() {
@@ -162,7 +184,11 @@ impl Plan {
                     }
                     out = next;
                     if out.len() > 10_000_000 {
-                        return Err(SweepError::one(file, None, "the grid has more than 10,000,000 points".into()));
+                        return Err(SweepError::one(
+                            file,
+                            None,
+                            "the grid has more than 10,000,000 points".into(),
+                        ));
                     }
                 }
                 out
@@ -180,13 +206,32 @@ impl Plan {
                 if !problems.is_empty() {
                     return Err(SweepError::many(file, problems));
                 }
-                (0..n).map(|i| values.iter().map(|v| v.grid()[i].clone()).collect()).collect()
+                (0..n)
+                    .map(|i| values.iter().map(|v| v.grid()[i].clone()).collect())
+                    .collect()
             }
             Mode::LatinHypercube => {
                 let n = match &raw.samples {
-                    Some(s) if *s.get_ref() >= 1 && *s.get_ref() <= 1_000_000 => *s.get_ref() as usize,
-                    Some(s) => return Err(SweepError::one(file, Some(line(s.span().start)), format!("`samples` must be between 1 and 1000000, got {}", s.get_ref()))),
-                    None => return Err(SweepError::one(file, None, "mode = \"latin_hypercube\" needs `samples`".into())),
+                    Some(s) if *s.get_ref() >= 1 && *s.get_ref() <= 1_000_000 => {
+                        *s.get_ref() as usize
+                    }
+                    Some(s) => {
+                        return Err(SweepError::one(
+                            file,
+                            Some(line(s.span().start)),
+                            format!(
+                                "`samples` must be between 1 and 1000000, got {}",
+                                s.get_ref()
+                            ),
+                        ))
+                    }
+                    None => {
+                        return Err(SweepError::one(
+                            file,
+                            None,
+                            "mode = \"latin_hypercube\" needs `samples`".into(),
+                        ))
+                    }
                 };
                 let ints: Vec<bool> = paths
                     .iter()
@@ -216,7 +261,10 @@ impl Plan {
             match Scenario::parse(&t, &scen_path, &scen_dir) {
                 Ok(s) => {
                     hash_input.push_str(&t);
-                    points.push(Point { values: combo, scenario: s });
+                    points.push(Point {
+                        values: combo,
+                        scenario: s,
+                    });
                 }
                 Err(e) => {
                     let label = describe(&paths, &combo);
@@ -224,10 +272,20 @@ impl Plan {
                         // Blame the parameter whose path the problem names, else the first.
                         let k = paths
                             .iter()
-                            .position(|x| p.path.starts_with(x.as_str()) || x.starts_with(&p.path) && !p.path.is_empty())
+                            .position(|x| {
+                                p.path.starts_with(x.as_str())
+                                    || x.starts_with(&p.path) && !p.path.is_empty()
+                            })
                             .unwrap_or(0);
-                        let at = if p.path.is_empty() { String::new() } else { format!("{}: ", p.path) };
-                        problems.push((lines.get(k).copied().flatten(), format!("point {pi} ({label}): {at}{}", p.message)));
+                        let at = if p.path.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{}: ", p.path)
+                        };
+                        problems.push((
+                            lines.get(k).copied().flatten(),
+                            format!("point {pi} ({label}): {at}{}", p.message),
+                        ));
                     }
                 }
             }
@@ -246,7 +304,9 @@ impl Plan {
         }
         hash_input.push_str(&format!("\nparams {paths:?}\nversion {}", crate::VERSION));
         let name = raw.name.clone().unwrap_or_else(|| {
-            file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "sweep".into())
+            file.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "sweep".into())
         });
         let chart_metrics = match raw.charts {
             Some(c) if !c.metrics.is_empty() => c.metrics,
@@ -276,7 +336,12 @@ pub fn describe(paths: &[String], values: &[ParamValue]) -> String {
 
 /// `n` Latin-hypercube samples: each parameter's range is cut into `n` equal strata and
 /// every stratum is used exactly once, in an independent random order per parameter.
-pub fn latin_hypercube(values: &[Values], ints: &[bool], n: usize, seed: u64) -> Vec<Vec<ParamValue>> {
+pub fn latin_hypercube(
+    values: &[Values],
+    ints: &[bool],
+    n: usize,
+    seed: u64,
+) -> Vec<Vec<ParamValue>> {
     let streams = RngStreams::new(seed);
     let mut cols: Vec<Vec<ParamValue>> = Vec::new();
     for (k, v) in values.iter().enumerate() {
@@ -288,8 +353,16 @@ pub fn latin_hypercube(values: &[Values], ints: &[bool], n: usize, seed: u64) ->
             .map(|&s| {
                 let u = (s as f64 + rng.random::<f64>()) / n as f64;
                 match v {
-                    Values::List(list) => list[((u * list.len() as f64) as usize).min(list.len() - 1)].clone(),
-                    Values::Interval { lo, hi, log, integer, .. } => {
+                    Values::List(list) => {
+                        list[((u * list.len() as f64) as usize).min(list.len() - 1)].clone()
+                    }
+                    Values::Interval {
+                        lo,
+                        hi,
+                        log,
+                        integer,
+                        ..
+                    } => {
                         let x = if *log {
                             (lo.ln() + u * (hi.ln() - lo.ln())).exp()
                         } else {
@@ -306,5 +379,7 @@ pub fn latin_hypercube(values: &[Values], ints: &[bool], n: usize, seed: u64) ->
             .collect();
         cols.push(col);
     }
-    (0..n).map(|i| cols.iter().map(|c| c[i].clone()).collect()).collect()
+    (0..n)
+        .map(|i| cols.iter().map(|c| c[i].clone()).collect())
+        .collect()
 }

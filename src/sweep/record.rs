@@ -130,7 +130,8 @@ impl Record {
         let path = path_of(dir, id);
         match std::fs::read_to_string(&path) {
             Ok(t) => {
-                let r = Record::from_text(&t, hash).map_err(|e| format!("{}: {e}", path.display()))?;
+                let r =
+                    Record::from_text(&t, hash).map_err(|e| format!("{}: {e}", path.display()))?;
                 if r.run != id {
                     return Err(format!("{}: holds run {}", path.display(), r.run));
                 }

@@ -30,7 +30,10 @@ mod tests {
     fn matches_t_table() {
         // t(0.975, 4) = 2.776 (standard t table). Sample 1..5: mean 3, s = sqrt(2.5).
         let h = ci95_half_width(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
-        assert!((h - 2.776 * 2.5f64.sqrt() / 5f64.sqrt()).abs() < 1e-3, "{h}");
+        assert!(
+            (h - 2.776 * 2.5f64.sqrt() / 5f64.sqrt()).abs() < 1e-3,
+            "{h}"
+        );
         assert_eq!(ci95_half_width(&[1.0]), None);
         assert_eq!(ci95_half_width(&[2.0, 2.0]), Some(0.0));
     }

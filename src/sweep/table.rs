@@ -124,7 +124,9 @@ pub fn write_tables(
         }
         w.write_record(&row)?;
     }
-    let bytes = w.into_inner().map_err(|e| std::io::Error::other(e.to_string()))?;
+    let bytes = w
+        .into_inner()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
     write_atomic(&out.join("runs.csv"), &bytes)?;
     if !points {
         return Ok(());
@@ -164,6 +166,8 @@ pub fn write_tables(
         w.write_record(&row)?;
         i = j;
     }
-    let bytes = w.into_inner().map_err(|e| std::io::Error::other(e.to_string()))?;
+    let bytes = w
+        .into_inner()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
     write_atomic(&out.join("points.csv"), &bytes)
 }
