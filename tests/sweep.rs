@@ -309,7 +309,7 @@ fn killed_sweep_resumes_to_the_uninterrupted_result() {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let done = count_records(&cut);
-    assert!(done >= 10 && done < 200, "killed after {done} of 200 runs");
+    assert!((10..200).contains(&done), "killed after {done} of 200 runs");
     assert!(!cut.join("runs.csv").exists());
     // Tear one record in half, as a crash mid-write without the rename would, and leave a
     // stray temporary file.

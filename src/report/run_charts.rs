@@ -7,10 +7,13 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
-/// Per sample time: (hours, per pool (busy, provisioned), queued, running).
+/// One sample time: (hours, per pool (busy, provisioned), queued, running).
+type Sample = (f64, Vec<(f64, f64)>, f64, f64);
+
+/// The sampled timeline of a run.
 struct Timeline {
     pools: Vec<String>,
-    rows: Vec<(f64, Vec<(f64, f64)>, f64, f64)>,
+    rows: Vec<Sample>,
 }
 
 fn read_timeline(dir: &Path) -> Result<Timeline, String> {
@@ -31,7 +34,7 @@ fn read_timeline(dir: &Path) -> Result<Timeline, String> {
             pools.push(p.to_string());
         }
     }
-    let mut rows: Vec<(f64, Vec<(f64, f64)>, f64, f64)> = Vec::new();
+    let mut rows: Vec<Sample> = Vec::new();
     for i in 0..t.rows.len() {
         let h = t.num(i, ch).unwrap_or(0.0);
         if rows.last().is_none_or(|r| r.0 != h) {

@@ -52,9 +52,7 @@ fn params_of(t: &Table, names: &[String]) -> Result<Vec<Param>, String> {
 fn unit(metric: &str) -> &'static str {
     if metric.contains("usd") {
         "US dollars"
-    } else if metric.ends_with("_s") || metric.contains("_s_") {
-        "hours"
-    } else if metric.contains("hours") {
+    } else if metric.ends_with("_s") || metric.contains("_s_") || metric.contains("hours") {
         "hours"
     } else if metric.contains("utilization") {
         "fraction"
@@ -97,12 +95,15 @@ fn others_note(ps: &[Param], free: &[usize]) -> String {
     }
 }
 
+/// A labelled line of (x, mean, CI half-width) points.
+type Series = (String, Vec<(f64, f64, f64)>);
+
 struct Lines {
     title: String,
     x_name: String,
     y_name: String,
     /// (label, points (x, mean, ci)).
-    series: Vec<(String, Vec<(f64, f64, f64)>)>,
+    series: Vec<Series>,
 }
 
 impl Chart for Lines {

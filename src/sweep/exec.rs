@@ -112,10 +112,8 @@ pub fn flatten_summary(s: &Summary) -> Vec<(String, String)> {
                     walk(&name, v, out);
                 }
             }
-            serde_json::Value::Number(n) => {
-                if prefix != "seed" && prefix != "events" {
-                    out.push((prefix.to_string(), n.to_string()));
-                }
+            serde_json::Value::Number(n) if prefix != "seed" && prefix != "events" => {
+                out.push((prefix.to_string(), n.to_string()));
             }
             _ => {}
         }
