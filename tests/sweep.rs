@@ -229,7 +229,7 @@ fn latin_hypercube_uses_every_stratum_once() {
         },
         Values::List((0..5).map(ParamValue::Int).collect()),
     ];
-    let s = latin_hypercube(&v, &[false, false, false], n, 3);
+    let s = latin_hypercube(&v, n, 3);
     assert_eq!(s.len(), n);
     let mut strata: Vec<usize> = s
         .iter()
@@ -248,9 +248,9 @@ fn latin_hypercube_uses_every_stratum_once() {
     for k in 0..5 {
         assert_eq!(s.iter().filter(|p| p[2] == ParamValue::Int(k)).count(), 2);
     }
-    // Integer fields get whole numbers.
+    // Integer ranges give whole numbers.
     let d = tempfile::tempdir().unwrap();
-    let plan = Plan::load(&sweep_file(d.path(), "mode = \"latin_hypercube\"\nsamples = 6\n[[param]]\npath = \"pools[0].nodes\"\nrange = { start = 1.0, end = 4.0, step = 0.5 }\n")).unwrap();
+    let plan = Plan::load(&sweep_file(d.path(), "mode = \"latin_hypercube\"\nsamples = 6\n[[param]]\npath = \"pools[0].nodes\"\nrange = { start = 1, end = 4 }\n")).unwrap();
     assert_eq!(plan.points.len(), 6);
     assert!(plan
         .points

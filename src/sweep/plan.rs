@@ -2,7 +2,7 @@
 //! (point x seed). Every problem is found and reported with the sweep file's line before
 //! anything runs.
 
-use super::overrides::{get_path, set_path};
+use super::overrides::set_path;
 use super::spec::{param_values, Mode, RawSweep, Values};
 use super::value::ParamValue;
 use super::SweepError;
@@ -233,11 +233,7 @@ impl Plan {
                         ))
                     }
                 };
-                let ints: Vec<bool> = paths
-                    .iter()
-                    .map(|p| matches!(get_path(&doc, p), Some(toml_edit::Value::Integer(_))))
-                    .collect();
-                latin_hypercube(&values, &ints, n, raw.sample_seed.unwrap_or(1))
+                latin_hypercube(&values, n, raw.sample_seed.unwrap_or(1))
             }
         };
 
@@ -336,12 +332,7 @@ pub fn describe(paths: &[String], values: &[ParamValue]) -> String {
 
 /// `n` Latin-hypercube samples: each parameter's range is cut into `n` equal strata and
 /// every stratum is used exactly once, in an independent random order per parameter.
-pub fn latin_hypercube(
-    values: &[Values],
-    ints: &[bool],
-    n: usize,
-    seed: u64,
-) -> Vec<Vec<ParamValue>> {
+pub fn latin_hypercube(values: &[Values], n: usize, seed: u64) -> Vec<Vec<ParamValue>> {
     let streams = RngStreams::new(seed);
     let mut cols: Vec<Vec<ParamValue>> = Vec::new();
     for (k, v) in values.iter().enumerate() {
@@ -368,7 +359,7 @@ pub fn latin_hypercube(
                         } else {
                             lo + u * (hi - lo)
                         };
-                        if *integer || ints[k] {
+                        if *integer {
                             ParamValue::Int(x.round() as i64)
                         } else {
                             ParamValue::Float(super::value::clean(x))

@@ -46,22 +46,19 @@ impl ParamValue {
         }
     }
 
-    /// The value for the scenario document. `like` is the value it replaces, if any: an
-    /// integer field takes an integral float as an integer, a float field takes integers.
+    /// The value for the scenario document. `like` is the value it replaces, if any: where
+    /// it is an integer, a whole float is written as an integer; where it is a float,
+    /// integers are written as floats.
     pub fn to_edit(&self, like: Option<&toml_edit::Value>) -> Result<toml_edit::Value, String> {
         let int_field = matches!(like, Some(toml_edit::Value::Integer(_)));
         let float_field = matches!(like, Some(toml_edit::Value::Float(_)));
         Ok(match self {
             ParamValue::Int(i) if float_field => toml_edit::Value::from(*i as f64),
             ParamValue::Int(i) => toml_edit::Value::from(*i),
-            ParamValue::Float(f) if int_field => {
-                if f.fract() == 0.0 && f.abs() < 9.0e15 {
-                    toml_edit::Value::from(*f as i64)
-                } else {
-                    return Err(format!(
-                        "the scenario has an integer here; {f} is not a whole number"
-                    ));
-                }
+            // A whole float where the scenario wrote an integer stays an integer; any other
+            // float is written as is, and the scenario's validation judges it.
+            ParamValue::Float(f) if int_field && f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                toml_edit::Value::from(*f as i64)
             }
             ParamValue::Float(f) => toml_edit::Value::from(*f),
             ParamValue::Str(s) => toml_edit::Value::from(s.as_str()),
@@ -98,11 +95,12 @@ mod tests {
     }
 
     #[test]
-    fn integer_fields_take_integral_floats_only() {
+    fn whole_floats_stay_integers_where_the_scenario_has_one() {
         let int = toml_edit::Value::from(3i64);
         let v = ParamValue::Float(4.0).to_edit(Some(&int)).unwrap();
         assert_eq!(v.as_integer(), Some(4));
-        assert!(ParamValue::Float(4.5).to_edit(Some(&int)).is_err());
+        let v = ParamValue::Float(4.5).to_edit(Some(&int)).unwrap();
+        assert_eq!(v.as_float(), Some(4.5));
         let fl = toml_edit::Value::from(1.5f64);
         assert_eq!(
             ParamValue::Int(2).to_edit(Some(&fl)).unwrap().as_float(),
