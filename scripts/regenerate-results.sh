@@ -10,12 +10,13 @@
 #   sweep <name> <sweep file>        -> results/<name>/  (gpufleet sweep)
 # Hooks for results that depend on other work, to be added as their scenarios land:
 #   the scheduler comparison on openb, the FGD reproduction, buy versus rent for H100s over
-#   5 years, the Llama-scale failure study.
+#   5 years.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CANONICAL=(
   "run quickstart scenarios/quickstart.toml"
+  "run llama3-scale-failures scenarios/llama3-scale-failures.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
 )
 # The files compared by --check (charts are redrawn from these).

@@ -524,3 +524,39 @@ fn plot_redraws_run_and_sweep_folders() {
         .assert()
         .code(2);
 }
+
+/// A sweep's run computes what `gpufleet run` computes: for every shipped scenario, the
+/// summary of `run_once` equals the `summary.json` the CLI writes (so a change to one path
+/// that the other lacks fails here).
+#[test]
+fn sweep_runs_match_gpufleet_run_for_every_shipped_scenario() {
+    let d = tempfile::tempdir().unwrap();
+    let mut n = 0;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("scenarios"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    for f in files {
+        let out = d.path().join(f.file_stem().unwrap());
+        gpufleet()
+            .args([
+                "run",
+                f.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "-q",
+            ])
+            .assert()
+            .success();
+        let cli: serde_json::Value =
+            serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+        let s = gpufleet::scenario::Scenario::load(&f).unwrap();
+        let mine = serde_json::to_value(gpufleet::sweep::run_once(&s, s.seed).unwrap()).unwrap();
+        assert_eq!(cli, mine, "{}", f.display());
+        n += 1;
+    }
+    assert!(n >= 2);
+}

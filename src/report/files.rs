@@ -85,6 +85,13 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             "gpus_held",
             "nodes",
             "outcome",
+            "preemptions",
+            "restarts",
+            "useful_s",
+            "lost_s",
+            "checkpoint_s",
+            "restart_s",
+            "ettr",
         ],
         w.jobs
             .iter()
@@ -120,6 +127,23 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                     f(rec.gpu_milli as f64 / 1000.0),
                     rec.nodes.to_string(),
                     rec.outcome.as_str().to_string(),
+                    rec.preemptions.to_string(),
+                    rec.restarts.to_string(),
+                    secs(rec.useful),
+                    secs(rec.lost),
+                    secs(rec.checkpoint),
+                    secs(rec.restart),
+                    match rec.start {
+                        Some(s) => {
+                            let wall = rec.end.unwrap_or(r.end).since(s).0;
+                            f(if wall > 0 {
+                                rec.useful.0 as f64 / wall as f64
+                            } else {
+                                0.0
+                            })
+                        }
+                        None => String::new(),
+                    },
                 ]
             }),
     )?;

@@ -80,14 +80,17 @@ pub struct SweepOutcome {
     pub redone: usize,
 }
 
-/// Runs one scenario under `seed` and returns its summary (what `gpufleet run` computes).
+/// Runs one scenario under `seed` and returns its summary: the same computation as
+/// `gpufleet run` (a test holds the two to the same `summary.json` for every shipped
+/// scenario).
 pub fn run_once(s: &Scenario, seed: u64) -> Result<Summary, String> {
     let workload = s.build_workload(seed).map_err(|e| e.to_string())?;
-    let mut cfg = s.sim.clone();
-    // A sweep keeps only summaries: no timeline to sample.
-    cfg.sample_every = None;
-    let result = Simulation::new(cfg, &workload).run();
-    let ledger = ledger_from_run(&result, &s.rates, |i| workload.jobs[i].tenant);
+    let mut sim = Simulation::new(s.sim.clone(), &workload);
+    if let Some(f) = &s.faults {
+        sim = sim.with_faults(f.clone(), seed);
+    }
+    let result = sim.run();
+    let ledger = ledger_from_run(&result, &s.rates);
     let meta = RunMeta {
         scenario: s.name.clone(),
         scenario_hash: s.hash.clone(),
