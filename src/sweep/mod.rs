@@ -14,14 +14,14 @@ mod stats;
 mod table;
 mod value;
 
-pub use exec::{run_once, run_sweep, Progress, Shard, SweepOptions, SweepOutcome};
+pub use exec::{flatten_summary, run_once, run_sweep, Progress, Shard, SweepOptions, SweepOutcome};
 pub use merge::merge;
 pub use overrides::{get_path, parse_path, set_path, Segment};
 pub use plan::{describe, latin_hypercube, Plan, Point, RunId};
 pub use record::Record;
 pub use spec::{Mode, Values};
 pub use stats::{ci95_half_width, mean};
-pub use table::{read_manifest, Manifest};
+pub use table::{read_manifest, write_tables, Manifest};
 pub use value::ParamValue;
 
 use std::fmt;
