@@ -29,6 +29,9 @@ pub struct RawScenario {
     pub checkpoint: Option<RawCheckpoint>,
     #[serde(default)]
     pub maintenance: Vec<RawMaintenance>,
+    /// `[[spot_interruptions]]` tables (validated in `faults.rs`).
+    #[serde(default)]
+    pub spot_interruptions: Vec<toml::Table>,
     #[serde(default)]
     pub tco: Option<super::raw_pricing::RawTco>,
     #[serde(default)]

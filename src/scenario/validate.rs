@@ -459,6 +459,7 @@ pub(super) fn validate(
         raw.failures.as_ref(),
         raw.checkpoint.as_ref(),
         &raw.maintenance,
+        &raw.spot_interruptions,
         &pools,
         base,
     );
