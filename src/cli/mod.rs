@@ -3,6 +3,7 @@
 //! Exit codes: 0 success, 2 bad input (scenario, trace, flags), 1 anything else.
 
 mod run;
+mod trace;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -69,6 +70,12 @@ pub enum Command {
         /// Scenario file (TOML).
         scenario: PathBuf,
     },
+    /// Work with traces: convert, inspect, fit a workload model.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  gpufleet trace inspect log.swf --format swf\n  gpufleet trace convert --from philly cluster_job_log jobs.csv\n  gpufleet trace fit log.swf --format swf --out workload.toml"
+    )]
+    Trace(trace::TraceCommand),
 }
 
 /// Runs the parsed command line.
@@ -81,5 +88,6 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             quiet,
         } => run::run(scenario.as_deref(), out, seed, quiet),
         Command::Validate { scenario } => run::validate(&scenario),
+        Command::Trace(cmd) => trace::trace(cmd),
     }
 }

@@ -4,7 +4,9 @@
 
 mod locate;
 mod raw;
+mod raw_trace;
 mod validate;
+mod workload_kinds;
 
 pub use validate::{Scenario, WorkloadSource};
 

@@ -92,6 +92,10 @@ pub enum RawWorkload {
         #[serde(default)]
         skip_bad_rows: bool,
     },
+    /// A trace in any supported format, filtered and shaped at load time.
+    Trace(super::raw_trace::RawTrace),
+    /// A generative model (what `gpufleet trace fit` writes).
+    Model(super::raw_trace::RawModel),
 }
 
 #[derive(Debug, Deserialize)]
@@ -114,4 +118,6 @@ pub enum RawDuration {
     Lognormal { median: String, sigma: f64 },
     Exponential { mean: String },
     Fixed { value: String },
+    Weibull { scale: String, shape: f64 },
+    Empirical { path: String, #[serde(default)] column: Option<String> },
 }

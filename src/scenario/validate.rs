@@ -22,6 +22,10 @@ pub enum WorkloadSource {
         /// What to do with bad rows.
         bad_rows: BadRows,
     },
+    /// Read from a trace in any supported format, filtered and shaped.
+    Trace(crate::workload::TraceSpec),
+    /// Generated from a workload model (arrival process and tenant mixes).
+    Model(crate::workload::WorkloadModel),
 }
 
 /// A validated scenario.
@@ -45,17 +49,17 @@ pub struct Scenario {
     pub workload: WorkloadSource,
 }
 
-struct Collector(Vec<Problem>);
+pub(super) struct Collector(Vec<Problem>);
 
 impl Collector {
-    fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    pub(super) fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.0.push(Problem {
             path: path.into(),
             line: None,
             message: message.into(),
         });
     }
-    fn duration(&mut self, path: &str, text: &str) -> Option<SimTime> {
+    pub(super) fn duration(&mut self, path: &str, text: &str) -> Option<SimTime> {
         match parse_duration(text) {
             Ok(t) => Some(t),
             Err(e) => {
@@ -64,13 +68,13 @@ impl Collector {
             }
         }
     }
-    fn positive(&mut self, path: &str, x: f64) -> f64 {
+    pub(super) fn positive(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x > 0.0) {
             self.err(path, format!("must be a positive number, got {x}"));
         }
         x
     }
-    fn non_negative(&mut self, path: &str, x: f64) -> f64 {
+    pub(super) fn non_negative(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x >= 0.0) {
             self.err(path, format!("must be zero or more, got {x}"));
         }
@@ -232,6 +236,10 @@ pub(super) fn validate(
         c.err("gpu_types", "at most 64 GPU types");
     }
     let workload = match raw.workload {
+        RawWorkload::Trace(t) => WorkloadSource::Trace(super::workload_kinds::trace(&mut c, t, base)),
+        RawWorkload::Model(m) => {
+            WorkloadSource::Model(super::workload_kinds::model(&mut c, m, horizon, base))
+        }
         RawWorkload::Csv {
             path,
             skip_bad_rows,
@@ -326,6 +334,7 @@ pub(super) fn validate(
                         .duration("workload.duration.value", &value)
                         .unwrap_or(SimTime(1)),
                 },
+                other => super::workload_kinds::duration(&mut c, "workload.duration", &other, base),
             };
             let mut ten = Vec::new();
             for (i, t) in tenants.iter().enumerate() {
@@ -399,6 +408,11 @@ impl Scenario {
             WorkloadSource::Csv { path, bad_rows } => {
                 crate::workload::read_generic_csv(path, *bad_rows)?
             }
+            WorkloadSource::Trace(spec) => {
+                let gpus: f64 = self.sim.pools.iter().map(|p| p.nodes as f64 * p.node.gpus as f64).sum();
+                spec.load(&crate::engine::RngStreams::new(seed), gpus)?.0
+            }
+            WorkloadSource::Model(m) => m.generate(&crate::engine::RngStreams::new(seed)),
         };
         let names: Vec<String> = self.gpu_types.iter().map(|t| t.name.clone()).collect();
         // Jobs constrained only to types this cluster lacks keep an empty mask and are rejected.

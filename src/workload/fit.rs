@@ -168,7 +168,7 @@ pub fn model_to_toml(m: &WorkloadModel, source: &str) -> String {
         s.push_str(&format!("jobs = {j}\n"));
     }
     s.push_str(&format!(
-        "rate_multiplier = {}\nduration_multiplier = {}\ngrowth_per_month = {}\n",
+        "rate_multiplier = {:?}\nduration_multiplier = {:?}\ngrowth_per_month = {:?}\n",
         m.rate_multiplier, m.duration_multiplier, m.growth_per_month
     ));
     match &m.arrivals {

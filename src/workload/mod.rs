@@ -3,6 +3,7 @@
 
 mod arrivals;
 mod csv_rows;
+mod empirical;
 mod fit;
 mod generic_csv;
 mod helios;
@@ -20,6 +21,7 @@ mod trace;
 
 pub use generic_csv::{read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS};
 pub use arrivals::{ArrivalProcess, Arrivals, MONTH_SECS};
+pub use empirical::read_duration_column;
 pub use fit::{fit_lognormal, fit_model, model_to_toml};
 pub use helios::{read_helios, read_helios_from};
 pub use load::{read_format, TraceSpec};

@@ -47,8 +47,11 @@ impl TraceFormat {
 }
 
 /// A job's final state as its trace reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "snake_case")]
+#[value(rename_all = "snake_case")]
 pub enum JobStatus {
     /// Finished normally (SWF 1, Helios COMPLETED, PAI Terminated, Philly Pass).
     Completed,
