@@ -1,0 +1,507 @@
+//! Workloads: every trace reader on real files (counts and sums checked against awk or
+//! Python one-liners) and on hand-written fixtures; filters and shaping; the generators
+//! against their parameters (chi-square and Kolmogorov-Smirnov with statrs); `trace fit`
+//! round trips; bad input never panics; the `gpufleet trace` commands.
+
+use crate::common::root;
+use assert_cmd::Command;
+use gpufleet::engine::{RngStreams, SimTime};
+use gpufleet::model::{GpuRequest, Workload};
+use gpufleet::workload::*;
+use proptest::prelude::*;
+use statrs::distribution::{ChiSquared, ContinuousCDF, Discrete, Poisson};
+use std::path::{Path, PathBuf};
+
+/// A file of the shared data folder beside the checkout (CI has it, read-only).
+fn shared(rel: &str) -> PathBuf {
+    let p = root().join("../shared/data").join(rel);
+    assert!(p.is_file(), "{} is missing: the real-data tests need ../shared/data", p.display());
+    p
+}
+
+fn fixture(name: &str) -> PathBuf {
+    root().join("tests/data").join(name)
+}
+
+fn gpu_secs(w: &Workload) -> f64 {
+    gpu_demand_secs(w)
+}
+
+fn read(path: &Path, format: TraceFormat) -> (Workload, TraceMeta) {
+    TraceSpec::new(path, format).read().unwrap()
+}
+
+// ---------------------------------------------------------------- real files
+
+#[test]
+fn nasa_swf_read_in_full() {
+    let path = shared("swf/NASA-iPSC-1993-3.1-cln.swf");
+    let (w, meta, header) = read_swf(&path, &SwfOptions::default(), BadRows::Stop, RowFilter::default()).unwrap();
+    // grep -v '^;' NASA-iPSC-1993-3.1-cln.swf | awk '{n++; r+=$4; g+=$4*$5; u[$12]=1; if($5==128)f++}
+    //   END{print n, r, g, length(u), f}'   ->   18239 13950781 474238015 69 420
+    assert_eq!(w.jobs.len(), 18_239);
+    assert_eq!(header.max_procs, Some(128));
+    assert_eq!(header.max_jobs, Some(18_239));
+    assert_eq!(w.tenants.len(), 69);
+    assert_eq!(w.jobs.iter().filter(|j| j.gpus == GpuRequest::Whole(128)).count(), 420);
+    // Run times of 0 s (173 jobs: awk '$4==0') become 1 ms, so sums differ by < 1 s.
+    let run: f64 = w.jobs.iter().map(|j| j.work.secs_f64()).sum();
+    assert!((run - 13_950_781.0).abs() < 1.0, "{run}");
+    assert!((gpu_secs(&w) - 474_238_015.0).abs() < 128.0, "{}", gpu_secs(&w));
+    assert_eq!(w.jobs.iter().filter(|j| j.work.0 == 1).count(), 173);
+    // The header's UnixStartTime 749458803 + TimeZone -28800 = 1993-09-30 23:00:03 (PST).
+    assert!(meta.wall_clock);
+    assert_eq!(format_datetime(meta.origin_ms), "1993-09-30 23:00:03");
+    // Processors to GPUs at 4 per GPU: sum of ceil(procs/4) (awk '{s+=int(($5+3)/4)}' -> 88,906).
+    let (w4, ..) = read_swf(&path, &SwfOptions { procs_per_gpu: 4 }, BadRows::Stop, RowFilter::default()).unwrap();
+    let g4: u64 = w4.jobs.iter().map(|j| j.gpus.milli() / 1000).sum();
+    let expect: u64 = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with(';') && !l.trim().is_empty())
+        .map(|l| l.split_whitespace().nth(4).unwrap().parse::<u64>().unwrap().div_ceil(4))
+        .sum();
+    assert_eq!(g4, expect);
+}
+
+#[test]
+fn tiresias_read_in_full() {
+    for path in [shared("tiresias/60_job.csv"), root().join("data/tiresias/60_job.csv")] {
+        let (w, _) = read(&path, TraceFormat::Tiresias);
+        // awk -F, 'NR>1{n++; g+=$2; d+=$6; gs+=$2*$6} END{print n, g, d, gs}' -> 60 170 10705 26624
+        assert_eq!(w.jobs.len(), 60);
+        assert_eq!(w.jobs.iter().map(|j| j.gpus.milli() / 1000).sum::<u64>(), 170);
+        assert_eq!(w.jobs.iter().map(|j| j.work.0).sum::<u64>(), 10_705_000);
+        assert_eq!(gpu_secs(&w), 26_624.0);
+    }
+}
+
+#[test]
+fn pai_machine_spec_as_cluster() {
+    for path in [shared("pai-2020/pai_machine_spec.csv"), root().join("data/pai-2020/pai_machine_spec.csv")] {
+        let m = read_pai_machines(&path, BadRows::Stop).unwrap();
+        // awk -F, '{n++; g+=$5; k[$2","$3","$4","$5]++} END{print n, g, length(k)}' -> 1897 6742 7
+        assert_eq!((m.machines(), m.gpus(), m.groups.len()), (1_897, 6_742, 7));
+        // The groups become pools of a scenario that validates.
+        let text = format!(
+            "name = \"pai\"\n{}\n[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 5\nsizes = [{{ gpus = 1, weight = 1 }}]\nduration = {{ kind = \"fixed\", value = \"1h\" }}\n",
+            m.to_pools_toml()
+        );
+        let s = gpufleet::scenario::Scenario::parse(&text, Path::new("pai.toml"), Path::new(".")).unwrap();
+        let gpus: u64 = s.sim.pools.iter().map(|p| p.nodes as u64 * p.node.gpus as u64).sum();
+        assert_eq!(gpus, 6_742);
+    }
+}
+
+#[test]
+fn philly_runtimes_as_empirical_durations() {
+    let v = read_duration_column(&root().join("data/philly/philly_job_runtimes.csv"), Some("runtime")).unwrap();
+    // python3: v = [float(x) for x in open(f).read().split()[1:]]; len(v), statistics.median(v)
+    //   -> 83154 1186.0
+    assert_eq!(v.len(), 83_154);
+    let mut s = v.clone();
+    s.sort_by(f64::total_cmp);
+    assert_eq!((s[41_576] + s[41_577]) / 2.0, 1186.0);
+}
+
+// ---------------------------------------------------------------- fixtures
+
+#[test]
+fn helios_fixture() {
+    let (w, meta) = read(&fixture("helios_fixture.csv"), TraceFormat::Helios);
+    // By hand: h6 never ran (dropped); h7's duration is end - start = 1,800 s. GPU-seconds:
+    // 1x3600 + 8x600 + 0x5 + 16x7200 + 2x43200 + 1x1800 = 211,800.
+    assert_eq!(w.jobs.len(), 6);
+    assert_eq!(gpu_secs(&w), 211_800.0);
+    assert_eq!(meta.statuses, [3, 2, 1, 0]);
+    assert_eq!(w.filtered.iter().map(|f| f.1).sum::<u64>(), 1);
+    assert_eq!(w.jobs.last().unwrap().submit, SimTime::from_secs(86_400));
+    let mut spec = TraceSpec::new(fixture("helios_fixture.csv"), TraceFormat::Helios);
+    spec.filter.statuses = vec![JobStatus::Completed];
+    spec.filter.min_gpus = Some(1.0);
+    let (w, _) = spec.read().unwrap();
+    // Completed with >= 1 GPU: h1 and h7 (h3 is CPU-only).
+    assert_eq!(w.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(), ["h1", "h7"]);
+    let dropped: std::collections::BTreeMap<_, _> = w.filtered.iter().cloned().collect();
+    assert_eq!(dropped["status failed"], 2);
+    assert_eq!(dropped["status cancelled"], 1);
+    assert_eq!(dropped["fewer GPUs than min_gpus"], 1);
+}
+
+#[test]
+fn pai_fixture_with_job_table() {
+    let mut spec = TraceSpec::new(fixture("pai_task_fixture.csv"), TraceFormat::Pai);
+    spec.pai_job_table = Some(fixture("pai_job_fixture.csv"));
+    let (w, meta) = spec.read().unwrap();
+    // By hand: j5 (no end) and j6 (no start) dropped; GPU-seconds 4x3600 + 0 + 0.5x600 +
+    // 4x7200 + 1x100 (3 x 25 % rounded up to one GPU) = 43,600.
+    assert_eq!(w.jobs.len(), 5);
+    assert_eq!(gpu_secs(&w), 43_600.0);
+    assert_eq!(meta.rounded_gpus, 1);
+    assert_eq!(w.filtered.iter().map(|f| f.1).sum::<u64>(), 2);
+    let user = |name: &str| {
+        let j = w.jobs.iter().find(|j| j.name == name).unwrap();
+        w.tenants[j.tenant as usize].clone()
+    };
+    assert_eq!(user("j1/ps"), "alice");
+    assert_eq!(user("j2/tensorflow"), "bob");
+    assert_eq!(user("j4/worker"), "unknown");
+    assert_eq!(w.jobs.iter().filter(|j| matches!(j.gpus, GpuRequest::Fraction(500))).count(), 1);
+    // GPU-type mapping: V100M32 onto V100, then onto a cluster that only has V100 and T4.
+    let mut spec2 = spec.clone();
+    spec2.shaping.gpu_type_map = vec![("V100M32".into(), "V100".into())];
+    let (mut w2, _) = spec2.load(&RngStreams::new(1), 0.0).unwrap();
+    let unknown = w2.remap_types(&["V100".into(), "T4".into()]);
+    assert_eq!(unknown, vec!["P100".to_string()]);
+    let j3 = w2.jobs.iter().find(|j| j.name == "j3/worker").unwrap();
+    assert!(j3.gpu_types.allows(0) && !j3.gpu_types.allows(1));
+}
+
+#[test]
+fn philly_fixture() {
+    let (w, meta) = read(&fixture("philly_fixture.json"), TraceFormat::Philly);
+    // By hand: application_4 never ran; job 2 ran 600 + 1200 s on its last attempt's 2 GPUs;
+    // job 3 on 16 GPUs for 10 s; job 5 on none. GPU-seconds 4x3600 + 2x1800 + 16x10 = 18,160.
+    assert_eq!(w.jobs.len(), 4);
+    assert_eq!(gpu_secs(&w), 18_160.0);
+    assert_eq!(meta.statuses, [2, 1, 1, 0]);
+    let j3 = w.jobs.iter().find(|j| j.name == "application_3").unwrap();
+    assert_eq!(w.tenants[j3.tenant as usize], "vc2");
+    let j5 = w.jobs.iter().find(|j| j.name == "application_5").unwrap();
+    assert_eq!((j5.gpus, j5.work.0, w.tenants[j5.tenant as usize].as_str()), (GpuRequest::None, 100_000, "u5"));
+    assert_eq!(j5.submit, SimTime::from_secs(3 * 3600));
+}
+
+#[test]
+fn unsorted_rows_are_sorted_with_ties_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("u.swf");
+    std::fs::write(&p, "3 50 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n1 10 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n2 50 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n").unwrap();
+    let (w, _) = read(&p, TraceFormat::Swf);
+    assert_eq!(w.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(), ["1", "3", "2"]);
+}
+
+#[test]
+fn load_scaling_to_capacity() {
+    // Tiresias: 26,624 GPU-s over a span of 1,779 s (last submit; awk 'NR>1{m=$3} END{print m}').
+    let mut spec = TraceSpec::new(root().join("data/tiresias/60_job.csv"), TraceFormat::Tiresias);
+    spec.shaping.load_scale = Some(LoadScale { factor: 2.0, base: ScaleBase::Capacity });
+    let (w, _) = spec.load(&RngStreams::new(9), 64.0).unwrap();
+    let target = 2.0 * 64.0 * 1779.0;
+    // Replication stops within one job (at most 8 GPUs x 1,800 s) above the target.
+    assert!(gpu_secs(&w) >= target && gpu_secs(&w) < target + 8.0 * 1800.0, "{}", gpu_secs(&w));
+    let (again, _) = spec.load(&RngStreams::new(9), 64.0).unwrap();
+    assert_eq!(w.jobs, again.jobs, "seeded scaling is reproducible");
+}
+
+// ---------------------------------------------------------------- generators
+
+fn model(arrivals: ArrivalProcess, until_h: u64, duration: DurationDist) -> WorkloadModel {
+    WorkloadModel {
+        arrivals,
+        until: Some(SimTime::from_secs(until_h * 3600)),
+        jobs: None,
+        tenants: vec![TenantMix {
+            name: "t".into(),
+            weight: 1.0,
+            sizes: vec![(GpuRequest::Whole(1), 1.0)],
+            duration,
+            preemptible_share: 0.0,
+        }],
+        rate_multiplier: 1.0,
+        duration_multiplier: 1.0,
+        growth_per_month: 0.0,
+        cpu_milli_per_gpu: 0,
+        mem_mib_per_gpu: 0,
+    }
+}
+
+fn fixed() -> DurationDist {
+    DurationDist::Fixed { value: SimTime::from_secs(60) }
+}
+
+/// Counts of arrivals per window of `secs`, over `windows` windows.
+fn counts(w: &Workload, secs: u64, windows: usize) -> Vec<u64> {
+    let mut c = vec![0u64; windows];
+    for j in &w.jobs {
+        let k = (j.submit.0 / (secs * 1000)) as usize;
+        if k < windows {
+            c[k] += 1;
+        }
+    }
+    c
+}
+
+/// Pearson chi-square p-value of observed counts against expected counts.
+fn chi_square_p(obs: &[f64], exp: &[f64], fitted_params: usize) -> f64 {
+    let stat: f64 = obs.iter().zip(exp).map(|(o, e)| (o - e) * (o - e) / e).sum();
+    let df = (obs.len() - 1 - fitted_params) as f64;
+    1.0 - ChiSquared::new(df).unwrap().cdf(stat)
+}
+
+#[test]
+fn poisson_counts_per_window_follow_poisson() {
+    let m = model(ArrivalProcess::Poisson { rate_per_hour: 20.0 }, 3000, fixed());
+    let w = m.generate(&RngStreams::new(11));
+    let c = counts(&w, 3600, 3000);
+    // Bins 0..=10, 11, ..., 29, >= 30 of Poisson(20) (expected counts all above 5).
+    let pois = Poisson::new(20.0).unwrap();
+    let mut obs = vec![0.0; 21];
+    for &x in &c {
+        obs[(x.saturating_sub(10) as usize).min(20)] += 1.0;
+    }
+    let mut exp: Vec<f64> = (0..21)
+        .map(|b| {
+            let p = match b {
+                0 => (0..=10).map(|k| pois.pmf(k)).sum::<f64>(),
+                20 => 1.0 - (0..30).map(|k| pois.pmf(k)).sum::<f64>(),
+                b => pois.pmf(10 + b as u64),
+            };
+            p * 3000.0
+        })
+        .collect();
+    exp[20] = exp[20].max(1e-9);
+    let p = chi_square_p(&obs, &exp, 0);
+    assert!(p > 0.001, "chi-square p = {p}");
+}
+
+#[test]
+fn daily_and_weekly_profiles_are_reproduced() {
+    let hourly: Vec<f64> = (0..24).map(|h| 1.0 + (h as f64 / 24.0 * std::f64::consts::TAU).sin().abs() * 3.0).collect();
+    let weekly = vec![1.0, 1.0, 1.0, 1.0, 1.0, 0.3, 0.2];
+    let m = model(
+        ArrivalProcess::Profile { rate_per_hour: 10.0, hourly: hourly.clone(), weekly: weekly.clone() },
+        24 * 7 * 20,
+        fixed(),
+    );
+    let w = m.generate(&RngStreams::new(5));
+    // Mean rate: 10/h over 3,360 h = 33,600 expected, sd 183.
+    let n = w.jobs.len() as f64;
+    assert!((n - 33_600.0).abs() < 4.0 * 183.0, "{n}");
+    let mut by_h = vec![0.0; 24];
+    let mut by_d = vec![0.0; 7];
+    for j in &w.jobs {
+        let hour = j.submit.0 / 3_600_000;
+        by_h[(hour % 24) as usize] += 1.0;
+        by_d[((hour / 24) % 7) as usize] += 1.0;
+    }
+    let hs: f64 = hourly.iter().sum();
+    let exp_h: Vec<f64> = hourly.iter().map(|x| x / hs * n).collect();
+    let ds: f64 = weekly.iter().sum();
+    let exp_d: Vec<f64> = weekly.iter().map(|x| x / ds * n).collect();
+    assert!(chi_square_p(&by_h, &exp_h, 0) > 0.001);
+    assert!(chi_square_p(&by_d, &exp_d, 0) > 0.001);
+}
+
+#[test]
+fn growth_compounds_monthly() {
+    let mut m = model(ArrivalProcess::Poisson { rate_per_hour: 20.0 }, 24 * 60, fixed());
+    m.growth_per_month = 0.5;
+    let w = m.generate(&RngStreams::new(8));
+    let c = counts(&w, 30 * 86_400, 2);
+    // Month 1 expects 14,400 x (1.5 - 1)/ln 1.5 = 17,757; month 2 is 1.5 times that.
+    let m1 = 14_400.0 * 0.5 / 1.5f64.ln();
+    assert!((c[0] as f64 - m1).abs() < 4.0 * m1.sqrt(), "{c:?}");
+    assert!((c[1] as f64 - 1.5 * m1).abs() < 4.0 * (1.5 * m1).sqrt(), "{c:?}");
+}
+
+#[test]
+fn mmpp_is_bursty_with_the_right_mean() {
+    let p = ArrivalProcess::Mmpp {
+        rates_per_hour: [2.0, 40.0],
+        mean_dwell: [SimTime::from_secs(9 * 3600), SimTime::from_secs(3600)],
+    };
+    let w = model(p, 20_000, fixed()).generate(&RngStreams::new(2));
+    // Mean (2 x 9 + 40 x 1) / 10 = 5.8 per hour.
+    let c = counts(&w, 3600, 20_000);
+    let mean = c.iter().sum::<u64>() as f64 / c.len() as f64;
+    let var = c.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / c.len() as f64;
+    // The sample mean's error is dominated by the time spent in bursts: over ~2,000
+    // calm/burst cycles, burst time sums to 2,000 h with sd sqrt(2000) x 1 h = 45 h and calm
+    // time to 18,000 h with sd sqrt(2000) x 9 h = 402 h, so the burst share 0.1 has sd
+    // about 0.0029 and the mean rate 2 + 38 x share has sd about 0.11: allow 4 sd.
+    assert!((mean - 5.8).abs() < 0.45, "{mean}");
+    // A Poisson process has variance = mean; the bursts make it many times larger.
+    assert!(var > 5.0 * mean, "variance {var}, mean {mean}");
+}
+
+fn ks_statistic(sample: &mut [f64], cdf: impl Fn(f64) -> f64) -> f64 {
+    sample.sort_by(f64::total_cmp);
+    let n = sample.len() as f64;
+    sample
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            let f = cdf(x);
+            (f - i as f64 / n).abs().max((f - (i + 1) as f64 / n).abs())
+        })
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn duration_distributions_match_their_parameters() {
+    use rand::SeedableRng;
+    let mut rng = gpufleet::engine::SimRng::seed_from_u64(3);
+    let n = 20_000;
+    // Log-normal median 1,200 s, sigma 1.5: the fit recovers both within 4 standard errors
+    // (se of ln median = 1.5/sqrt(n) = 0.0106, of sigma = 1.5/sqrt(2n) = 0.0075).
+    let ln = DurationDist::LogNormal { median: SimTime::from_secs(1200), sigma: 1.5 };
+    let xs: Vec<f64> = (0..n).map(|_| ln.sample(&mut rng).secs_f64()).collect();
+    let (med, sig) = fit_lognormal(&xs);
+    assert!((med / 1200.0).ln().abs() < 4.0 * 0.0106, "{med}");
+    assert!((sig - 1.5).abs() < 4.0 * 0.0075, "{sig}");
+    // Weibull scale 3,600 s, shape 0.7 against statrs' CDF: KS at alpha 0.001 is 1.95/sqrt(n).
+    let wb = DurationDist::Weibull { scale: SimTime::from_secs(3600), shape: 0.7 };
+    let mut xs: Vec<f64> = (0..n).map(|_| wb.sample(&mut rng).secs_f64()).collect();
+    let cdf = statrs::distribution::Weibull::new(0.7, 3600.0).unwrap();
+    let d = ks_statistic(&mut xs, |x| cdf.cdf(x));
+    assert!(d < 1.95 / (n as f64).sqrt(), "KS {d}");
+    // Empirical from the Philly runtimes: two-sample KS against the source at alpha 0.001.
+    let src = read_duration_column(&root().join("data/philly/philly_job_runtimes.csv"), None).unwrap();
+    let emp = DurationDist::Empirical { secs: std::sync::Arc::new(src.clone()) };
+    let mut xs: Vec<f64> = (0..n).map(|_| emp.sample(&mut rng).secs_f64()).collect();
+    let mut sorted = src.clone();
+    sorted.sort_by(f64::total_cmp);
+    // Durations of 0 s are drawn as 1 ms; compare on whole seconds' grid via the ECDF.
+    let ecdf = |x: f64| sorted.partition_point(|&v| v <= x + 1e-3) as f64 / sorted.len() as f64;
+    let d = ks_statistic(&mut xs, ecdf);
+    let m = src.len() as f64;
+    let crit = 1.95 * ((n as f64 + m) / (n as f64 * m)).sqrt();
+    assert!(d < crit, "KS {d} >= {crit}");
+}
+
+#[test]
+fn fit_then_generate_reproduces_the_trace() {
+    let path = shared("swf/NASA-iPSC-1993-3.1-cln.swf");
+    let spec = TraceSpec::new(&path, TraceFormat::Swf);
+    let (w, meta) = spec.read().unwrap();
+    let m = fit_model(&w, &meta, 5);
+    // Through the scenario file, as a user would.
+    let text = format!(
+        "name = \"rt\"\n[[pools]]\nname = \"p\"\ngpu_type = \"H100\"\nkind = \"owned\"\nnodes = 16\ngpus_per_node = 8\nprice_per_node_hour = 1.0\n{}",
+        model_to_toml(&m, "test")
+    );
+    let s = gpufleet::scenario::Scenario::parse(&text, Path::new("rt.toml"), Path::new(".")).unwrap();
+    let g = s.build_workload(17).unwrap();
+    let span = |w: &Workload| w.jobs.last().unwrap().submit.hours_f64();
+    // Mean arrival rate within 3 % (Poisson sd of 18,239 jobs is 0.74 %; the profile
+    // starts on a Monday while the trace starts on a Friday: a few % of a week's mix).
+    let (r0, r1) = (w.jobs.len() as f64 / span(&w), g.jobs.len() as f64 / span(&g));
+    assert!((r1 / r0 - 1.0).abs() < 0.03, "rate {r0} vs {r1}");
+    // GPU-count shares within 0.015 each (sd of a share <= 0.0037 at n = 18,000).
+    let share = |w: &Workload, n: u32| w.jobs.iter().filter(|j| j.gpus == GpuRequest::Whole(n)).count() as f64 / w.jobs.len() as f64;
+    for n in [1, 2, 4, 8, 16, 32, 64, 128] {
+        assert!((share(&w, n) - share(&g, n)).abs() < 0.015, "{n} GPUs: {} vs {}", share(&w, n), share(&g, n));
+    }
+    // Duration median within 25 %: log-normal per tenant is a model, not the data (the
+    // trace's median is 86 s: awk '{print $4}' | sort -n | median).
+    let median = |w: &Workload| {
+        let mut d: Vec<f64> = w.jobs.iter().map(|j| j.work.secs_f64()).collect();
+        d.sort_by(f64::total_cmp);
+        d[d.len() / 2]
+    };
+    assert_eq!(median(&w), 86.0);
+    assert!((median(&g) / 86.0 - 1.0).abs() < 0.25, "median {}", median(&g));
+}
+
+// ---------------------------------------------------------------- bad input
+
+fn every_reader(bytes: &[u8]) {
+    let p = Path::new("fuzz");
+    let f = RowFilter::default;
+    for bad in [BadRows::Stop, BadRows::Skip] {
+        let _ = read_swf_from(bytes, p, &SwfOptions::default(), bad, f());
+        let _ = read_helios_from(bytes, p, bad, f());
+        let _ = read_pai_from(bytes, p, None, bad, f());
+        let _ = read_pai_job_table_from(bytes, p, bad);
+        let _ = read_pai_machines_from(bytes, p, bad);
+        let _ = read_philly_from(bytes, p, bad, f());
+        let _ = read_tiresias_from(bytes, p, bad, f());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+    #[test]
+    fn readers_never_panic_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+        every_reader(&bytes);
+    }
+
+    #[test]
+    fn readers_never_panic_on_mangled_fixtures(cut in 0usize..2000, flip in 0usize..2000, byte in any::<u8>()) {
+        for f in ["helios_fixture.csv", "pai_task_fixture.csv", "philly_fixture.json"] {
+            let mut b = std::fs::read(fixture(f)).unwrap();
+            if !b.is_empty() {
+                let i = flip % b.len();
+                b[i] = byte;
+                b.truncate(cut % (b.len() + 1));
+            }
+            every_reader(&b);
+        }
+    }
+}
+
+#[test]
+fn bad_rows_stop_with_place_or_are_skipped_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    // (file, format, text, line of the bad row, column or reason it names)
+    let cases: [(&str, TraceFormat, &str, u32, &str); 5] = [
+        ("t.csv", TraceFormat::Tiresias, "job_id,num_gpu,submit_time,duration\n0,1,0,5\n1,two,3,5\n2,1,4,5\n", 3, "num_gpu"),
+        ("h.csv", TraceFormat::Helios, "job_id,gpu_num,submit_time,duration\na,1,2020-01-01 00:00:00,5\nb,1,2020-01-01 00:00,5\nc,1,2020-01-01 00:00:09,5\n", 3, "submit_time"),
+        ("p.csv", TraceFormat::Pai, "j1,w,1,Terminated,0,5,1,1,100,T4\nj2,w,1,Terminated,9,-5\nj3,w,1,Terminated,1,5,1,1,100,T4\n", 2, "task table has 10"),
+        ("s.swf", TraceFormat::Swf, "1 0 0 5 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n2 0 0 5 1 -1 -1 1\n3 0 0 5 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n", 2, "18"),
+        ("x.json", TraceFormat::Philly, r#"[{"jobid":"a","submitted_time":"2017-01-01 00:00:00","attempts":[{"start_time":"2017-01-01 00:00:00","end_time":"2017-01-01 00:00:05","detail":[]}]},{"jobid":"b","submitted_time":"yesterday"},{"jobid":"c","submitted_time":"2017-01-01 00:00:00","attempts":[{"start_time":"2017-01-01 00:00:00","end_time":"2017-01-01 00:00:05","detail":[]}]}]"#, 2, "submitted_time"),
+    ];
+    for (name, format, text, row, col) in cases {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let e = TraceSpec::new(&p, format).read().unwrap_err().to_string();
+        assert!(e.contains(&format!("{name}:{row}")) && e.contains(col), "{name}: {e}");
+        let mut s = TraceSpec::new(&p, format);
+        s.bad_rows = BadRows::Skip;
+        let (w, _) = s.read().unwrap();
+        assert_eq!((w.jobs.len(), w.skipped_rows), (2, 1), "{name}");
+        // Empty files are an error naming the file.
+        std::fs::write(&p, "").unwrap();
+        let e = TraceSpec::new(&p, format).read().unwrap_err().to_string();
+        assert!(e.contains(name), "{e}");
+    }
+}
+
+// ---------------------------------------------------------------- CLI
+
+fn bin() -> Command {
+    Command::cargo_bin("gpufleet").unwrap()
+}
+
+#[test]
+fn trace_inspect_convert_fit_commands() {
+    let t = root().join("data/tiresias/60_job.csv");
+    let out = bin().args(["trace", "inspect"]).arg(&t).args(["--format", "tiresias", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["jobs"], 60);
+    // awk: 26,624 GPU-s = 7.3956 GPU-hours; sizes 1:30, 2:10, 4:10, 8:10 (cut -d, -f2 | sort | uniq -c).
+    assert!((v["gpu_hours"].as_f64().unwrap() - 26_624.0 / 3600.0).abs() < 1e-9);
+    assert_eq!(v["gpu_histogram"]["1"], 30);
+    assert_eq!(v["gpu_histogram"]["8"], 10);
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("t.csv");
+    bin().args(["trace", "convert", "--from", "tiresias"]).arg(&t).arg(&csv).assert().success();
+    let a = read_generic_csv(&csv, BadRows::Stop).unwrap();
+    let (b, _) = read(&t, TraceFormat::Tiresias);
+    assert_eq!(a.jobs, b.jobs);
+    let toml = dir.path().join("w.toml");
+    bin().args(["trace", "fit"]).arg(&t).args(["--format", "tiresias", "--out"]).arg(&toml).assert().success();
+    assert!(std::fs::read_to_string(&toml).unwrap().contains("kind = \"model\""));
+    // A wrong format is a usage error (exit 2), as is a trace that is not in that format.
+    bin().args(["trace", "inspect"]).arg(&t).args(["--format", "nope"]).assert().code(2);
+    let out = bin().args(["trace", "inspect"]).arg(&t).args(["--format", "swf"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("60_job.csv:1"), "{err}");
+    // Skipping bad rows reports the count.
+    let out = bin().args(["trace", "convert", "--from", "swf", "--skip-bad-rows"]).arg(&t).arg(&csv).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped 61 bad rows"));
+}
