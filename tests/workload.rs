@@ -450,7 +450,7 @@ fn bad_rows_stop_with_place_or_are_skipped_and_counted() {
         ("h.csv", TraceFormat::Helios, "job_id,gpu_num,submit_time,duration\na,1,2020-01-01 00:00:00,5\nb,1,2020-01-01 00:00,5\nc,1,2020-01-01 00:00:09,5\n", 3, "submit_time"),
         ("p.csv", TraceFormat::Pai, "j1,w,1,Terminated,0,5,1,1,100,T4\nj2,w,1,Terminated,9,-5\nj3,w,1,Terminated,1,5,1,1,100,T4\n", 2, "task table has 10"),
         ("s.swf", TraceFormat::Swf, "1 0 0 5 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n2 0 0 5 1 -1 -1 1\n3 0 0 5 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n", 2, "18"),
-        ("x.json", TraceFormat::Philly, r#"[{"jobid":"a","submitted_time":"2017-01-01 00:00:00","attempts":[{"start_time":"2017-01-01 00:00:00","end_time":"2017-01-01 00:00:05","detail":[]}]},{"jobid":"b","submitted_time":"yesterday"},{"jobid":"c","submitted_time":"2017-01-01 00:00:00","attempts":[{"start_time":"2017-01-01 00:00:00","end_time":"2017-01-01 00:00:05","detail":[]}]}]"#, 2, "submitted_time"),
+        ("x.json", TraceFormat::Philly, r#"[{"jobid":"a","submitted_time":"2017-01-01 00:00:00","attempts":[{"start_time":"2017-01-01 00:00:00","end_time":"2017-01-01 00:00:05","detail":[]}]},{"jobid":"b","submitted_time":"yesterday"},{"jobid":"c","submitted_time":"2017-01-01 00:00:00","attempts":[{"start_time":"2017-01-01 00:00:00","end_time":"2017-01-01 00:00:05","detail":[]}]}]"#, 1, "job 2: \"yesterday\""),
     ];
     for (name, format, text, row, col) in cases {
         let p = dir.path().join(name);
