@@ -3,6 +3,7 @@
 //!
 //!     cargo bench --bench readers            # 1M rows per format
 //!     cargo bench --bench readers -- 200000  # fewer rows
+//!     cargo bench --bench readers -- philly  # one format
 
 use gpufleet::workload::{BadRows, RowFilter, SwfOptions, TraceFormat, TraceSpec};
 use std::io::Write;
@@ -112,6 +113,7 @@ fn main() {
         eprintln!("cannot create {}: {e}", dir.display());
         return;
     }
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| a.parse::<u64>().is_err() && !a.starts_with('-')).collect();
     println!("reading {rows} generated rows per format (best of 3)");
     for format in [
         TraceFormat::Generic,
@@ -121,6 +123,9 @@ fn main() {
         TraceFormat::Philly,
         TraceFormat::Tiresias,
     ] {
+        if !only.is_empty() && !only.iter().any(|o| o == format.as_str()) {
+            continue;
+        }
         let path = dir.join(format!("trace.{}", format.as_str()));
         if let Err(e) = generate(format, rows, &path) {
             eprintln!("cannot write {}: {e}", path.display());

@@ -212,22 +212,33 @@ fn for_each_object<R: BufRead>(
                 let start = i;
                 let mut done = false;
                 while i < n {
-                    let c = buf[i];
-                    i += 1;
-                    if c == b'\n' {
-                        line += 1;
+                    if esc {
+                        // An escape split across two buffer fills: skip the escaped byte.
+                        esc = false;
+                        i += 1;
+                        continue;
                     }
                     if in_str {
-                        if esc {
-                            esc = false;
-                        } else if c == b'\\' {
-                            esc = true;
-                        } else if c == b'"' {
-                            in_str = false;
+                        // Strings hold no raw newlines or brackets: jump to a quote or escape.
+                        match memchr::memchr2(b'"', b'\\', &buf[i..]) {
+                            None => i = n,
+                            Some(k) => {
+                                i += k + 1;
+                                if buf[i - 1] == b'"' {
+                                    in_str = false;
+                                } else if i < n {
+                                    i += 1;
+                                } else {
+                                    esc = true;
+                                }
+                            }
                         }
                         continue;
                     }
+                    let c = buf[i];
+                    i += 1;
                     match c {
+                        b'\n' => line += 1,
                         b'"' => in_str = true,
                         b'{' | b'[' => depth += 1,
                         b'}' | b']' => {
