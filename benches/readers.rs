@@ -21,7 +21,10 @@ fn generate(format: TraceFormat, rows: u64, path: &Path) -> std::io::Result<()> 
     let dur = |i: u64| 30 + (i * 7919) % 86_400;
     match format {
         TraceFormat::Swf => {
-            writeln!(f, "; MaxProcs: 1024\n; UnixStartTime: 749458803\n; TimeZone: -28800")?;
+            writeln!(
+                f,
+                "; MaxProcs: 1024\n; UnixStartTime: 749458803\n; TimeZone: -28800"
+            )?;
             for i in 0..rows {
                 writeln!(
                     f,
@@ -88,9 +91,19 @@ fn generate(format: TraceFormat, rows: u64, path: &Path) -> std::io::Result<()> 
             writeln!(f, "]")?;
         }
         TraceFormat::Tiresias => {
-            writeln!(f, "job_id,num_gpu,submit_time,iterations,model_name,duration,interval")?;
+            writeln!(
+                f,
+                "job_id,num_gpu,submit_time,iterations,model_name,duration,interval"
+            )?;
             for i in 0..rows {
-                writeln!(f, "{i},{},{},{},resnet50,{},30", gpus(i), i * 3, 100 + i % 900, dur(i))?;
+                writeln!(
+                    f,
+                    "{i},{},{},{},resnet50,{},30",
+                    gpus(i),
+                    i * 3,
+                    100 + i % 900,
+                    dur(i)
+                )?;
             }
         }
         TraceFormat::Generic => {
@@ -113,7 +126,10 @@ fn main() {
         eprintln!("cannot create {}: {e}", dir.display());
         return;
     }
-    let only: Vec<String> = std::env::args().skip(1).filter(|a| a.parse::<u64>().is_err() && !a.starts_with('-')).collect();
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a.parse::<u64>().is_err() && !a.starts_with('-'))
+        .collect();
     println!("reading {rows} generated rows per format (best of 3)");
     for format in [
         TraceFormat::Generic,

@@ -15,7 +15,11 @@ use std::path::{Path, PathBuf};
 /// A file of the shared data folder beside the checkout (CI has it, read-only).
 fn shared(rel: &str) -> PathBuf {
     let p = root().join("../shared/data").join(rel);
-    assert!(p.is_file(), "{} is missing: the real-data tests need ../shared/data", p.display());
+    assert!(
+        p.is_file(),
+        "{} is missing: the real-data tests need ../shared/data",
+        p.display()
+    );
     p
 }
 
@@ -36,41 +40,76 @@ fn read(path: &Path, format: TraceFormat) -> (Workload, TraceMeta) {
 #[test]
 fn nasa_swf_read_in_full() {
     let path = shared("swf/NASA-iPSC-1993-3.1-cln.swf");
-    let (w, meta, header) = read_swf(&path, &SwfOptions::default(), BadRows::Stop, RowFilter::default()).unwrap();
+    let (w, meta, header) = read_swf(
+        &path,
+        &SwfOptions::default(),
+        BadRows::Stop,
+        RowFilter::default(),
+    )
+    .unwrap();
     // grep -v '^;' NASA-iPSC-1993-3.1-cln.swf | awk '{n++; r+=$4; g+=$4*$5; u[$12]=1; if($5==128)f++}
     //   END{print n, r, g, length(u), f}'   ->   18239 13950781 474238015 69 420
     assert_eq!(w.jobs.len(), 18_239);
     assert_eq!(header.max_procs, Some(128));
     assert_eq!(header.max_jobs, Some(18_239));
     assert_eq!(w.tenants.len(), 69);
-    assert_eq!(w.jobs.iter().filter(|j| j.gpus == GpuRequest::Whole(128)).count(), 420);
+    assert_eq!(
+        w.jobs
+            .iter()
+            .filter(|j| j.gpus == GpuRequest::Whole(128))
+            .count(),
+        420
+    );
     // Run times of 0 s (173 jobs: awk '$4==0') become 1 ms, so sums differ by < 1 s.
     let run: f64 = w.jobs.iter().map(|j| j.work.secs_f64()).sum();
     assert!((run - 13_950_781.0).abs() < 1.0, "{run}");
-    assert!((gpu_secs(&w) - 474_238_015.0).abs() < 128.0, "{}", gpu_secs(&w));
+    assert!(
+        (gpu_secs(&w) - 474_238_015.0).abs() < 128.0,
+        "{}",
+        gpu_secs(&w)
+    );
     assert_eq!(w.jobs.iter().filter(|j| j.work.0 == 1).count(), 173);
     // The header's UnixStartTime 749458803 + TimeZone -28800 = 1993-09-30 23:00:03 (PST).
     assert!(meta.wall_clock);
     assert_eq!(format_datetime(meta.origin_ms), "1993-09-30 23:00:03");
     // Processors to GPUs at 4 per GPU: sum of ceil(procs/4) (awk '{s+=int(($5+3)/4)}' -> 88,906).
-    let (w4, ..) = read_swf(&path, &SwfOptions { procs_per_gpu: 4 }, BadRows::Stop, RowFilter::default()).unwrap();
+    let (w4, ..) = read_swf(
+        &path,
+        &SwfOptions { procs_per_gpu: 4 },
+        BadRows::Stop,
+        RowFilter::default(),
+    )
+    .unwrap();
     let g4: u64 = w4.jobs.iter().map(|j| j.gpus.milli() / 1000).sum();
     let expect: u64 = std::fs::read_to_string(&path)
         .unwrap()
         .lines()
         .filter(|l| !l.starts_with(';') && !l.trim().is_empty())
-        .map(|l| l.split_whitespace().nth(4).unwrap().parse::<u64>().unwrap().div_ceil(4))
+        .map(|l| {
+            l.split_whitespace()
+                .nth(4)
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+                .div_ceil(4)
+        })
         .sum();
     assert_eq!(g4, expect);
 }
 
 #[test]
 fn tiresias_read_in_full() {
-    for path in [shared("tiresias/60_job.csv"), root().join("data/tiresias/60_job.csv")] {
+    for path in [
+        shared("tiresias/60_job.csv"),
+        root().join("data/tiresias/60_job.csv"),
+    ] {
         let (w, _) = read(&path, TraceFormat::Tiresias);
         // awk -F, 'NR>1{n++; g+=$2; d+=$6; gs+=$2*$6} END{print n, g, d, gs}' -> 60 170 10705 26624
         assert_eq!(w.jobs.len(), 60);
-        assert_eq!(w.jobs.iter().map(|j| j.gpus.milli() / 1000).sum::<u64>(), 170);
+        assert_eq!(
+            w.jobs.iter().map(|j| j.gpus.milli() / 1000).sum::<u64>(),
+            170
+        );
         assert_eq!(w.jobs.iter().map(|j| j.work.0).sum::<u64>(), 10_705_000);
         assert_eq!(gpu_secs(&w), 26_624.0);
     }
@@ -78,7 +117,10 @@ fn tiresias_read_in_full() {
 
 #[test]
 fn pai_machine_spec_as_cluster() {
-    for path in [shared("pai-2020/pai_machine_spec.csv"), root().join("data/pai-2020/pai_machine_spec.csv")] {
+    for path in [
+        shared("pai-2020/pai_machine_spec.csv"),
+        root().join("data/pai-2020/pai_machine_spec.csv"),
+    ] {
         let m = read_pai_machines(&path, BadRows::Stop).unwrap();
         // awk -F, '{n++; g+=$5; k[$2","$3","$4","$5]++} END{print n, g, length(k)}' -> 1897 6742 7
         assert_eq!((m.machines(), m.gpus(), m.groups.len()), (1_897, 6_742, 7));
@@ -87,15 +129,25 @@ fn pai_machine_spec_as_cluster() {
             "name = \"pai\"\n{}\n[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 5\nsizes = [{{ gpus = 1, weight = 1 }}]\nduration = {{ kind = \"fixed\", value = \"1h\" }}\n",
             m.to_pools_toml()
         );
-        let s = gpufleet::scenario::Scenario::parse(&text, Path::new("pai.toml"), Path::new(".")).unwrap();
-        let gpus: u64 = s.sim.pools.iter().map(|p| p.nodes as u64 * p.node.gpus as u64).sum();
+        let s = gpufleet::scenario::Scenario::parse(&text, Path::new("pai.toml"), Path::new("."))
+            .unwrap();
+        let gpus: u64 = s
+            .sim
+            .pools
+            .iter()
+            .map(|p| p.nodes as u64 * p.node.gpus as u64)
+            .sum();
         assert_eq!(gpus, 6_742);
     }
 }
 
 #[test]
 fn philly_runtimes_as_empirical_durations() {
-    let v = read_duration_column(&root().join("data/philly/philly_job_runtimes.csv"), Some("runtime")).unwrap();
+    let v = read_duration_column(
+        &root().join("data/philly/philly_job_runtimes.csv"),
+        Some("runtime"),
+    )
+    .unwrap();
     // python3: v = [float(x) for x in open(f).read().split()[1:]]; len(v), statistics.median(v)
     //   -> 83154 1186.0
     assert_eq!(v.len(), 83_154);
@@ -121,7 +173,10 @@ fn helios_fixture() {
     spec.filter.min_gpus = Some(1.0);
     let (w, _) = spec.read().unwrap();
     // Completed with >= 1 GPU: h1 and h7 (h3 is CPU-only).
-    assert_eq!(w.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(), ["h1", "h7"]);
+    assert_eq!(
+        w.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(),
+        ["h1", "h7"]
+    );
     let dropped: std::collections::BTreeMap<_, _> = w.filtered.iter().cloned().collect();
     assert_eq!(dropped["status failed"], 2);
     assert_eq!(dropped["status cancelled"], 1);
@@ -146,7 +201,13 @@ fn pai_fixture_with_job_table() {
     assert_eq!(user("j1/ps"), "alice");
     assert_eq!(user("j2/tensorflow"), "bob");
     assert_eq!(user("j4/worker"), "unknown");
-    assert_eq!(w.jobs.iter().filter(|j| matches!(j.gpus, GpuRequest::Fraction(500))).count(), 1);
+    assert_eq!(
+        w.jobs
+            .iter()
+            .filter(|j| matches!(j.gpus, GpuRequest::Fraction(500)))
+            .count(),
+        1
+    );
     // GPU-type mapping: V100M32 onto V100, then onto a cluster that only has V100 and T4.
     let mut spec2 = spec.clone();
     spec2.shaping.gpu_type_map = vec![("V100M32".into(), "V100".into())];
@@ -168,7 +229,10 @@ fn philly_fixture() {
     let j3 = w.jobs.iter().find(|j| j.name == "application_3").unwrap();
     assert_eq!(w.tenants[j3.tenant as usize], "vc2");
     let j5 = w.jobs.iter().find(|j| j.name == "application_5").unwrap();
-    assert_eq!((j5.gpus, j5.work.0, w.tenants[j5.tenant as usize].as_str()), (GpuRequest::None, 100_000, "u5"));
+    assert_eq!(
+        (j5.gpus, j5.work.0, w.tenants[j5.tenant as usize].as_str()),
+        (GpuRequest::None, 100_000, "u5")
+    );
     assert_eq!(j5.submit, SimTime::from_secs(3 * 3600));
 }
 
@@ -178,18 +242,31 @@ fn unsorted_rows_are_sorted_with_ties_in_file_order() {
     let p = dir.path().join("u.swf");
     std::fs::write(&p, "3 50 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n1 10 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n2 50 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n").unwrap();
     let (w, _) = read(&p, TraceFormat::Swf);
-    assert_eq!(w.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(), ["1", "3", "2"]);
+    assert_eq!(
+        w.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(),
+        ["1", "3", "2"]
+    );
 }
 
 #[test]
 fn load_scaling_to_capacity() {
     // Tiresias: 26,624 GPU-s over a span of 1,779 s (last submit; awk 'NR>1{m=$3} END{print m}').
-    let mut spec = TraceSpec::new(root().join("data/tiresias/60_job.csv"), TraceFormat::Tiresias);
-    spec.shaping.load_scale = Some(LoadScale { factor: 2.0, base: ScaleBase::Capacity });
+    let mut spec = TraceSpec::new(
+        root().join("data/tiresias/60_job.csv"),
+        TraceFormat::Tiresias,
+    );
+    spec.shaping.load_scale = Some(LoadScale {
+        factor: 2.0,
+        base: ScaleBase::Capacity,
+    });
     let (w, _) = spec.load(&RngStreams::new(9), 64.0).unwrap();
     let target = 2.0 * 64.0 * 1779.0;
     // Replication stops within one job (at most 8 GPUs x 1,800 s) above the target.
-    assert!(gpu_secs(&w) >= target && gpu_secs(&w) < target + 8.0 * 1800.0, "{}", gpu_secs(&w));
+    assert!(
+        gpu_secs(&w) >= target && gpu_secs(&w) < target + 8.0 * 1800.0,
+        "{}",
+        gpu_secs(&w)
+    );
     let (again, _) = spec.load(&RngStreams::new(9), 64.0).unwrap();
     assert_eq!(w.jobs, again.jobs, "seeded scaling is reproducible");
 }
@@ -217,7 +294,9 @@ fn model(arrivals: ArrivalProcess, until_h: u64, duration: DurationDist) -> Work
 }
 
 fn fixed() -> DurationDist {
-    DurationDist::Fixed { value: SimTime::from_secs(60) }
+    DurationDist::Fixed {
+        value: SimTime::from_secs(60),
+    }
 }
 
 /// Counts of arrivals per window of `secs`, over `windows` windows.
@@ -234,14 +313,24 @@ fn counts(w: &Workload, secs: u64, windows: usize) -> Vec<u64> {
 
 /// Pearson chi-square p-value of observed counts against expected counts.
 fn chi_square_p(obs: &[f64], exp: &[f64], fitted_params: usize) -> f64 {
-    let stat: f64 = obs.iter().zip(exp).map(|(o, e)| (o - e) * (o - e) / e).sum();
+    let stat: f64 = obs
+        .iter()
+        .zip(exp)
+        .map(|(o, e)| (o - e) * (o - e) / e)
+        .sum();
     let df = (obs.len() - 1 - fitted_params) as f64;
     1.0 - ChiSquared::new(df).unwrap().cdf(stat)
 }
 
 #[test]
 fn poisson_counts_per_window_follow_poisson() {
-    let m = model(ArrivalProcess::Poisson { rate_per_hour: 20.0 }, 3000, fixed());
+    let m = model(
+        ArrivalProcess::Poisson {
+            rate_per_hour: 20.0,
+        },
+        3000,
+        fixed(),
+    );
     let w = m.generate(&RngStreams::new(11));
     let c = counts(&w, 3600, 3000);
     // Bins 0..=10, 11, ..., 29, >= 30 of Poisson(20) (expected counts all above 5).
@@ -267,10 +356,16 @@ fn poisson_counts_per_window_follow_poisson() {
 
 #[test]
 fn daily_and_weekly_profiles_are_reproduced() {
-    let hourly: Vec<f64> = (0..24).map(|h| 1.0 + (h as f64 / 24.0 * std::f64::consts::TAU).sin().abs() * 3.0).collect();
+    let hourly: Vec<f64> = (0..24)
+        .map(|h| 1.0 + (h as f64 / 24.0 * std::f64::consts::TAU).sin().abs() * 3.0)
+        .collect();
     let weekly = vec![1.0, 1.0, 1.0, 1.0, 1.0, 0.3, 0.2];
     let m = model(
-        ArrivalProcess::Profile { rate_per_hour: 10.0, hourly: hourly.clone(), weekly: weekly.clone() },
+        ArrivalProcess::Profile {
+            rate_per_hour: 10.0,
+            hourly: hourly.clone(),
+            weekly: weekly.clone(),
+        },
         24 * 7 * 20,
         fixed(),
     );
@@ -295,14 +390,23 @@ fn daily_and_weekly_profiles_are_reproduced() {
 
 #[test]
 fn growth_compounds_monthly() {
-    let mut m = model(ArrivalProcess::Poisson { rate_per_hour: 20.0 }, 24 * 60, fixed());
+    let mut m = model(
+        ArrivalProcess::Poisson {
+            rate_per_hour: 20.0,
+        },
+        24 * 60,
+        fixed(),
+    );
     m.growth_per_month = 0.5;
     let w = m.generate(&RngStreams::new(8));
     let c = counts(&w, 30 * 86_400, 2);
     // Month 1 expects 14,400 x (1.5 - 1)/ln 1.5 = 17,757; month 2 is 1.5 times that.
     let m1 = 14_400.0 * 0.5 / 1.5f64.ln();
     assert!((c[0] as f64 - m1).abs() < 4.0 * m1.sqrt(), "{c:?}");
-    assert!((c[1] as f64 - 1.5 * m1).abs() < 4.0 * (1.5 * m1).sqrt(), "{c:?}");
+    assert!(
+        (c[1] as f64 - 1.5 * m1).abs() < 4.0 * (1.5 * m1).sqrt(),
+        "{c:?}"
+    );
 }
 
 #[test]
@@ -345,20 +449,29 @@ fn duration_distributions_match_their_parameters() {
     let n = 20_000;
     // Log-normal median 1,200 s, sigma 1.5: the fit recovers both within 4 standard errors
     // (se of ln median = 1.5/sqrt(n) = 0.0106, of sigma = 1.5/sqrt(2n) = 0.0075).
-    let ln = DurationDist::LogNormal { median: SimTime::from_secs(1200), sigma: 1.5 };
+    let ln = DurationDist::LogNormal {
+        median: SimTime::from_secs(1200),
+        sigma: 1.5,
+    };
     let xs: Vec<f64> = (0..n).map(|_| ln.sample(&mut rng).secs_f64()).collect();
     let (med, sig) = fit_lognormal(&xs);
     assert!((med / 1200.0).ln().abs() < 4.0 * 0.0106, "{med}");
     assert!((sig - 1.5).abs() < 4.0 * 0.0075, "{sig}");
     // Weibull scale 3,600 s, shape 0.7 against statrs' CDF: KS at alpha 0.001 is 1.95/sqrt(n).
-    let wb = DurationDist::Weibull { scale: SimTime::from_secs(3600), shape: 0.7 };
+    let wb = DurationDist::Weibull {
+        scale: SimTime::from_secs(3600),
+        shape: 0.7,
+    };
     let mut xs: Vec<f64> = (0..n).map(|_| wb.sample(&mut rng).secs_f64()).collect();
     let cdf = statrs::distribution::Weibull::new(0.7, 3600.0).unwrap();
     let d = ks_statistic(&mut xs, |x| cdf.cdf(x));
     assert!(d < 1.95 / (n as f64).sqrt(), "KS {d}");
     // Empirical from the Philly runtimes: two-sample KS against the source at alpha 0.001.
-    let src = read_duration_column(&root().join("data/philly/philly_job_runtimes.csv"), None).unwrap();
-    let emp = DurationDist::Empirical { secs: std::sync::Arc::new(src.clone()) };
+    let src =
+        read_duration_column(&root().join("data/philly/philly_job_runtimes.csv"), None).unwrap();
+    let emp = DurationDist::Empirical {
+        secs: std::sync::Arc::new(src.clone()),
+    };
     let mut xs: Vec<f64> = (0..n).map(|_| emp.sample(&mut rng).secs_f64()).collect();
     let mut sorted = src.clone();
     sorted.sort_by(f64::total_cmp);
@@ -381,17 +494,32 @@ fn fit_then_generate_reproduces_the_trace() {
         "name = \"rt\"\n[[pools]]\nname = \"p\"\ngpu_type = \"H100\"\nkind = \"owned\"\nnodes = 16\ngpus_per_node = 8\nprice_per_node_hour = 1.0\n{}",
         model_to_toml(&m, "test")
     );
-    let s = gpufleet::scenario::Scenario::parse(&text, Path::new("rt.toml"), Path::new(".")).unwrap();
+    let s =
+        gpufleet::scenario::Scenario::parse(&text, Path::new("rt.toml"), Path::new(".")).unwrap();
     let g = s.build_workload(17).unwrap();
     let span = |w: &Workload| w.jobs.last().unwrap().submit.hours_f64();
     // Mean arrival rate within 3 % (Poisson sd of 18,239 jobs is 0.74 %; the profile
     // starts on a Monday while the trace starts on a Friday: a few % of a week's mix).
-    let (r0, r1) = (w.jobs.len() as f64 / span(&w), g.jobs.len() as f64 / span(&g));
+    let (r0, r1) = (
+        w.jobs.len() as f64 / span(&w),
+        g.jobs.len() as f64 / span(&g),
+    );
     assert!((r1 / r0 - 1.0).abs() < 0.03, "rate {r0} vs {r1}");
     // GPU-count shares within 0.015 each (sd of a share <= 0.0037 at n = 18,000).
-    let share = |w: &Workload, n: u32| w.jobs.iter().filter(|j| j.gpus == GpuRequest::Whole(n)).count() as f64 / w.jobs.len() as f64;
+    let share = |w: &Workload, n: u32| {
+        w.jobs
+            .iter()
+            .filter(|j| j.gpus == GpuRequest::Whole(n))
+            .count() as f64
+            / w.jobs.len() as f64
+    };
     for n in [1, 2, 4, 8, 16, 32, 64, 128] {
-        assert!((share(&w, n) - share(&g, n)).abs() < 0.015, "{n} GPUs: {} vs {}", share(&w, n), share(&g, n));
+        assert!(
+            (share(&w, n) - share(&g, n)).abs() < 0.015,
+            "{n} GPUs: {} vs {}",
+            share(&w, n),
+            share(&g, n)
+        );
     }
     // Duration median within 25 %: log-normal per tenant is a model, not the data (the
     // trace's median is 86 s: awk '{print $4}' | sort -n | median).
@@ -401,7 +529,11 @@ fn fit_then_generate_reproduces_the_trace() {
         d[d.len() / 2]
     };
     assert_eq!(median(&w), 86.0);
-    assert!((median(&g) / 86.0 - 1.0).abs() < 0.25, "median {}", median(&g));
+    assert!(
+        (median(&g) / 86.0 - 1.0).abs() < 0.25,
+        "median {}",
+        median(&g)
+    );
 }
 
 // ---------------------------------------------------------------- bad input
@@ -456,7 +588,10 @@ fn bad_rows_stop_with_place_or_are_skipped_and_counted() {
         let p = dir.path().join(name);
         std::fs::write(&p, text).unwrap();
         let e = TraceSpec::new(&p, format).read().unwrap_err().to_string();
-        assert!(e.contains(&format!("{name}:{row}")) && e.contains(col), "{name}: {e}");
+        assert!(
+            e.contains(&format!("{name}:{row}")) && e.contains(col),
+            "{name}: {e}"
+        );
         let mut s = TraceSpec::new(&p, format);
         s.bad_rows = BadRows::Skip;
         let (w, _) = s.read().unwrap();
@@ -477,7 +612,12 @@ fn bin() -> Command {
 #[test]
 fn trace_inspect_convert_fit_commands() {
     let t = root().join("data/tiresias/60_job.csv");
-    let out = bin().args(["trace", "inspect"]).arg(&t).args(["--format", "tiresias", "--json"]).output().unwrap();
+    let out = bin()
+        .args(["trace", "inspect"])
+        .arg(&t)
+        .args(["--format", "tiresias", "--json"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["jobs"], 60);
@@ -487,21 +627,49 @@ fn trace_inspect_convert_fit_commands() {
     assert_eq!(v["gpu_histogram"]["8"], 10);
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("t.csv");
-    bin().args(["trace", "convert", "--from", "tiresias"]).arg(&t).arg(&csv).assert().success();
+    bin()
+        .args(["trace", "convert", "--from", "tiresias"])
+        .arg(&t)
+        .arg(&csv)
+        .assert()
+        .success();
     let a = read_generic_csv(&csv, BadRows::Stop).unwrap();
     let (b, _) = read(&t, TraceFormat::Tiresias);
     assert_eq!(a.jobs, b.jobs);
     let toml = dir.path().join("w.toml");
-    bin().args(["trace", "fit"]).arg(&t).args(["--format", "tiresias", "--out"]).arg(&toml).assert().success();
-    assert!(std::fs::read_to_string(&toml).unwrap().contains("kind = \"model\""));
+    bin()
+        .args(["trace", "fit"])
+        .arg(&t)
+        .args(["--format", "tiresias", "--out"])
+        .arg(&toml)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&toml)
+        .unwrap()
+        .contains("kind = \"model\""));
     // A wrong format is a usage error (exit 2), as is a trace that is not in that format.
-    bin().args(["trace", "inspect"]).arg(&t).args(["--format", "nope"]).assert().code(2);
-    let out = bin().args(["trace", "inspect"]).arg(&t).args(["--format", "swf"]).output().unwrap();
+    bin()
+        .args(["trace", "inspect"])
+        .arg(&t)
+        .args(["--format", "nope"])
+        .assert()
+        .code(2);
+    let out = bin()
+        .args(["trace", "inspect"])
+        .arg(&t)
+        .args(["--format", "swf"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("60_job.csv:1"), "{err}");
     // Skipping bad rows reports the count.
-    let out = bin().args(["trace", "convert", "--from", "swf", "--skip-bad-rows"]).arg(&t).arg(&csv).output().unwrap();
+    let out = bin()
+        .args(["trace", "convert", "--from", "swf", "--skip-bad-rows"])
+        .arg(&t)
+        .arg(&csv)
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("skipped 61 bad rows"));
 }

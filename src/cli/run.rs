@@ -24,6 +24,7 @@ pub fn validate(path: &Path) -> Result<(), CliError> {
     let w = s
         .build_workload(s.seed)
         .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    super::trace::report_drops(&w);
     println!(
         "{}: ok ({} pools, {} GPUs, {} jobs, policy {})",
         path.display(),
@@ -51,6 +52,7 @@ pub fn run(
     let workload = s
         .build_workload(seed)
         .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    super::trace::report_drops(&workload);
     let clock = Instant::now();
     let result = Simulation::new(s.sim.clone(), &workload).run();
     let wall = clock.elapsed();

@@ -4,8 +4,8 @@
 use super::CliError;
 use crate::engine::{parse_duration, SimTime};
 use crate::workload::{
-    fit_model, model_to_toml, read_pai_machines, trace_stats, write_generic_csv, BadRows, JobStatus,
-    RowFilter, Shaping, SwfOptions, TraceFormat, TraceSpec,
+    fit_model, model_to_toml, read_pai_machines, trace_stats, write_generic_csv, BadRows,
+    JobStatus, RowFilter, Shaping, SwfOptions, TraceFormat, TraceSpec,
 };
 use anyhow::anyhow;
 use clap::{Args, Subcommand, ValueEnum};
@@ -78,7 +78,9 @@ pub struct ReadArgs {
 #[derive(Debug, Subcommand)]
 pub enum TraceCommand {
     /// Convert a trace into gpufleet's generic CSV (or a machine list into [[pools]]).
-    #[command(after_help = "Examples:\n  gpufleet trace convert --from swf NASA-iPSC-1993-3.1-cln.swf nasa.csv\n  gpufleet trace convert --from pai_machines pai_machine_spec.csv pools.toml")]
+    #[command(
+        after_help = "Examples:\n  gpufleet trace convert --from swf NASA-iPSC-1993-3.1-cln.swf nasa.csv\n  gpufleet trace convert --from pai_machines pai_machine_spec.csv pools.toml"
+    )]
     Convert {
         /// Format of the input.
         #[arg(long, value_enum)]
@@ -92,7 +94,9 @@ pub enum TraceCommand {
         read: ReadArgs,
     },
     /// Summarise a trace: jobs, span, GPU-hours, sizes, durations, arrivals by hour.
-    #[command(after_help = "Example:\n  gpufleet trace inspect data/tiresias_60_job.csv --format tiresias --json")]
+    #[command(
+        after_help = "Example:\n  gpufleet trace inspect data/tiresias_60_job.csv --format tiresias --json"
+    )]
     Inspect {
         /// Trace file.
         file: PathBuf,
@@ -107,7 +111,9 @@ pub enum TraceCommand {
         read: ReadArgs,
     },
     /// Fit a workload model to a trace and print it as a scenario [workload] block.
-    #[command(after_help = "Example:\n  gpufleet trace fit trace.swf --format swf --out workload.toml")]
+    #[command(
+        after_help = "Example:\n  gpufleet trace fit trace.swf --format swf --out workload.toml"
+    )]
     Fit {
         /// Trace file.
         file: PathBuf,
@@ -141,7 +147,11 @@ fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, Cli
         return Err(bad("--procs-per-gpu: must be at least 1"));
     }
     let mut s = TraceSpec::new(file, format);
-    s.bad_rows = if r.skip_bad_rows { BadRows::Skip } else { BadRows::Stop };
+    s.bad_rows = if r.skip_bad_rows {
+        BadRows::Skip
+    } else {
+        BadRows::Stop
+    };
     s.swf = SwfOptions {
         procs_per_gpu: r.procs_per_gpu,
     };
@@ -177,7 +187,8 @@ fn say(text: &str) -> Result<(), CliError> {
     }
 }
 
-fn report_drops(w: &crate::model::Workload) {
+/// Tells the user (on stderr) how many trace rows were skipped as bad or dropped, and why.
+pub(super) fn report_drops(w: &crate::model::Workload) {
     if w.skipped_rows > 0 {
         eprintln!("skipped {} bad rows", w.skipped_rows);
     }
@@ -196,7 +207,11 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
             read,
         } => {
             let Some(format) = from.trace() else {
-                let b = if read.skip_bad_rows { BadRows::Skip } else { BadRows::Stop };
+                let b = if read.skip_bad_rows {
+                    BadRows::Skip
+                } else {
+                    BadRows::Stop
+                };
                 let list = read_pai_machines(&input, b).map_err(bad)?;
                 write_atomic(&output, list.to_pools_toml().as_bytes())?;
                 if list.skipped_rows > 0 {
@@ -212,7 +227,9 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
                 return Ok(());
             };
             let s = spec(&input, format, &read)?;
-            let (w, _) = s.load(&crate::engine::RngStreams::new(1), 0.0).map_err(bad)?;
+            let (w, _) = s
+                .load(&crate::engine::RngStreams::new(1), 0.0)
+                .map_err(bad)?;
             let mut out = Vec::new();
             write_generic_csv(&w, &mut out).map_err(|e| CliError::Failure(anyhow!("{e}")))?;
             write_atomic(&output, &out)?;
@@ -227,10 +244,13 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
             read,
         } => {
             let s = spec(&file, format, &read)?;
-            let (w, meta) = s.load(&crate::engine::RngStreams::new(1), 0.0).map_err(bad)?;
+            let (w, meta) = s
+                .load(&crate::engine::RngStreams::new(1), 0.0)
+                .map_err(bad)?;
             let st = trace_stats(&w, &meta, format.as_str());
             if json {
-                let text = serde_json::to_string_pretty(&st).map_err(|e| CliError::Failure(anyhow!("{e}")))?;
+                let text = serde_json::to_string_pretty(&st)
+                    .map_err(|e| CliError::Failure(anyhow!("{e}")))?;
                 say(&format!("{text}\n"))
             } else {
                 say(&st.to_text())
@@ -244,7 +264,9 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
             read,
         } => {
             let s = spec(&file, format, &read)?;
-            let (w, meta) = s.load(&crate::engine::RngStreams::new(1), 0.0).map_err(bad)?;
+            let (w, meta) = s
+                .load(&crate::engine::RngStreams::new(1), 0.0)
+                .map_err(bad)?;
             if w.jobs.is_empty() {
                 return Err(bad(format!("{}: no jobs left to fit", file.display())));
             }
@@ -255,7 +277,10 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
                 file.display(),
                 format.as_str(),
                 w.jobs.len(),
-                w.jobs.last().map(|j| j.submit.hours_f64() / 24.0).unwrap_or(0.0)
+                w.jobs
+                    .last()
+                    .map(|j| j.submit.hours_f64() / 24.0)
+                    .unwrap_or(0.0)
             );
             let text = model_to_toml(&model, &source);
             match out {

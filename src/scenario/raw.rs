@@ -115,9 +115,23 @@ pub struct RawTenant {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawDuration {
-    Lognormal { median: String, sigma: f64 },
-    Exponential { mean: String },
-    Fixed { value: String },
-    Weibull { scale: String, shape: f64 },
-    Empirical { path: String, #[serde(default)] column: Option<String> },
+    Lognormal {
+        median: String,
+        sigma: f64,
+    },
+    Exponential {
+        mean: String,
+    },
+    Fixed {
+        value: String,
+    },
+    Weibull {
+        scale: String,
+        shape: f64,
+    },
+    Empirical {
+        path: String,
+        #[serde(default)]
+        column: Option<String>,
+    },
 }

@@ -236,7 +236,9 @@ pub(super) fn validate(
         c.err("gpu_types", "at most 64 GPU types");
     }
     let workload = match raw.workload {
-        RawWorkload::Trace(t) => WorkloadSource::Trace(super::workload_kinds::trace(&mut c, t, base)),
+        RawWorkload::Trace(t) => {
+            WorkloadSource::Trace(super::workload_kinds::trace(&mut c, t, base))
+        }
         RawWorkload::Model(m) => {
             WorkloadSource::Model(super::workload_kinds::model(&mut c, m, horizon, base))
         }
@@ -409,7 +411,12 @@ impl Scenario {
                 crate::workload::read_generic_csv(path, *bad_rows)?
             }
             WorkloadSource::Trace(spec) => {
-                let gpus: f64 = self.sim.pools.iter().map(|p| p.nodes as f64 * p.node.gpus as f64).sum();
+                let gpus: f64 = self
+                    .sim
+                    .pools
+                    .iter()
+                    .map(|p| p.nodes as f64 * p.node.gpus as f64)
+                    .sum();
                 spec.load(&crate::engine::RngStreams::new(seed), gpus)?.0
             }
             WorkloadSource::Model(m) => m.generate(&crate::engine::RngStreams::new(seed)),

@@ -28,7 +28,9 @@ pub(super) fn duration(c: &mut Collector, p: &str, d: &RawDuration, base: &Path)
             mean: c.duration(&format!("{p}.mean"), mean).unwrap_or(SimTime(1)),
         },
         RawDuration::Fixed { value } => DurationDist::Fixed {
-            value: c.duration(&format!("{p}.value"), value).unwrap_or(SimTime(1)),
+            value: c
+                .duration(&format!("{p}.value"), value)
+                .unwrap_or(SimTime(1)),
         },
         RawDuration::Weibull { scale, shape } => {
             let s = c.duration(&format!("{p}.scale"), scale);
@@ -61,7 +63,10 @@ fn size(c: &mut Collector, p: &str, s: &RawSize, allow_zero: bool) -> (GpuReques
     } else {
         c.err(
             format!("{p}.gpus"),
-            format!("must be 0, a whole count >= 1 or a fraction between 0 and 1, got {}", s.gpus),
+            format!(
+                "must be 0, a whole count >= 1 or a fraction between 0 and 1, got {}",
+                s.gpus
+            ),
         );
         GpuRequest::Whole(1)
     };
@@ -72,20 +77,32 @@ fn size(c: &mut Collector, p: &str, s: &RawSize, allow_zero: bool) -> (GpuReques
 pub(super) fn trace(c: &mut Collector, t: RawTrace, base: &Path) -> TraceSpec {
     let full = base.join(&t.path);
     if !full.is_file() {
-        c.err("workload.path", format!("trace file {} does not exist", full.display()));
+        c.err(
+            "workload.path",
+            format!("trace file {} does not exist", full.display()),
+        );
     }
     let procs = t.procs_per_gpu.unwrap_or(1);
     if !(1..=1_000_000).contains(&procs) {
-        c.err("workload.procs_per_gpu", format!("must be between 1 and 1000000, got {procs}"));
+        c.err(
+            "workload.procs_per_gpu",
+            format!("must be between 1 and 1000000, got {procs}"),
+        );
     }
     let pai = t.pai_job_table.as_ref().map(|p| {
         let f = base.join(p);
         if !f.is_file() {
-            c.err("workload.pai_job_table", format!("file {} does not exist", f.display()));
+            c.err(
+                "workload.pai_job_table",
+                format!("file {} does not exist", f.display()),
+            );
         }
         f
     });
-    let start = t.start.as_deref().and_then(|s| c.duration("workload.start", s));
+    let start = t
+        .start
+        .as_deref()
+        .and_then(|s| c.duration("workload.start", s));
     let end = t.end.as_deref().and_then(|s| c.duration("workload.end", s));
     if let (Some(a), Some(b)) = (start, end) {
         if b <= a {
@@ -109,7 +126,11 @@ pub(super) fn trace(c: &mut Collector, t: RawTrace, base: &Path) -> TraceSpec {
     TraceSpec {
         path: full,
         format: t.format,
-        bad_rows: if t.skip_bad_rows { BadRows::Skip } else { BadRows::Stop },
+        bad_rows: if t.skip_bad_rows {
+            BadRows::Skip
+        } else {
+            BadRows::Stop
+        },
         swf: SwfOptions {
             procs_per_gpu: procs.clamp(1, 1_000_000) as u32,
         },
@@ -120,7 +141,8 @@ pub(super) fn trace(c: &mut Collector, t: RawTrace, base: &Path) -> TraceSpec {
             max_gpus: t.max_gpus,
         },
         shaping: Shaping {
-            window: (start.is_some() || end.is_some()).then(|| (start.unwrap_or(SimTime::ZERO), end)),
+            window: (start.is_some() || end.is_some())
+                .then(|| (start.unwrap_or(SimTime::ZERO), end)),
             gpu_type_map: t.gpu_type_map.into_iter().collect(),
             time_compression: t.time_compression,
             load_scale: t.load_scale.map(|factor| LoadScale {
@@ -132,7 +154,12 @@ pub(super) fn trace(c: &mut Collector, t: RawTrace, base: &Path) -> TraceSpec {
 }
 
 /// Validates `kind = "model"`; `horizon` ends it when neither `jobs` nor `until` does.
-pub(super) fn model(c: &mut Collector, m: RawModel, horizon: Option<SimTime>, base: &Path) -> WorkloadModel {
+pub(super) fn model(
+    c: &mut Collector,
+    m: RawModel,
+    horizon: Option<SimTime>,
+    base: &Path,
+) -> WorkloadModel {
     let arrivals = match m.arrivals {
         RawArrivals::Poisson { rate_per_hour } => ArrivalProcess::Poisson { rate_per_hour },
         RawArrivals::Profile {
@@ -149,19 +176,34 @@ pub(super) fn model(c: &mut Collector, m: RawModel, horizon: Option<SimTime>, ba
             mean_dwell,
         } => {
             if rates_per_hour.len() != 2 {
-                c.err("workload.arrivals.rates_per_hour", "needs two rates: [calm, burst]");
+                c.err(
+                    "workload.arrivals.rates_per_hour",
+                    "needs two rates: [calm, burst]",
+                );
             }
             if mean_dwell.len() != 2 {
-                c.err("workload.arrivals.mean_dwell", "needs two durations: [calm, burst]");
+                c.err(
+                    "workload.arrivals.mean_dwell",
+                    "needs two durations: [calm, burst]",
+                );
             }
             let d: Vec<SimTime> = mean_dwell
                 .iter()
                 .enumerate()
-                .map(|(i, s)| c.duration(&format!("workload.arrivals.mean_dwell[{i}]"), s).unwrap_or(SimTime(1)))
+                .map(|(i, s)| {
+                    c.duration(&format!("workload.arrivals.mean_dwell[{i}]"), s)
+                        .unwrap_or(SimTime(1))
+                })
                 .collect();
             ArrivalProcess::Mmpp {
-                rates_per_hour: [rates_per_hour.first().copied().unwrap_or(1.0), rates_per_hour.get(1).copied().unwrap_or(1.0)],
-                mean_dwell: [d.first().copied().unwrap_or(SimTime(1)), d.get(1).copied().unwrap_or(SimTime(1))],
+                rates_per_hour: [
+                    rates_per_hour.first().copied().unwrap_or(1.0),
+                    rates_per_hour.get(1).copied().unwrap_or(1.0),
+                ],
+                mean_dwell: [
+                    d.first().copied().unwrap_or(SimTime(1)),
+                    d.get(1).copied().unwrap_or(SimTime(1)),
+                ],
             }
         }
     };
@@ -179,10 +221,16 @@ pub(super) fn model(c: &mut Collector, m: RawModel, horizon: Option<SimTime>, ba
         }
     }
     if until.is_none() && m.jobs.is_none() {
-        c.err("workload", "a model workload needs `jobs`, `until` or a scenario `horizon` to end");
+        c.err(
+            "workload",
+            "a model workload needs `jobs`, `until` or a scenario `horizon` to end",
+        );
     }
     if m.tenants.is_empty() {
-        c.err("workload.tenants", "give at least one [[workload.tenants]] with its sizes and duration");
+        c.err(
+            "workload.tenants",
+            "give at least one [[workload.tenants]] with its sizes and duration",
+        );
     }
     let mut tenants = Vec::new();
     for (i, t) in m.tenants.iter().enumerate() {
@@ -199,7 +247,10 @@ pub(super) fn model(c: &mut Collector, m: RawModel, horizon: Option<SimTime>, ba
             .collect();
         let share = t.preemptible_share.unwrap_or(0.0);
         if !(0.0..=1.0).contains(&share) {
-            c.err(format!("{p}.preemptible_share"), format!("must be between 0 and 1, got {share}"));
+            c.err(
+                format!("{p}.preemptible_share"),
+                format!("must be between 0 and 1, got {share}"),
+            );
         }
         tenants.push(TenantMix {
             name: t.name.clone(),
@@ -210,13 +261,25 @@ pub(super) fn model(c: &mut Collector, m: RawModel, horizon: Option<SimTime>, ba
         });
     }
     let rate_multiplier = c.positive("workload.rate_multiplier", m.rate_multiplier.unwrap_or(1.0));
-    let duration_multiplier = c.positive("workload.duration_multiplier", m.duration_multiplier.unwrap_or(1.0));
+    let duration_multiplier = c.positive(
+        "workload.duration_multiplier",
+        m.duration_multiplier.unwrap_or(1.0),
+    );
     let growth = m.growth_per_month.unwrap_or(0.0);
     if !(growth.is_finite() && growth > -1.0 && growth <= 100.0) {
-        c.err("workload.growth_per_month", format!("must be above -1 and at most 100, got {growth}"));
+        c.err(
+            "workload.growth_per_month",
+            format!("must be above -1 and at most 100, got {growth}"),
+        );
     }
-    let cpu = c.non_negative("workload.cpu_cores_per_gpu", m.cpu_cores_per_gpu.unwrap_or(0.0));
-    let mem = c.non_negative("workload.memory_gib_per_gpu", m.memory_gib_per_gpu.unwrap_or(0.0));
+    let cpu = c.non_negative(
+        "workload.cpu_cores_per_gpu",
+        m.cpu_cores_per_gpu.unwrap_or(0.0),
+    );
+    let mem = c.non_negative(
+        "workload.memory_gib_per_gpu",
+        m.memory_gib_per_gpu.unwrap_or(0.0),
+    );
     WorkloadModel {
         arrivals,
         until,

@@ -49,7 +49,8 @@ impl ArrivalProcess {
     /// The long-run mean arrivals per hour (before multiplier and growth).
     pub fn mean_rate_per_hour(&self) -> f64 {
         match self {
-            ArrivalProcess::Poisson { rate_per_hour } | ArrivalProcess::Profile { rate_per_hour, .. } => *rate_per_hour,
+            ArrivalProcess::Poisson { rate_per_hour }
+            | ArrivalProcess::Profile { rate_per_hour, .. } => *rate_per_hour,
             ArrivalProcess::Mmpp {
                 rates_per_hour: r,
                 mean_dwell: d,
@@ -70,7 +71,9 @@ impl ArrivalProcess {
         match self {
             ArrivalProcess::Poisson { rate_per_hour } => {
                 if !(ok(*rate_per_hour) && *rate_per_hour > 0.0) {
-                    return Err(format!("rate_per_hour: must be positive, got {rate_per_hour}"));
+                    return Err(format!(
+                        "rate_per_hour: must be positive, got {rate_per_hour}"
+                    ));
                 }
             }
             ArrivalProcess::Profile {
@@ -79,21 +82,35 @@ impl ArrivalProcess {
                 weekly,
             } => {
                 if !(ok(*rate_per_hour) && *rate_per_hour > 0.0) {
-                    return Err(format!("rate_per_hour: must be positive, got {rate_per_hour}"));
+                    return Err(format!(
+                        "rate_per_hour: must be positive, got {rate_per_hour}"
+                    ));
                 }
-                if hourly.len() != 24 || !hourly.iter().all(|&x| ok(x)) || hourly.iter().sum::<f64>() <= 0.0 {
+                if hourly.len() != 24
+                    || !hourly.iter().all(|&x| ok(x))
+                    || hourly.iter().sum::<f64>() <= 0.0
+                {
                     return Err("hourly: needs 24 non-negative weights, not all zero".into());
                 }
-                if weekly.len() != 7 || !weekly.iter().all(|&x| ok(x)) || weekly.iter().sum::<f64>() <= 0.0 {
-                    return Err("weekly: needs 7 non-negative weights (Monday first), not all zero".into());
+                if weekly.len() != 7
+                    || !weekly.iter().all(|&x| ok(x))
+                    || weekly.iter().sum::<f64>() <= 0.0
+                {
+                    return Err(
+                        "weekly: needs 7 non-negative weights (Monday first), not all zero".into(),
+                    );
                 }
             }
             ArrivalProcess::Mmpp {
                 rates_per_hour,
                 mean_dwell,
             } => {
-                if !rates_per_hour.iter().all(|&x| ok(x)) || rates_per_hour.iter().sum::<f64>() <= 0.0 {
-                    return Err("rates_per_hour: needs two non-negative rates, not both zero".into());
+                if !rates_per_hour.iter().all(|&x| ok(x))
+                    || rates_per_hour.iter().sum::<f64>() <= 0.0
+                {
+                    return Err(
+                        "rates_per_hour: needs two non-negative rates, not both zero".into(),
+                    );
                 }
                 if mean_dwell.iter().any(|d| d.0 == 0) {
                     return Err("mean_dwell: both states need a positive mean dwell time".into());

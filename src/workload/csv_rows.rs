@@ -77,7 +77,10 @@ impl<R: Read> CsvRows<R> {
     pub fn feed(
         mut self,
         sink: &mut RowSink,
-        mut parse: impl for<'r> FnMut(&'r csv::StringRecord, &'r mut [String; 2]) -> Result<TraceRow<'r>, RowError>,
+        mut parse: impl for<'r> FnMut(
+            &'r csv::StringRecord,
+            &'r mut [String; 2],
+        ) -> Result<TraceRow<'r>, RowError>,
     ) -> Result<(), TraceError> {
         let mut rec = csv::StringRecord::new();
         let mut scratch = [String::new(), String::new()];

@@ -8,7 +8,9 @@ use std::path::Path;
 /// Reads the `column` (default: the first) of the CSV at `path` as durations in seconds.
 /// Every value must be a finite number >= 0; the file must hold at least one.
 pub fn read_duration_column(path: &Path, column: Option<&str>) -> Result<Vec<f64>, TraceError> {
-    let mut rdr = csv::ReaderBuilder::new().flexible(true).from_reader(open(path)?);
+    let mut rdr = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(open(path)?);
     let file_err = |reason: String| TraceError::File {
         file: path.to_path_buf(),
         reason,

@@ -70,10 +70,20 @@ pub fn fit_model(w: &Workload, meta: &TraceMeta, max_tenants: usize) -> Workload
         exp_h[h] += 1.0;
         exp_d[d] += 1.0;
     }
-    let hourly = if span_h >= 24.0 { relative(&by_h, &exp_h) } else { vec![1.0; 24] };
-    let weekly = if span_h >= 14.0 * 24.0 { relative(&by_d, &exp_d) } else { vec![1.0; 7] };
+    let hourly = if span_h >= 24.0 {
+        relative(&by_h, &exp_h)
+    } else {
+        vec![1.0; 24]
+    };
+    let weekly = if span_h >= 14.0 * 24.0 {
+        relative(&by_d, &exp_d)
+    } else {
+        vec![1.0; 7]
+    };
     let arrivals = if hourly.iter().chain(&weekly).all(|&x| x == 1.0) {
-        ArrivalProcess::Poisson { rate_per_hour: rate }
+        ArrivalProcess::Poisson {
+            rate_per_hour: rate,
+        }
     } else {
         ArrivalProcess::Profile {
             rate_per_hour: rate,
@@ -142,7 +152,10 @@ pub fn fit_model(w: &Workload, meta: &TraceMeta, max_tenants: usize) -> Workload
 }
 
 fn list(xs: &[f64]) -> String {
-    xs.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(", ")
+    xs.iter()
+        .map(|x| format!("{x}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn gpus_text(r: GpuRequest) -> String {
@@ -173,7 +186,9 @@ pub fn model_to_toml(m: &WorkloadModel, source: &str) -> String {
     ));
     match &m.arrivals {
         ArrivalProcess::Poisson { rate_per_hour } => {
-            s.push_str(&format!("arrivals = {{ kind = \"poisson\", rate_per_hour = {rate_per_hour} }}\n"));
+            s.push_str(&format!(
+                "arrivals = {{ kind = \"poisson\", rate_per_hour = {rate_per_hour} }}\n"
+            ));
         }
         ArrivalProcess::Profile {
             rate_per_hour,
@@ -201,7 +216,10 @@ pub fn model_to_toml(m: &WorkloadModel, source: &str) -> String {
         }
     }
     for t in &m.tenants {
-        s.push_str(&format!("\n[[workload.tenants]]\nname = {:?}\nweight = {}\n", t.name, t.weight));
+        s.push_str(&format!(
+            "\n[[workload.tenants]]\nname = {:?}\nweight = {}\n",
+            t.name, t.weight
+        ));
         let sizes: Vec<String> = t
             .sizes
             .iter()
@@ -214,7 +232,9 @@ pub fn model_to_toml(m: &WorkloadModel, source: &str) -> String {
                 median.secs_text(),
                 sigma
             )),
-            other => s.push_str(&format!("# duration {other:?} cannot be written; lognormal assumed\n")),
+            other => s.push_str(&format!(
+                "# duration {other:?} cannot be written; lognormal assumed\n"
+            )),
         }
         if t.preemptible_share > 0.0 {
             s.push_str(&format!("preemptible_share = {}\n", t.preemptible_share));

@@ -19,7 +19,10 @@
 //! hand-written fixtures built from the published schema.
 
 use super::csv_rows::{columns, field, open, CsvRows};
-use super::trace::{parse_datetime_ms, parse_f64, parse_u64, whole_gpus, JobStatus, RowError, DROPPED, RowFilter, RowSink, TraceMeta, TraceRow};
+use super::trace::{
+    parse_datetime_ms, parse_f64, parse_u64, whole_gpus, JobStatus, RowError, RowFilter, RowSink,
+    TraceMeta, TraceRow, DROPPED,
+};
 use super::{BadRows, TraceError, Workload};
 use std::io::Read;
 use std::path::Path;
@@ -57,11 +60,13 @@ fn parse<'r>(rec: &'r csv::StringRecord, col: &[usize; 12]) -> Result<TraceRow<'
     if name.is_empty() {
         return Err(("job_id", "missing value".into()));
     }
-    let gpus = parse_u64(f(3)).and_then(whole_gpus).map_err(|e| ("gpu_num", e))?;
+    let gpus = parse_u64(f(3))
+        .and_then(whole_gpus)
+        .map_err(|e| ("gpu_num", e))?;
     let cpu = match f(4) {
         "" => 0.0,
         v => match parse_f64(v) {
-            Ok(x) if x >= 0.0 && x < 1e6 => x,
+            Ok(x) if (0.0..1e6).contains(&x) => x,
             _ => return Err(("cpu_num", format!("{v:?} is not a non-negative number"))),
         },
     };
@@ -81,7 +86,12 @@ fn parse<'r>(rec: &'r csv::StringRecord, col: &[usize; 12]) -> Result<TraceRow<'
         }
         v => match parse_f64(v) {
             Ok(x) if (0.0..1e12).contains(&x) => (x * 1000.0).round() as u64,
-            _ => return Err(("duration", format!("{v:?} is not a non-negative number of seconds"))),
+            _ => {
+                return Err((
+                    "duration",
+                    format!("{v:?} is not a non-negative number of seconds"),
+                ))
+            }
         },
     };
     let tenant = match f(2) {
@@ -103,7 +113,11 @@ fn parse<'r>(rec: &'r csv::StringRecord, col: &[usize; 12]) -> Result<TraceRow<'
 }
 
 /// Reads a Helios job CSV from `path`.
-pub fn read_helios(path: &Path, bad: BadRows, filter: RowFilter) -> Result<(Workload, TraceMeta), TraceError> {
+pub fn read_helios(
+    path: &Path,
+    bad: BadRows,
+    filter: RowFilter,
+) -> Result<(Workload, TraceMeta), TraceError> {
     read_helios_from(open(path)?, path, bad, filter)
 }
 
@@ -116,7 +130,8 @@ pub fn read_helios_from<R: Read>(
 ) -> Result<(Workload, TraceMeta), TraceError> {
     let mut sink = RowSink::new(path, bad, filter);
     let rows = CsvRows::new(input, true, &sink)?;
-    let col = columns(&rows.header, NAMES, &["job_id", "gpu_num", "submit_time"]).map_err(|r| sink.file_error(r))?;
+    let col = columns(&rows.header, NAMES, &["job_id", "gpu_num", "submit_time"])
+        .map_err(|r| sink.file_error(r))?;
     if col[10] == usize::MAX && (col[8] == usize::MAX || col[9] == usize::MAX) {
         return Err(sink.file_error("needs a duration column, or start_time and end_time"));
     }
@@ -137,7 +152,13 @@ mod tests {
 
     #[test]
     fn maps_fixture() {
-        let (w, meta) = read_helios_from(FIXTURE.as_bytes(), Path::new("h.csv"), BadRows::Stop, RowFilter::default()).unwrap();
+        let (w, meta) = read_helios_from(
+            FIXTURE.as_bytes(),
+            Path::new("h.csv"),
+            BadRows::Stop,
+            RowFilter::default(),
+        )
+        .unwrap();
         assert_eq!(w.jobs.len(), 2);
         assert_eq!(w.filtered, vec![(NEVER_RAN.to_string(), 1)]);
         // j2 is first (09:00), j1 an hour later.
@@ -155,13 +176,23 @@ mod tests {
     #[test]
     fn bad_rows() {
         let text = "job_id,gpu_num,submit_time,duration\na,1,2020-01-01 00:00:00,5\nb,x,2020-01-01 00:00:00,5\n";
-        let e = read_helios_from(text.as_bytes(), Path::new("h.csv"), BadRows::Stop, RowFilter::default())
-            .unwrap_err()
-            .to_string();
+        let e = read_helios_from(
+            text.as_bytes(),
+            Path::new("h.csv"),
+            BadRows::Stop,
+            RowFilter::default(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("h.csv:3") && e.contains("gpu_num"), "{e}");
-        let e = read_helios_from("job_id,gpu_num\n".as_bytes(), Path::new("h.csv"), BadRows::Stop, RowFilter::default())
-            .unwrap_err()
-            .to_string();
+        let e = read_helios_from(
+            "job_id,gpu_num\n".as_bytes(),
+            Path::new("h.csv"),
+            BadRows::Stop,
+            RowFilter::default(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("submit_time"), "{e}");
     }
 }

@@ -5,7 +5,9 @@ use super::pai::{read_pai, read_pai_job_table};
 use super::shape::Shaping;
 use super::swf::{read_swf, SwfOptions};
 use super::trace::{RowFilter, TraceFormat, TraceMeta};
-use super::{read_generic_csv, read_helios, read_philly, read_tiresias, BadRows, TraceError, Workload};
+use super::{
+    read_generic_csv, read_helios, read_philly, read_tiresias, BadRows, TraceError, Workload,
+};
 use crate::engine::RngStreams;
 use std::path::{Path, PathBuf};
 
@@ -44,12 +46,23 @@ impl TraceSpec {
 
     /// Reads (and filters) the trace without shaping it.
     pub fn read(&self) -> Result<(Workload, TraceMeta), TraceError> {
-        read_format(&self.path, self.format, self.bad_rows, &self.swf, self.pai_job_table.as_deref(), self.filter.clone())
+        read_format(
+            &self.path,
+            self.format,
+            self.bad_rows,
+            &self.swf,
+            self.pai_job_table.as_deref(),
+            self.filter.clone(),
+        )
     }
 
     /// Reads, filters and shapes the trace. `capacity_gpus` is the cluster's GPU count
     /// (for load scaling relative to capacity); `streams` seeds the scaling.
-    pub fn load(&self, streams: &RngStreams, capacity_gpus: f64) -> Result<(Workload, TraceMeta), TraceError> {
+    pub fn load(
+        &self,
+        streams: &RngStreams,
+        capacity_gpus: f64,
+    ) -> Result<(Workload, TraceMeta), TraceError> {
         let (mut w, meta) = self.read()?;
         self.shaping
             .apply(&mut w, streams, capacity_gpus)
@@ -95,7 +108,8 @@ pub fn read_format(
                 statuses: [0, 0, 0, before as u64],
                 ..TraceMeta::default()
             };
-            if !filter.statuses.is_empty() && !filter.statuses.contains(&super::JobStatus::Unknown) {
+            if !filter.statuses.is_empty() && !filter.statuses.contains(&super::JobStatus::Unknown)
+            {
                 return Err(TraceError::File {
                     file: path.to_path_buf(),
                     reason: "the generic CSV has no job status to filter on".into(),
@@ -106,7 +120,9 @@ pub fn read_format(
         TraceFormat::Swf => read_swf(path, swf, bad, filter).map(|(w, m, _)| (w, m)),
         TraceFormat::Helios => read_helios(path, bad, filter),
         TraceFormat::Pai => {
-            let users = pai_job_table.map(|p| read_pai_job_table(p, bad)).transpose()?;
+            let users = pai_job_table
+                .map(|p| read_pai_job_table(p, bad))
+                .transpose()?;
             read_pai(path, users.as_ref(), bad, filter)
         }
         TraceFormat::Philly => read_philly(path, bad, filter),

@@ -19,10 +19,10 @@ mod synthetic;
 mod tiresias;
 mod trace;
 
-pub use generic_csv::{read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS};
 pub use arrivals::{ArrivalProcess, Arrivals, MONTH_SECS};
 pub use empirical::read_duration_column;
 pub use fit::{fit_lognormal, fit_model, model_to_toml};
+pub use generic_csv::{read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS};
 pub use helios::{read_helios, read_helios_from};
 pub use load::{read_format, TraceSpec};
 pub use model::{TenantMix, WorkloadModel};

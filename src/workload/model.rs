@@ -73,8 +73,14 @@ impl WorkloadModel {
         let mut size_rng = streams.stream("sizes");
         let mut dur_rng = streams.stream("durations");
         let mut pre_rng = streams.stream("preemptible");
-        let tenant_w: Vec<(usize, f64)> = self.tenants.iter().enumerate().map(|(i, t)| (i, t.weight)).collect();
-        let mut arrivals = Arrivals::new(&self.arrivals, self.rate_multiplier, self.growth_per_month);
+        let tenant_w: Vec<(usize, f64)> = self
+            .tenants
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i, t.weight))
+            .collect();
+        let mut arrivals =
+            Arrivals::new(&self.arrivals, self.rate_multiplier, self.growth_per_month);
         let limit = self.jobs.unwrap_or(u64::MAX);
         // Without a job count or end time the model is unbounded: stop at ten years.
         let until = self.until.unwrap_or(SimTime::from_secs(10 * 365 * 86_400));
@@ -93,7 +99,8 @@ impl WorkloadModel {
             let mix = &self.tenants[k];
             let gpus = pick(&mix.sizes, &mut size_rng).unwrap_or(GpuRequest::Whole(1));
             let base = mix.duration.sample(&mut dur_rng);
-            let work = SimTime::from_secs_f64(base.secs_f64() * self.duration_multiplier).max(SimTime(1));
+            let work =
+                SimTime::from_secs_f64(base.secs_f64() * self.duration_multiplier).max(SimTime(1));
             let preemptible = pre_rng.random::<f64>() < mix.preemptible_share;
             let g = gpus.gpus_f64();
             w.jobs.push(Job {

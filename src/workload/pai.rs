@@ -24,7 +24,9 @@
 //! hand-written fixtures built from the published headers.
 
 use super::csv_rows::{field, open, CsvRows};
-use super::trace::{parse_f64, JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow, DROPPED};
+use super::trace::{
+    parse_f64, JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow, DROPPED,
+};
 use super::{BadRows, TraceError, Workload};
 use crate::model::GpuRequest;
 use std::collections::HashMap;
@@ -56,7 +58,9 @@ pub struct PaiUsers {
 impl PaiUsers {
     /// The user of `job`, if the job table lists it.
     pub fn user(&self, job: &str) -> Option<&str> {
-        self.by_job.get(job).map(|&i| self.names[i as usize].as_str())
+        self.by_job
+            .get(job)
+            .map(|&i| self.names[i as usize].as_str())
     }
     /// Jobs listed.
     pub fn len(&self) -> usize {
@@ -74,10 +78,17 @@ pub fn read_pai_job_table(path: &Path, bad: BadRows) -> Result<PaiUsers, TraceEr
 }
 
 /// Reads a PAI job table from any reader (`path` names it in errors).
-pub fn read_pai_job_table_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<PaiUsers, TraceError> {
+pub fn read_pai_job_table_from<R: Read>(
+    input: R,
+    path: &Path,
+    bad: BadRows,
+) -> Result<PaiUsers, TraceError> {
     let mut users = PaiUsers::default();
     let mut user_ix: HashMap<String, u32> = HashMap::new();
-    let mut rdr = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(input);
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(input);
     let mut rec = csv::StringRecord::new();
     let err = |row: u64, column: &str, reason: String| TraceError::Row {
         file: path.to_path_buf(),
@@ -90,8 +101,12 @@ pub fn read_pai_job_table_from<R: Read>(input: R, path: &Path, bad: BadRows) -> 
         let problem = match rdr.read_record(&mut rec) {
             Ok(false) => break,
             Ok(true) if rec.len() == 1 && field(&rec, 0).is_empty() => continue,
-            Ok(true) if rec.len() != 6 => Some(("", format!("{} fields, the job table has 6", rec.len()))),
-            Ok(true) if field(&rec, 0).is_empty() => Some(("job_name", "missing value".to_string())),
+            Ok(true) if rec.len() != 6 => {
+                Some(("", format!("{} fields, the job table has 6", rec.len())))
+            }
+            Ok(true) if field(&rec, 0).is_empty() => {
+                Some(("job_name", "missing value".to_string()))
+            }
             Ok(true) => None,
             Err(e) => Some(("", e.to_string())),
         };
@@ -157,7 +172,7 @@ fn parse_task<'r>(
         match f(k) {
             "" => Ok(0.0),
             v => match parse_f64(v) {
-                Ok(x) if x >= 0.0 && x < 1e12 => Ok(x),
+                Ok(x) if (0.0..1e12).contains(&x) => Ok(x),
                 _ => Err((TASK[k], format!("{v:?} is not a non-negative number"))),
             },
         }
@@ -167,7 +182,10 @@ fn parse_task<'r>(
     }
     let inst = num(2)?;
     if inst.fract() != 0.0 || inst > 1e6 {
-        return Err(("inst_num", format!("{:?} is not a whole instance count", f(2))));
+        return Err((
+            "inst_num",
+            format!("{:?} is not a whole instance count", f(2)),
+        ));
     }
     if f(4).is_empty() {
         return Err((DROPPED, "never started (no start_time)".into()));
@@ -261,11 +279,22 @@ mod tests {
 
     #[test]
     fn maps_fixture() {
-        let users = read_pai_job_table_from(JOBS.as_bytes(), Path::new("jobs.csv"), BadRows::Stop).unwrap();
+        let users =
+            read_pai_job_table_from(JOBS.as_bytes(), Path::new("jobs.csv"), BadRows::Stop).unwrap();
         assert_eq!(users.user("j2"), Some("bob"));
-        let (w, meta) = read_pai_from(TASKS.as_bytes(), Path::new("t.csv"), Some(&users), BadRows::Stop, RowFilter::default()).unwrap();
+        let (w, meta) = read_pai_from(
+            TASKS.as_bytes(),
+            Path::new("t.csv"),
+            Some(&users),
+            BadRows::Stop,
+            RowFilter::default(),
+        )
+        .unwrap();
         assert_eq!(w.jobs.len(), 3);
-        assert_eq!(w.filtered, vec![("no end time (running at trace end)".to_string(), 1)]);
+        assert_eq!(
+            w.filtered,
+            vec![("no end time (running at trace end)".to_string(), 1)]
+        );
         // Sorted by start: j2 (50), j3 (70), j1 (100); origin 50 s.
         assert_eq!(w.jobs[0].name, "j2/tensorflow");
         assert_eq!(w.jobs[0].gpus, GpuRequest::Fraction(500));
@@ -282,11 +311,19 @@ mod tests {
 
     #[test]
     fn bad_rows() {
-        let e = read_pai_from("j1,w,1,Terminated,5,x,1,1,100,V100\n".as_bytes(), Path::new("t.csv"), None, BadRows::Stop, RowFilter::default())
+        let e = read_pai_from(
+            "j1,w,1,Terminated,5,x,1,1,100,V100\n".as_bytes(),
+            Path::new("t.csv"),
+            None,
+            BadRows::Stop,
+            RowFilter::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("t.csv:1") && e.contains("end_time"), "{e}");
+        let e = read_pai_job_table_from("j1,i1\n".as_bytes(), Path::new("j.csv"), BadRows::Stop)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("t.csv:1") && e.contains("end_time"), "{e}");
-        let e = read_pai_job_table_from("j1,i1\n".as_bytes(), Path::new("j.csv"), BadRows::Stop).unwrap_err().to_string();
         assert!(e.contains("j.csv:1") && e.contains("6"), "{e}");
     }
 }

@@ -44,7 +44,10 @@ impl MachineList {
     }
     /// GPUs in total.
     pub fn gpus(&self) -> u64 {
-        self.groups.iter().map(|g| g.count as u64 * g.gpus as u64).sum()
+        self.groups
+            .iter()
+            .map(|g| g.count as u64 * g.gpus as u64)
+            .sum()
     }
 
     /// The groups as scenario `[[pools]]` blocks (owned, price 0 to fill in). GPU types
@@ -80,9 +83,16 @@ pub fn read_pai_machines(path: &Path, bad: BadRows) -> Result<MachineList, Trace
 }
 
 /// Reads a PAI machine spec from any reader (`path` names it in errors).
-pub fn read_pai_machines_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<MachineList, TraceError> {
+pub fn read_pai_machines_from<R: Read>(
+    input: R,
+    path: &Path,
+    bad: BadRows,
+) -> Result<MachineList, TraceError> {
     let mut list = MachineList::default();
-    let mut rdr = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(input);
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(input);
     let mut rec = csv::StringRecord::new();
     const NAMES: [&str; 5] = ["machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"];
     loop {
@@ -90,18 +100,26 @@ pub fn read_pai_machines_from<R: Read>(input: R, path: &Path, bad: BadRows) -> R
         let parsed: Result<(f64, f64, u32), (&str, String)> = match rdr.read_record(&mut rec) {
             Ok(false) => break,
             Ok(true) if rec.len() == 1 && field(&rec, 0).is_empty() => continue,
-            Ok(true) if rec.len() != 5 => Err(("", format!("{} fields, the machine spec has 5", rec.len()))),
+            Ok(true) if rec.len() != 5 => {
+                Err(("", format!("{} fields, the machine spec has 5", rec.len())))
+            }
             Ok(true) => (|| {
                 if field(&rec, 0).is_empty() || field(&rec, 1).is_empty() {
                     return Err(("gpu_type", "missing value".to_string()));
                 }
                 let nonneg = |k: usize| match parse_f64(field(&rec, k)) {
                     Ok(x) if (0.0..1e9).contains(&x) => Ok(x),
-                    _ => Err((NAMES[k], format!("{:?} is not a non-negative number", field(&rec, k)))),
+                    _ => Err((
+                        NAMES[k],
+                        format!("{:?} is not a non-negative number", field(&rec, k)),
+                    )),
                 };
                 let gpus = parse_u64(field(&rec, 4)).map_err(|e| (NAMES[4], e))?;
                 if gpus > 1024 {
-                    return Err((NAMES[4], format!("{gpus} GPUs per machine is more than 1024")));
+                    return Err((
+                        NAMES[4],
+                        format!("{gpus} GPUs per machine is more than 1024"),
+                    ));
                 }
                 Ok((nonneg(2)?, nonneg(3)?, gpus as u32))
             })(),
@@ -160,8 +178,17 @@ mod tests {
         assert_eq!(l.groups.len(), 2);
         assert_eq!((l.machines(), l.gpus()), (3, 4));
         let toml = l.to_pools_toml();
-        assert!(toml.contains("nodes = 2") && toml.contains("gpus_per_node = 2"), "{toml}");
-        let e = read_pai_machines_from("m1,T4,96,x,2\n".as_bytes(), Path::new("m.csv"), BadRows::Stop).unwrap_err().to_string();
+        assert!(
+            toml.contains("nodes = 2") && toml.contains("gpus_per_node = 2"),
+            "{toml}"
+        );
+        let e = read_pai_machines_from(
+            "m1,T4,96,x,2\n".as_bytes(),
+            Path::new("m.csv"),
+            BadRows::Stop,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("m.csv:1") && e.contains("cap_mem"), "{e}");
     }
 }

@@ -22,11 +22,14 @@
 //! unclosed array) is an error about the file. The Philly log is not distributed with this project; the reader is
 //! tested on hand-written fixtures built from the published schema.
 
-use super::trace::{parse_datetime_ms, whole_gpus, JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow, DROPPED};
+use super::trace::{
+    parse_datetime_ms, whole_gpus, JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow,
+    DROPPED,
+};
 use super::{BadRows, TraceError, Workload};
 use serde::de::{Deserializer, IgnoredAny, Visitor};
-use std::borrow::Cow;
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::io::BufRead;
 use std::path::Path;
 
@@ -125,9 +128,15 @@ fn time(v: Option<&str>) -> Option<&str> {
 }
 
 fn map_job<'j>(j: &'j Job<'_>) -> Result<TraceRow<'j>, RowError> {
-    let name = j.jobid.get().filter(|s| !s.is_empty()).ok_or(("jobid", "missing value".to_string()))?;
-    let submit = parse_datetime_ms(time(j.submitted_time.get()).ok_or(("submitted_time", "missing value".to_string()))?)
-        .map_err(|e| ("submitted_time", e))?;
+    let name = j
+        .jobid
+        .get()
+        .filter(|s| !s.is_empty())
+        .ok_or(("jobid", "missing value".to_string()))?;
+    let submit = parse_datetime_ms(
+        time(j.submitted_time.get()).ok_or(("submitted_time", "missing value".to_string()))?,
+    )
+    .map_err(|e| ("submitted_time", e))?;
     let mut work = 0u64;
     let mut gpus = None;
     for a in j.attempts.iter().flatten() {
@@ -273,8 +282,15 @@ fn for_each_object<R: BufRead>(
                     obj.push(b'{');
                 }
                 (At::Between, b']') => at = At::After,
-                (At::Before, _) => return Ok(Err((line, "not a JSON array (expected '[')".into()))),
-                (At::Between, _) => return Ok(Err((line, "expected a job object ('{') or the end of the array".into()))),
+                (At::Before, _) => {
+                    return Ok(Err((line, "not a JSON array (expected '[')".into())))
+                }
+                (At::Between, _) => {
+                    return Ok(Err((
+                        line,
+                        "expected a job object ('{') or the end of the array".into(),
+                    )))
+                }
                 _ => return Ok(Err((line, "text after the end of the array".into()))),
             }
         }
@@ -283,21 +299,38 @@ fn for_each_object<R: BufRead>(
     Ok(match at {
         At::After => Ok(()),
         At::Before => Err((line, "empty file: not a JSON array".into())),
-        _ => Err((line, "unexpected end of file: the array is not closed".into())),
+        _ => Err((
+            line,
+            "unexpected end of file: the array is not closed".into(),
+        )),
     })
 }
 
 /// Reads a Philly job log from `path`.
-pub fn read_philly(path: &Path, bad: BadRows, filter: RowFilter) -> Result<(Workload, TraceMeta), TraceError> {
+pub fn read_philly(
+    path: &Path,
+    bad: BadRows,
+    filter: RowFilter,
+) -> Result<(Workload, TraceMeta), TraceError> {
     let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
         file: path.to_path_buf(),
         source,
     })?;
-    read_philly_from(std::io::BufReader::with_capacity(1 << 16, file), path, bad, filter)
+    read_philly_from(
+        std::io::BufReader::with_capacity(1 << 16, file),
+        path,
+        bad,
+        filter,
+    )
 }
 
 /// Reads a Philly job log from any buffered reader (`path` names it in errors).
-pub fn read_philly_from<R: BufRead>(input: R, path: &Path, bad: BadRows, filter: RowFilter) -> Result<(Workload, TraceMeta), TraceError> {
+pub fn read_philly_from<R: BufRead>(
+    input: R,
+    path: &Path,
+    bad: BadRows,
+    filter: RowFilter,
+) -> Result<(Workload, TraceMeta), TraceError> {
     let mut sink = RowSink::new(path, bad, filter);
     let mut k = 0u64;
     let res = for_each_object(input, |line, bytes| {
@@ -307,7 +340,13 @@ pub fn read_philly_from<R: BufRead>(input: R, path: &Path, bad: BadRows, filter:
             Ok(j) => map_job(j),
             Err(e) => Err((wrong_field(bytes), e.to_string())),
         };
-        let parsed = parsed.map_err(|(c, r)| if c == DROPPED { (c, r) } else { (c, format!("job {k}: {r}")) });
+        let parsed = parsed.map_err(|(c, r)| {
+            if c == DROPPED {
+                (c, r)
+            } else {
+                (c, format!("job {k}: {r}"))
+            }
+        });
         sink.take(line, parsed)
     })?;
     if let Err((line, reason)) = res {
@@ -362,10 +401,15 @@ mod tests {
     fn bad_jobs() {
         let t = r#"[{"jobid": "a", "submitted_time": 5, "attempts": []}, {"jobid": "b", "submitted_time": "2017-01-01 00:00:00", "attempts": [{"start_time": "2017-01-01 00:00:00", "end_time": "2017-01-01 00:00:01", "detail": []}]}]"#;
         let e = read(t, BadRows::Stop).unwrap_err().to_string();
-        assert!(e.contains("p.json:1") && e.contains("submitted_time"), "{e}");
+        assert!(
+            e.contains("p.json:1") && e.contains("submitted_time"),
+            "{e}"
+        );
         let (w, _) = read(t, BadRows::Skip).unwrap();
         assert_eq!((w.jobs.len(), w.skipped_rows), (1, 1));
-        let e = read(r#"[{"jobid": "a""#, BadRows::Skip).unwrap_err().to_string();
+        let e = read(r#"[{"jobid": "a""#, BadRows::Skip)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not closed"), "{e}");
         assert!(read("{}", BadRows::Skip).is_err());
         assert!(read("[]", BadRows::Skip).is_err());

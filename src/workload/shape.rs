@@ -43,7 +43,10 @@ pub struct Shaping {
 
 /// GPU-seconds of work of the jobs (the demand the load scale targets).
 pub fn gpu_demand_secs(w: &Workload) -> f64 {
-    w.jobs.iter().map(|j| j.gpus.gpus_f64() * j.work.secs_f64()).sum()
+    w.jobs
+        .iter()
+        .map(|j| j.gpus.gpus_f64() * j.work.secs_f64())
+        .sum()
 }
 
 fn count(w: &mut Workload, reason: &str, n: u64) {
@@ -59,7 +62,12 @@ fn count(w: &mut Workload, reason: &str, n: u64) {
 impl Shaping {
     /// Applies the shaping to `w`. `capacity_gpus` is the cluster's GPU count (needed for
     /// `ScaleBase::Capacity`); the "trace_scaling" stream of `streams` picks the jobs.
-    pub fn apply(&self, w: &mut Workload, streams: &RngStreams, capacity_gpus: f64) -> Result<(), String> {
+    pub fn apply(
+        &self,
+        w: &mut Workload,
+        streams: &RngStreams,
+        capacity_gpus: f64,
+    ) -> Result<(), String> {
         if let Some((start, end)) = self.window {
             let before = w.jobs.len();
             w.jobs.retain(|j| j.submit >= start);
@@ -96,9 +104,18 @@ impl Shaping {
         Ok(())
     }
 
-    fn scale(&self, w: &mut Workload, s: LoadScale, streams: &RngStreams, capacity_gpus: f64) -> Result<(), String> {
+    fn scale(
+        &self,
+        w: &mut Workload,
+        s: LoadScale,
+        streams: &RngStreams,
+        capacity_gpus: f64,
+    ) -> Result<(), String> {
         if !(s.factor.is_finite() && s.factor > 0.0) {
-            return Err(format!("load scale factor must be positive, got {}", s.factor));
+            return Err(format!(
+                "load scale factor must be positive, got {}",
+                s.factor
+            ));
         }
         let demand = gpu_demand_secs(w);
         if demand <= 0.0 {
@@ -117,7 +134,8 @@ impl Shaping {
         let mut rng = streams.stream("trace_scaling");
         let mut order: Vec<usize> = (0..w.jobs.len()).collect();
         order.shuffle(&mut rng);
-        let demand_of = |i: usize, w: &Workload| w.jobs[i].gpus.gpus_f64() * w.jobs[i].work.secs_f64();
+        let demand_of =
+            |i: usize, w: &Workload| w.jobs[i].gpus.gpus_f64() * w.jobs[i].work.secs_f64();
         if target < demand {
             // Thin: keep jobs in random order until the kept demand reaches the target.
             let mut keep = vec![false; w.jobs.len()];
@@ -200,8 +218,17 @@ mod tests {
         };
         s.apply(&mut w, &RngStreams::new(1), 0.0).unwrap();
         // Jobs at 20, 30, 40, 50 s kept; shifted to 0..30 s, then halved.
-        assert_eq!(w.jobs.iter().map(|j| j.submit.0).collect::<Vec<_>>(), vec![0, 5000, 10000, 15000]);
-        assert_eq!(w.filtered, vec![("before the time window".into(), 2), ("after the time window".into(), 4)]);
+        assert_eq!(
+            w.jobs.iter().map(|j| j.submit.0).collect::<Vec<_>>(),
+            vec![0, 5000, 10000, 15000]
+        );
+        assert_eq!(
+            w.filtered,
+            vec![
+                ("before the time window".into(), 2),
+                ("after the time window".into(), 4)
+            ]
+        );
     }
 
     #[test]
@@ -210,7 +237,10 @@ mod tests {
         for factor in [0.3, 1.0, 2.5] {
             let mut w = wl(1000);
             let s = Shaping {
-                load_scale: Some(LoadScale { factor, base: ScaleBase::Original }),
+                load_scale: Some(LoadScale {
+                    factor,
+                    base: ScaleBase::Original,
+                }),
                 ..Default::default()
             };
             s.apply(&mut w, &RngStreams::new(4), 0.0).unwrap();

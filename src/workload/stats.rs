@@ -89,7 +89,12 @@ pub fn format_datetime(ms: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// Summarises a read trace.
@@ -118,7 +123,15 @@ pub fn trace_stats(w: &Workload, meta: &TraceMeta, format: &str) -> TraceStats {
     }
     durs.sort_by(f64::total_cmp);
     let mut duration_s = IndexMap::new();
-    for (k, q) in [("p10", 0.1), ("p25", 0.25), ("p50", 0.5), ("p75", 0.75), ("p90", 0.9), ("p99", 0.99), ("max", 1.0)] {
+    for (k, q) in [
+        ("p10", 0.1),
+        ("p25", 0.25),
+        ("p50", 0.5),
+        ("p75", 0.75),
+        ("p90", 0.9),
+        ("p99", 0.99),
+        ("max", 1.0),
+    ] {
         duration_s.insert(k.to_string(), quantile(&durs, q));
     }
     // Days over which each hour of the day was observed (at least one).
@@ -171,28 +184,58 @@ impl TraceStats {
         for (why, k) in &self.dropped {
             let _ = writeln!(s, "  dropped     {k} ({why})");
         }
-        let st: Vec<String> = self.statuses.iter().filter(|x| *x.1 > 0).map(|(k, v)| format!("{k} {v}")).collect();
+        let st: Vec<String> = self
+            .statuses
+            .iter()
+            .filter(|x| *x.1 > 0)
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         let _ = writeln!(s, "statuses      {}", st.join(", "));
         let _ = writeln!(
             s,
             "span          {:.1} h ({:.1} days){}",
             self.span_hours,
             self.span_hours / 24.0,
-            self.start.as_ref().map(|t| format!(" from {t}")).unwrap_or_default()
+            self.start
+                .as_ref()
+                .map(|t| format!(" from {t}"))
+                .unwrap_or_default()
         );
         let _ = writeln!(s, "GPU-hours     {:.1}", self.gpu_hours);
         let _ = writeln!(s, "tenants       {}", self.tenants);
-        let _ = writeln!(s, "fractional    {:.1} % of jobs", self.fractional_share * 100.0);
+        let _ = writeln!(
+            s,
+            "fractional    {:.1} % of jobs",
+            self.fractional_share * 100.0
+        );
         if self.rounded_gpu_requests > 0 {
-            let _ = writeln!(s, "rounded       {} GPU requests rounded up to whole GPUs", self.rounded_gpu_requests);
+            let _ = writeln!(
+                s,
+                "rounded       {} GPU requests rounded up to whole GPUs",
+                self.rounded_gpu_requests
+            );
         }
         let _ = writeln!(s, "GPUs per job");
         for (g, c) in &self.gpu_histogram {
-            let _ = writeln!(s, "  {:>6}  {:>9}  {:>5.1} %", g, c, *c as f64 * 100.0 / self.jobs.max(1) as f64);
+            let _ = writeln!(
+                s,
+                "  {:>6}  {:>9}  {:>5.1} %",
+                g,
+                c,
+                *c as f64 * 100.0 / self.jobs.max(1) as f64
+            );
         }
-        let d: Vec<String> = self.duration_s.iter().map(|(k, v)| format!("{k} {v:.0}s")).collect();
+        let d: Vec<String> = self
+            .duration_s
+            .iter()
+            .map(|(k, v)| format!("{k} {v:.0}s"))
+            .collect();
         let _ = writeln!(s, "duration      {}", d.join("  "));
-        let _ = writeln!(s, "arrivals      {:.2} per hour on average; by hour of day:", self.arrivals_per_hour);
+        let _ = writeln!(
+            s,
+            "arrivals      {:.2} per hour on average; by hour of day:",
+            self.arrivals_per_hour
+        );
         for row in 0..4 {
             let cells: Vec<String> = (row * 6..row * 6 + 6)
                 .map(|h| format!("{h:02}h {:>7.2}", self.arrivals_by_hour[h]))

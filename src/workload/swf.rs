@@ -18,7 +18,7 @@
 //! The clock is wall-clock when the header gives `UnixStartTime` (plus `TimeZone`, the
 //! offset in seconds of the log's local standard time), otherwise relative.
 
-use super::trace::{RowError, RowSink, TraceRow, JobStatus, RowFilter, TraceMeta};
+use super::trace::{JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow};
 use super::{BadRows, TraceError, Workload};
 use crate::model::GpuRequest;
 use std::io::BufRead;
@@ -114,7 +114,10 @@ fn parse_line<'a>(
     let req = int(7)?;
     let procs = if alloc >= 0 { alloc } else { req };
     if procs < 0 {
-        return Err((FIELDS[4], "processors unknown (allocated and requested are -1)".into()));
+        return Err((
+            FIELDS[4],
+            "processors unknown (allocated and requested are -1)".into(),
+        ));
     }
     let per = opts.procs_per_gpu.max(1) as i64;
     let gpus = (procs + per - 1) / per;
@@ -163,7 +166,13 @@ pub fn read_swf(
         file: path.to_path_buf(),
         source,
     })?;
-    read_swf_from(std::io::BufReader::with_capacity(1 << 16, file), path, opts, bad, filter)
+    read_swf_from(
+        std::io::BufReader::with_capacity(1 << 16, file),
+        path,
+        opts,
+        bad,
+        filter,
+    )
 }
 
 /// Reads SWF from any buffered reader (`path` names it in errors).
@@ -182,10 +191,12 @@ pub fn read_swf_from<R: BufRead>(
     let mut base_ms: Option<i64> = None;
     loop {
         buf.clear();
-        let n = input.read_until(b'\n', &mut buf).map_err(|source| TraceError::Io {
-            file: path.to_path_buf(),
-            source,
-        })?;
+        let n = input
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| TraceError::Io {
+                file: path.to_path_buf(),
+                source,
+            })?;
         if n == 0 {
             break;
         }
@@ -230,8 +241,18 @@ pub fn read_swf_from<R: BufRead>(
 mod tests {
     use super::*;
 
-    fn read(text: &str, opts: SwfOptions, bad: BadRows) -> Result<(Workload, TraceMeta, SwfHeader), TraceError> {
-        read_swf_from(text.as_bytes(), Path::new("t.swf"), &opts, bad, RowFilter::default())
+    fn read(
+        text: &str,
+        opts: SwfOptions,
+        bad: BadRows,
+    ) -> Result<(Workload, TraceMeta, SwfHeader), TraceError> {
+        read_swf_from(
+            text.as_bytes(),
+            Path::new("t.swf"),
+            &opts,
+            bad,
+            RowFilter::default(),
+        )
     }
 
     #[test]
@@ -256,13 +277,19 @@ mod tests {
     #[test]
     fn bad_lines() {
         let text = "1 5 2 30 8\n2 x 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n3 1 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n";
-        let e = read(text, SwfOptions::default(), BadRows::Stop).unwrap_err().to_string();
+        let e = read(text, SwfOptions::default(), BadRows::Stop)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("t.swf:1") && e.contains("5 fields"), "{e}");
         let (w, ..) = read(text, SwfOptions::default(), BadRows::Skip).unwrap();
         assert_eq!((w.jobs.len(), w.skipped_rows), (1, 2));
-        let e = read("1 -5 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n", SwfOptions::default(), BadRows::Stop)
-            .unwrap_err()
-            .to_string();
+        let e = read(
+            "1 -5 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1\n",
+            SwfOptions::default(),
+            BadRows::Stop,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("submit") && e.contains("negative"), "{e}");
         assert!(read("; only a header\n", SwfOptions::default(), BadRows::Stop).is_err());
     }

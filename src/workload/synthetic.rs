@@ -72,9 +72,11 @@ impl DurationDist {
                 .map(|d| d.sample(rng))
                 .unwrap_or(mean.secs_f64()),
             DurationDist::Fixed { value } => value.secs_f64(),
-            DurationDist::Weibull { scale, shape } => rand_distr::Weibull::new(scale.secs_f64(), *shape)
-                .map(|d| d.sample(rng))
-                .unwrap_or(scale.secs_f64()),
+            DurationDist::Weibull { scale, shape } => {
+                rand_distr::Weibull::new(scale.secs_f64(), *shape)
+                    .map(|d| d.sample(rng))
+                    .unwrap_or(scale.secs_f64())
+            }
             DurationDist::Empirical { secs } => {
                 if secs.is_empty() {
                     0.0

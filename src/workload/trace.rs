@@ -226,7 +226,11 @@ impl RowSink {
     }
 
     /// Takes one parsed row (or its error) found at `row`.
-    pub fn take(&mut self, row: u64, parsed: Result<TraceRow<'_>, RowError>) -> Result<(), TraceError> {
+    pub fn take(
+        &mut self,
+        row: u64,
+        parsed: Result<TraceRow<'_>, RowError>,
+    ) -> Result<(), TraceError> {
         let r = match parsed {
             Ok(r) => r,
             Err((DROPPED, reason)) => {
@@ -405,9 +409,18 @@ mod tests {
     #[test]
     fn datetimes() {
         // 2020-07-01 00:00:00 UTC is unix 1593561600 (date -u -d 2020-07-01 +%s).
-        assert_eq!(parse_datetime_ms("2020-07-01 00:00:00"), Ok(1_593_561_600_000));
+        assert_eq!(
+            parse_datetime_ms("2020-07-01 00:00:00"),
+            Ok(1_593_561_600_000)
+        );
         assert_eq!(parse_datetime_ms("1970-01-02T00:00:01"), Ok(86_401_000));
-        for bad in ["", "2020-13-01 00:00:00", "2020-07-01", "2020-07-01 25:00:00", "abcd-ef-gh ij:kl:mn"] {
+        for bad in [
+            "",
+            "2020-13-01 00:00:00",
+            "2020-07-01",
+            "2020-07-01 25:00:00",
+            "abcd-ef-gh ij:kl:mn",
+        ] {
             assert!(parse_datetime_ms(bad).is_err(), "{bad}");
         }
     }
