@@ -106,6 +106,25 @@ fn generate(format: TraceFormat, rows: u64, path: &Path) -> std::io::Result<()> 
                 )?;
             }
         }
+        TraceFormat::Openb => {
+            writeln!(f, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time")?;
+            for i in 0..rows {
+                let s = i * 3;
+                let (n, m) = if i % 4 == 0 {
+                    (1, 460)
+                } else {
+                    (gpus(i), 1000)
+                };
+                writeln!(
+                    f,
+                    "openb-pod-{i:07},{},{},{n},{m},{},LS,Running,{s},{},{s}",
+                    n * 8000,
+                    n * 16384,
+                    if i % 3 == 0 { "V100M16|V100M32" } else { "" },
+                    s + dur(i)
+                )?;
+            }
+        }
         TraceFormat::Generic => {
             writeln!(f, "job_id,submit_s,gpus,duration_s,tenant")?;
             for i in 0..rows {
@@ -138,6 +157,7 @@ fn main() {
         TraceFormat::Pai,
         TraceFormat::Philly,
         TraceFormat::Tiresias,
+        TraceFormat::Openb,
     ] {
         if !only.is_empty() && !only.iter().any(|o| o == format.as_str()) {
             continue;

@@ -2,5 +2,6 @@
 //! fixtures in `tests/data/`.
 
 mod common;
+mod faults;
 mod foundation;
 mod workload;

@@ -156,6 +156,41 @@ fn philly_runtimes_as_empirical_durations() {
     assert_eq!((s[41_576] + s[41_577]) / 2.0, 1186.0);
 }
 
+#[test]
+fn openb_pod_list_as_a_trace() {
+    let path = root().join("data/openb-2023/openb_pod_list_default.csv");
+    let (w, meta) = read(&path, TraceFormat::Openb);
+    // awk -F, 'NR>1{n++; ph[$8]++; g+=$4*$5} END{...}' -> 8152 pods; Succeeded 192,
+    // Failed 1870, Pending 897, Running 5193; sum num_gpu x gpu_milli = 6,086,800.
+    assert_eq!(w.jobs.len(), 8_152);
+    assert_eq!(meta.statuses, [192, 1_870, 0, 897 + 5_193]);
+    assert_eq!(
+        w.jobs.iter().map(|j| j.gpus.milli()).sum::<u64>(),
+        6_086_800
+    );
+    // The same jobs as the openb reader's own time-based workload.
+    let own = openb_workload(&read_openb_pods(&path, BadRows::Stop).unwrap(), &path).unwrap();
+    assert_eq!(own.jobs.len(), w.jobs.len());
+    for (a, b) in own.jobs.iter().zip(&w.jobs) {
+        assert_eq!(
+            (&a.name, a.submit, a.work, a.gpus, a.preemptible),
+            (&b.name, b.submit, b.work, b.gpus, b.preemptible)
+        );
+    }
+    // Node list as a cluster: 1,523 nodes, 6,212 GPUs (awk -F, 'NR>1{n++; g+=$4}').
+    let dir = tempfile::tempdir().unwrap();
+    let pools = dir.path().join("pools.toml");
+    let out = bin()
+        .args(["trace", "convert", "--from", "openb_nodes"])
+        .arg(root().join("data/openb-2023/openb_node_list_all_node.csv"))
+        .arg(&pools)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("1523 machines (6212 GPUs)"), "{text}");
+}
+
 // ---------------------------------------------------------------- fixtures
 
 #[test]
@@ -552,11 +587,31 @@ fn every_reader(bytes: &[u8]) {
     }
 }
 
+/// The openb reader takes a path: write the bytes to a file first.
+fn openb_reader(bytes: &[u8]) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("pods.csv");
+    std::fs::write(&p, bytes).unwrap();
+    for bad in [BadRows::Stop, BadRows::Skip] {
+        let _ = read_openb_trace(&p, bad, RowFilter::default());
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
     #[test]
     fn readers_never_panic_on_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
         every_reader(&bytes);
+        openb_reader(&bytes);
+    }
+
+    #[test]
+    fn openb_never_panics_on_mangled_rows(cut in 0usize..400, flip in 0usize..400, byte in any::<u8>()) {
+        let mut b = b"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\nopenb-pod-0001,6000,12288,1,460,,LS,Running,427061,12902960,427061\nopenb-pod-0002,8000,100,2,1000,V100M16|V100M32,BE,Failed,5,6,\n".to_vec();
+        let i = flip % b.len();
+        b[i] = byte;
+        b.truncate(cut % (b.len() + 1));
+        openb_reader(&b);
     }
 
     #[test]

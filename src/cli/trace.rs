@@ -4,8 +4,9 @@
 use super::CliError;
 use crate::engine::{parse_duration, SimTime};
 use crate::workload::{
-    fit_model, model_to_toml, read_pai_machines, trace_stats, write_generic_csv, BadRows,
-    JobStatus, RowFilter, Shaping, SwfOptions, TraceFormat, TraceSpec,
+    fit_model, group_openb_nodes, model_to_toml, read_openb_nodes, read_pai_machines, trace_stats,
+    write_generic_csv, BadRows, JobStatus, MachineGroup, MachineList, RowFilter, Shaping,
+    SwfOptions, TraceFormat, TraceSpec,
 };
 use anyhow::anyhow;
 use clap::{Args, Subcommand, ValueEnum};
@@ -27,6 +28,10 @@ pub enum SourceFormat {
     Philly,
     /// Tiresias CSV.
     Tiresias,
+    /// Alibaba openb 2023 pod list.
+    Openb,
+    /// Alibaba openb 2023 node list: written as scenario `[[pools]]` blocks.
+    OpenbNodes,
     /// Alibaba PAI 2020 `pai_machine_spec.csv`: written as scenario `[[pools]]` blocks.
     PaiMachines,
 }
@@ -40,7 +45,8 @@ impl SourceFormat {
             SourceFormat::Pai => TraceFormat::Pai,
             SourceFormat::Philly => TraceFormat::Philly,
             SourceFormat::Tiresias => TraceFormat::Tiresias,
-            SourceFormat::PaiMachines => return None,
+            SourceFormat::Openb => TraceFormat::Openb,
+            SourceFormat::PaiMachines | SourceFormat::OpenbNodes => return None,
         })
     }
 }
@@ -87,7 +93,7 @@ pub enum TraceCommand {
         from: SourceFormat,
         /// Input file.
         input: PathBuf,
-        /// Output file (generic CSV; TOML for pai_machines).
+        /// Output file (generic CSV; TOML for pai_machines and openb_nodes).
         output: PathBuf,
         /// Reading options.
         #[command(flatten)]
@@ -168,6 +174,29 @@ fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, Cli
     Ok(s)
 }
 
+/// An openb node list as groups of identical machines (CPU-only nodes as type `CPU`).
+fn openb_machine_list(path: &Path, b: BadRows) -> Result<MachineList, CliError> {
+    let nodes = read_openb_nodes(path, b).map_err(bad)?;
+    let groups = group_openb_nodes(&nodes)
+        .into_iter()
+        .map(|(model, spec, count)| MachineGroup {
+            gpu_type: if model.is_empty() {
+                "CPU".into()
+            } else {
+                model
+            },
+            gpus: spec.gpus as u32,
+            cpu_cores: spec.cpu_milli as f64 / 1000.0,
+            mem_gib: spec.mem_mib as f64 / 1024.0,
+            count,
+        })
+        .collect();
+    Ok(MachineList {
+        groups,
+        skipped_rows: 0,
+    })
+}
+
 /// Writes `bytes` to `path` atomically (a temporary name, then a rename).
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     let tmp = path.with_extension("tmp-gpufleet");
@@ -212,7 +241,11 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
                 } else {
                     BadRows::Stop
                 };
-                let list = read_pai_machines(&input, b).map_err(bad)?;
+                let list = if from == SourceFormat::OpenbNodes {
+                    openb_machine_list(&input, b)?
+                } else {
+                    read_pai_machines(&input, b).map_err(bad)?
+                };
                 write_atomic(&output, list.to_pools_toml().as_bytes())?;
                 if list.skipped_rows > 0 {
                     eprintln!("skipped {} bad rows", list.skipped_rows);

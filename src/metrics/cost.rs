@@ -6,23 +6,11 @@ use std::collections::BTreeMap;
 
 /// The ledger of a finished run: each pool costs `nodes x hours x rate`; its busy share
 /// (busy GPU-time / provisioned GPU-time) is charged to tenants by the GPU-time their jobs
-/// held, the rest is idle. `tenant_of(i)` is job `i`'s tenant.
-pub fn ledger_from_run(
-    result: &RunResult,
-    rates: &[FlatRate],
-    tenant_of: impl Fn(usize) -> u32,
-) -> Ledger {
+/// held over all their run segments, the rest is idle.
+pub fn ledger_from_run(result: &RunResult, rates: &[FlatRate]) -> Ledger {
     let mut ledger = Ledger::default();
     let hours = result.end.hours_f64();
-    // GPU-ms held per (pool, tenant).
-    let mut held: BTreeMap<(u32, u32), u128> = BTreeMap::new();
-    for (i, r) in result.jobs.iter().enumerate() {
-        if let (Some(start), Some(pool)) = (r.start, r.pool) {
-            let end = r.end.unwrap_or(result.end).min(result.end);
-            let ms = r.gpu_milli as u128 * end.since(start).0 as u128 / 1000;
-            *held.entry((pool, tenant_of(i))).or_insert(0) += ms;
-        }
-    }
+    let held: BTreeMap<(u32, u32), u128> = result.tenant_busy_gpu_ms.iter().copied().collect();
     for (p, usage) in result.pools.iter().enumerate() {
         let total = usage.nodes as f64 * hours * rates[p].usd_per_node_hour;
         let idle_key = LedgerKey {

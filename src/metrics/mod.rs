@@ -5,4 +5,4 @@ mod cost;
 mod summary;
 
 pub use cost::ledger_from_run;
-pub use summary::{build_summary, JobCounts, Quantiles, RunMeta, Summary};
+pub use summary::{build_summary, CauseCounts, JobCounts, Quantiles, RunMeta, Summary};

@@ -30,6 +30,8 @@ pub enum TraceFormat {
     Philly,
     /// Tiresias CSV (`job_id,num_gpu,submit_time,iterations,model_name,duration,interval`).
     Tiresias,
+    /// Alibaba openb 2023 pod list (with the time columns).
+    Openb,
 }
 
 impl TraceFormat {
@@ -42,6 +44,7 @@ impl TraceFormat {
             TraceFormat::Pai => "pai",
             TraceFormat::Philly => "philly",
             TraceFormat::Tiresias => "tiresias",
+            TraceFormat::Openb => "openb",
         }
     }
 }
