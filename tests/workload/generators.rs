@@ -270,3 +270,47 @@ fn fit_then_generate_reproduces_the_trace() {
         median(&g)
     );
 }
+
+#[test]
+fn fit_keeps_fractional_sizes_and_cpu_only_jobs() {
+    // openb default: 8,152 pods over 149 days; 3,078 fractional-GPU and 1,088 CPU-only
+    // (awk -F, 'NR>1 && $4==1 && $5<1000{f++} NR>1 && $4==0{c++} END{print f, c}').
+    let path = root().join("data/openb-2023/openb_pod_list_default.csv");
+    let (w, meta) = TraceSpec::new(&path, TraceFormat::Openb).read().unwrap();
+    let frac = |w: &Workload| {
+        w.jobs
+            .iter()
+            .filter(|j| matches!(j.gpus, GpuRequest::Fraction(_)))
+            .count() as f64
+            / w.jobs.len() as f64
+    };
+    let cpu = |w: &Workload| {
+        w.jobs.iter().filter(|j| j.gpus == GpuRequest::None).count() as f64 / w.jobs.len() as f64
+    };
+    assert_eq!((frac(&w) * 8152.0).round(), 3078.0);
+    assert_eq!((cpu(&w) * 8152.0).round(), 1088.0);
+    let m = fit_model(&w, &meta, 3);
+    let text = format!(
+        "name = \"rt\"\n[[pools]]\nname = \"p\"\ngpu_type = \"V100\"\nkind = \"owned\"\nnodes = 4\ngpus_per_node = 8\nprice_per_node_hour = 1.0\n{}",
+        model_to_toml(&m, "test")
+    );
+    let s =
+        gpufleet::scenario::Scenario::parse(&text, Path::new("rt.toml"), Path::new(".")).unwrap();
+    let g = s.build_workload(5).unwrap();
+    // Shares within 5.5 sd of a share at n = 8,152 (sd <= 0.0055): 0.03.
+    assert!(
+        (frac(&g) - frac(&w)).abs() < 0.03,
+        "{} vs {}",
+        frac(&g),
+        frac(&w)
+    );
+    assert!(
+        (cpu(&g) - cpu(&w)).abs() < 0.03,
+        "{} vs {}",
+        cpu(&g),
+        cpu(&w)
+    );
+    // Job count within 5 % (Poisson sd 1.1 %).
+    let n = (g.jobs.len() as f64, w.jobs.len() as f64);
+    assert!((n.0 / n.1 - 1.0).abs() < 0.05, "{n:?}");
+}
