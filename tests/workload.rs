@@ -322,13 +322,14 @@ fn every_reader(bytes: &[u8]) {
     }
 }
 
-/// The openb reader takes a path: write the bytes to a file first.
+/// The openb and generic CSV readers take a path: write the bytes to a file first.
 fn openb_reader(bytes: &[u8]) {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("pods.csv");
     std::fs::write(&p, bytes).unwrap();
     for bad in [BadRows::Stop, BadRows::Skip] {
         let _ = read_openb_trace(&p, bad, RowFilter::default());
+        let _ = read_generic_csv(&p, bad);
     }
 }
 

@@ -5,8 +5,8 @@ use super::CliError;
 use crate::engine::{parse_duration, SimTime};
 use crate::workload::{
     fit_model, group_openb_nodes, model_to_toml, read_openb_nodes, read_pai_machines, trace_stats,
-    write_generic_csv, BadRows, JobStatus, MachineGroup, MachineList, RowFilter, Shaping,
-    SwfOptions, TraceFormat, TraceSpec,
+    write_generic_csv, BadRows, JobStatus, LoadScale, MachineGroup, MachineList, RowFilter,
+    ScaleBase, Shaping, SwfOptions, TraceFormat, TraceSpec,
 };
 use anyhow::anyhow;
 use clap::{Args, Subcommand, ValueEnum};
@@ -78,6 +78,18 @@ pub struct ReadArgs {
     /// Keep jobs submitted before this offset after the trace start ("30d").
     #[arg(long)]
     pub end: Option<String>,
+    /// Rename a trace GPU model to a scenario GPU type (`V100M32=V100`; repeatable).
+    #[arg(long, value_name = "FROM=TO")]
+    pub gpu_type_map: Vec<String>,
+    /// Divide submit times by this factor (2 = arrivals twice as dense).
+    #[arg(long)]
+    pub time_compression: Option<f64>,
+    /// Thin or replicate jobs (seeded) to this multiple of the trace's GPU demand.
+    #[arg(long)]
+    pub load_scale: Option<f64>,
+    /// Seed for load scaling.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 /// The `trace` subcommands.
@@ -167,9 +179,33 @@ fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, Cli
         min_gpus: r.min_gpus,
         max_gpus: r.max_gpus,
     };
+    let mut map = Vec::new();
+    for m in &r.gpu_type_map {
+        match m.split_once('=') {
+            Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => {
+                map.push((a.trim().to_string(), b.trim().to_string()))
+            }
+            _ => return Err(bad(format!("--gpu-type-map: {m:?} is not FROM=TO"))),
+        }
+    }
+    for (flag, v) in [
+        ("time-compression", r.time_compression),
+        ("load-scale", r.load_scale),
+    ] {
+        if let Some(x) = v {
+            if !(x.is_finite() && x > 0.0) {
+                return Err(bad(format!("--{flag}: must be positive, got {x}")));
+            }
+        }
+    }
     s.shaping = Shaping {
         window: (start.is_some() || end.is_some()).then(|| (start.unwrap_or(SimTime::ZERO), end)),
-        ..Shaping::default()
+        gpu_type_map: map,
+        time_compression: r.time_compression,
+        load_scale: r.load_scale.map(|factor| LoadScale {
+            factor,
+            base: ScaleBase::Original,
+        }),
     };
     Ok(s)
 }
@@ -261,7 +297,7 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
             };
             let s = spec(&input, format, &read)?;
             let (w, _) = s
-                .load(&crate::engine::RngStreams::new(1), 0.0)
+                .load(&crate::engine::RngStreams::new(read.seed), 0.0)
                 .map_err(bad)?;
             let mut out = Vec::new();
             write_generic_csv(&w, &mut out).map_err(|e| CliError::Failure(anyhow!("{e}")))?;
@@ -278,7 +314,7 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
         } => {
             let s = spec(&file, format, &read)?;
             let (w, meta) = s
-                .load(&crate::engine::RngStreams::new(1), 0.0)
+                .load(&crate::engine::RngStreams::new(read.seed), 0.0)
                 .map_err(bad)?;
             let st = trace_stats(&w, &meta, format.as_str());
             if json {
@@ -298,7 +334,7 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
         } => {
             let s = spec(&file, format, &read)?;
             let (w, meta) = s
-                .load(&crate::engine::RngStreams::new(1), 0.0)
+                .load(&crate::engine::RngStreams::new(read.seed), 0.0)
                 .map_err(bad)?;
             if w.jobs.is_empty() {
                 return Err(bad(format!("{}: no jobs left to fit", file.display())));
