@@ -189,6 +189,24 @@ fn openb_pod_list_as_a_trace() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("1523 machines (6212 GPUs)"), "{text}");
+    // The GPU-node list: 1,213 nodes, the same 6,212 GPUs (awk -F, 'NR>1{n++; g+=$4}').
+    let out = bin()
+        .args(["trace", "convert", "--from", "openb_nodes"])
+        .arg(root().join("data/openb-2023/openb_node_list_gpu_node.csv"))
+        .arg(&pools)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1213 machines (6212 GPUs)"));
+    // gpushare40: 8,152 pods, sum num_gpu x gpu_milli = 5,641,250 (same awk as above).
+    let (w, _) = read(
+        &root().join("data/openb-2023/openb_pod_list_gpushare40.csv"),
+        TraceFormat::Openb,
+    );
+    assert_eq!(w.jobs.len(), 8_152);
+    assert_eq!(
+        w.jobs.iter().map(|j| j.gpus.milli()).sum::<u64>(),
+        5_641_250
+    );
 }
 
 // ---------------------------------------------------------------- fixtures
