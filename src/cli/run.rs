@@ -1,7 +1,7 @@
 //! `gpufleet run` and `gpufleet validate`.
 
 use super::CliError;
-use crate::metrics::{build_summary, ledger_from_run, RunMeta};
+use crate::metrics::{build_summary, run_cost, RunMeta};
 use crate::report::{write_run, RunOutput};
 use crate::scenario::Scenario;
 use crate::sim::Simulation;
@@ -60,7 +60,9 @@ pub fn run(
     }
     let result = sim.run();
     let wall = clock.elapsed();
-    let ledger = ledger_from_run(&result, &s.rates);
+    let pricing = s.pool_pricing(seed);
+    let cost = run_cost(&result, &pricing);
+    let ledger = cost.ledger;
     let meta = RunMeta {
         scenario: s.name.clone(),
         scenario_hash: s.hash.clone(),
@@ -80,9 +82,15 @@ pub fn run(
             .iter()
             .map(|p| s.gpu_types[p.gpu_type].name.clone())
             .collect(),
+        job_usd: &cost.job_usd,
+        pool_pricing: pricing.iter().map(|p| p.kind_name().to_string()).collect(),
     };
     write_run(&dir, &output)
         .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
+    let deadline_rows = match &s.spot_deadline {
+        Some(spec) => Some(super::spot::write_deadline(spec, &dir)?),
+        None => None,
+    };
     if quiet {
         println!("{}", dir.display());
         return Ok(());
@@ -158,6 +166,9 @@ pub fn run(
         secs,
         result.events as f64 / secs / 1e6
     );
+    if let Some(rows) = &deadline_rows {
+        super::spot::print_deadline(rows);
+    }
     println!("wrote {}", dir.display());
     Ok(())
 }

@@ -4,11 +4,14 @@
 
 mod faults;
 mod locate;
+mod pricing;
 mod raw;
+mod raw_pricing;
 mod raw_trace;
 mod validate;
 mod workload_kinds;
 
+pub use pricing::MeanRevertingSpec;
 pub use validate::{Scenario, WorkloadSource};
 
 use std::fmt;
