@@ -113,7 +113,7 @@ pub enum TraceCommand {
     },
     /// Summarise a trace: jobs, span, GPU-hours, sizes, durations, arrivals by hour.
     #[command(
-        after_help = "Example:\n  gpufleet trace inspect data/tiresias_60_job.csv --format tiresias --json"
+        after_help = "Example:\n  gpufleet trace inspect data/tiresias/60_job.csv --format tiresias --json"
     )]
     Inspect {
         /// Trace file.
