@@ -19,8 +19,10 @@
 //! on its own: the row in an error is the line where the job's object starts, and the
 //! message says which job of the array it is. A job with a syntax error, a wrong type or a
 //! missing field is a bad row (skippable); text outside the job objects (no `[`, an
-//! unclosed array) is an error about the file. The Philly log is not distributed with this project; the reader is
-//! tested on hand-written fixtures built from the published schema.
+//! unclosed array) is an error about the file. Commas between jobs are not checked.
+//!
+//! The Philly log is not distributed with this project; the reader is tested on
+//! hand-written fixtures built from the published schema.
 
 use super::trace::{
     parse_datetime_ms, whole_gpus, JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow,
