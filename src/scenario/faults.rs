@@ -455,7 +455,7 @@ fn spot_interruptions(
             let down = dur(c, "mean_down", SimTime::ZERO)?;
             if up.0 == 0 || down.0 == 0 {
                 c.err(
-                    format!("{p}"),
+                    p.to_string(),
                     "a zone model needs mean_up and mean_down above zero",
                 );
                 return None;
