@@ -17,6 +17,7 @@ cd "$(dirname "$0")/.."
 CANONICAL=(
   "run quickstart scenarios/quickstart.toml"
   "run llama3-scale-failures scenarios/llama3-scale-failures.toml"
+  "run spot-checkpointing scenarios/spot-checkpointing.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
 )
 # The files compared by --check (charts are redrawn from these).
