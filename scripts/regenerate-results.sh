@@ -18,6 +18,7 @@ CANONICAL=(
   "run quickstart scenarios/quickstart.toml"
   "run llama3-scale-failures scenarios/llama3-scale-failures.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
+  "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
 )
 # The files compared by --check (charts are redrawn from these).
 SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv"
