@@ -193,14 +193,15 @@ fn viridis(t: f64) -> RGBColor {
 
 impl Chart for Heatmap {
     fn size(&self) -> (u32, u32) {
-        (960, 600)
+        // Wider for many or long category names.
+        ((240 + self.x.1.len() * 120).max(960) as u32, 600)
     }
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
     where
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE)?;
-        let (main, bar) = root.split_horizontally(820);
+        let (main, bar) = root.split_horizontally(self.size().0 - 140);
         let vals: Vec<f64> = self.cells.iter().flatten().flatten().copied().collect();
         let lo = vals.iter().copied().fold(f64::MAX, f64::min);
         let hi = vals.iter().copied().fold(f64::MIN, f64::max);
@@ -356,11 +357,17 @@ impl Chart for Bars {
         let bw = (seg - 2 * pad) / m;
         for (j, (legend, values)) in self.groups.iter().enumerate() {
             let c = color(j);
-            let (l, r) = (pad + j as u32 * bw, seg.saturating_sub(pad + (j as u32 + 1) * bw));
+            let (l, r) = (
+                pad + j as u32 * bw,
+                seg.saturating_sub(pad + (j as u32 + 1) * bw),
+            );
             chart
                 .draw_series(values.iter().enumerate().map(|(i, v)| {
                     let mut rect = Rectangle::new(
-                        [(SegmentValue::Exact(i), 0.0), (SegmentValue::Exact(i + 1), v.0)],
+                        [
+                            (SegmentValue::Exact(i), 0.0),
+                            (SegmentValue::Exact(i + 1), v.0),
+                        ],
                         c.filled(),
                     );
                     rect.set_margin(0, 0, l, r + 2);
@@ -378,7 +385,12 @@ impl Chart for Bars {
                     ],
                     BLACK.filled(),
                 );
-                w.set_margin(0, 0, centre.saturating_sub(1), seg.saturating_sub(centre + 1));
+                w.set_margin(
+                    0,
+                    0,
+                    centre.saturating_sub(1),
+                    seg.saturating_sub(centre + 1),
+                );
                 w
             }))?;
         }
@@ -611,7 +623,9 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
                             rows.iter()
                                 .find(|&&i| {
                                     t.text(i, ps[kc].col) == l
-                                        && kg.zip(g.as_ref()).is_none_or(|(k, g)| t.text(i, ps[k].col) == g)
+                                        && kg
+                                            .zip(g.as_ref())
+                                            .is_none_or(|(k, g)| t.text(i, ps[k].col) == g)
                                 })
                                 .map(|&i| get(i))
                                 .unwrap_or((0.0, 0.0))
