@@ -142,5 +142,42 @@ fn main() {
             r.faults.as_ref().map(|f| f.interruptions.iter().map(|x| x.1).sum::<u64>()).unwrap_or(0)
         );
     }
+    // Overload: 300k jobs at 120 % offered load, so the queue grows to tens of thousands.
+    let mut over = spec.clone();
+    over.rate_per_hour = rate * 1.2 / load;
+    over.jobs = Some(300_000);
+    let w = over.generate(&RngStreams::new(2));
+    for policy in [PolicyKind::Fifo, PolicyKind::EasyBackfill] {
+        let cfg = SimConfig {
+            pools: vec![PoolSpec {
+                name: "p".into(),
+                gpu_type: 0,
+                kind: CapacityKind::Owned,
+                node: NodeSpec {
+                    gpus: 8,
+                    cpu_milli: 128_000,
+                    mem_mib: 1 << 20,
+                },
+                nodes: 128,
+                speed: 1.0,
+            }],
+            policy,
+            node_choice: Default::default(),
+            horizon: None,
+            sample_every: Some(SimTime::from_secs(3600)),
+            options: Default::default(),
+        };
+        let t0 = Instant::now();
+        let r = Simulation::new(cfg, &w).run();
+        let dt = t0.elapsed().as_secs_f64();
+        let max_queue = r.timeline.iter().map(|row| row.queued).max().unwrap_or(0);
+        println!(
+            "{:<14} overload 300k jobs at 120 %: {:.2} s, {:.2} M events/s, queue up to {} jobs",
+            policy.as_str(),
+            dt,
+            r.events as f64 / dt / 1e6,
+            max_queue
+        );
+    }
     println!("peak memory (VmHWM): {:.0} MiB", peak_rss_mib());
 }

@@ -237,6 +237,9 @@ fn maintenance_moves_jobs_without_loss() {
     assert_eq!(rec.lost, SimTime::ZERO);
     // No restart overhead or writes configured: it ends exactly when its work is done.
     assert_eq!(rec.end, Some(SimTime::from_secs(10_000)));
+    // Pool a's node was down from the notice (3,400 s) to the end of maintenance (7,600 s).
+    let fs = r.faults.unwrap();
+    assert_eq!(fs.down_node_ms, vec![4_200_000, 0]);
 }
 
 proptest! {

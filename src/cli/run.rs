@@ -1,13 +1,10 @@
 //! `gpufleet run` and `gpufleet validate`.
 
 use super::CliError;
-use crate::metrics::{build_summary, ledger_from_run, RunMeta};
 use crate::report::{write_run, RunOutput};
 use crate::scenario::Scenario;
-use crate::sim::Simulation;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 fn load(path: Option<&Path>) -> Result<Scenario, CliError> {
     match path {
@@ -48,39 +45,35 @@ pub fn run(
 ) -> Result<(), CliError> {
     let s = load(path)?;
     let seed = seed.unwrap_or(s.seed);
-    let workload = s
-        .build_workload(seed)
-        .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
-    let clock = Instant::now();
-    let mut sim = Simulation::new(s.sim.clone(), &workload);
-    if let Some(f) = &s.faults {
-        sim = sim.with_faults(f.clone(), seed);
-    }
-    let result = sim.run();
-    let wall = clock.elapsed();
-    let ledger = ledger_from_run(&result, &s.rates);
-    let meta = RunMeta {
-        scenario: s.name.clone(),
-        scenario_hash: s.hash.clone(),
-        seed,
-        policy: s.sim.policy.as_str().to_string(),
-    };
-    let summary = build_summary(&meta, &workload, &result, &ledger);
+    let exec = crate::sweep::execute(&s, seed).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    let wall = exec.sim_wall;
+    let (workload, result, summary) = (&exec.workload, &exec.result, &exec.summary);
+    let ledger = &exec.cost.ledger;
     let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
     let output = RunOutput {
-        workload: &workload,
-        result: &result,
-        summary: &summary,
-        ledger: &ledger,
+        workload,
+        result,
+        summary,
+        ledger,
         pool_gpu_types: s
             .sim
             .pools
             .iter()
             .map(|p| s.gpu_types[p.gpu_type].name.clone())
             .collect(),
+        job_usd: &exec.cost.job_usd,
+        pool_pricing: s
+            .pool_pricing(seed)
+            .iter()
+            .map(|p| p.kind_name().to_string())
+            .collect(),
     };
     write_run(&dir, &output)
         .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
+    let deadline_rows = match &s.spot_deadline {
+        Some(spec) => Some(super::spot::write_deadline(spec, &dir)?),
+        None => None,
+    };
     if quiet {
         println!("{}", dir.display());
         return Ok(());
@@ -156,6 +149,9 @@ pub fn run(
         secs,
         result.events as f64 / secs / 1e6
     );
+    if let Some(rows) = &deadline_rows {
+        super::spot::print_deadline(rows);
+    }
     println!("wrote {}", dir.display());
     Ok(())
 }

@@ -126,6 +126,9 @@ pub struct Summary {
     pub interruptions: CauseCounts,
     /// Node failures (busy or idle nodes) in total and by cause.
     pub node_failures: CauseCounts,
+    /// Per pool: its cost / its busy GPU-hours (for owned hardware, the effective
+    /// $/GPU-hour at the simulated utilization); 0 for a pool that did no work.
+    pub cost_per_busy_gpu_hour_by_pool_usd: IndexMap<String, f64>,
     /// Events processed.
     pub events: u64,
 }
@@ -153,7 +156,13 @@ impl CauseCounts {
 
 fn round(x: f64, places: i32) -> f64 {
     let f = 10f64.powi(places);
-    (x * f).round() / f
+    let r = (x * f).round() / f;
+    // No "-0.0" in outputs: a sum of rounding dust is zero.
+    if r == 0.0 {
+        0.0
+    } else {
+        r
+    }
 }
 
 /// Builds the summary of a run.
@@ -208,10 +217,23 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         );
     }
     let mut by_kind = IndexMap::new();
-    for kind in [CostKind::BusyCompute, CostKind::IdleCompute] {
+    for kind in CostKind::ALL {
         by_kind.insert(
             kind.as_str().to_string(),
             round(ledger.sum_where(|k| k.kind == kind), 2),
+        );
+    }
+    let mut by_pool_rate = IndexMap::new();
+    for (p, pool) in r.pools.iter().enumerate() {
+        let busy_h = pool.busy_gpu_ms as f64 / 3.6e6;
+        let usd = ledger.sum_where(|k| k.pool == p as u32);
+        by_pool_rate.insert(
+            pool.name.clone(),
+            if busy_h > 0.0 {
+                round(usd / busy_h, 4)
+            } else {
+                0.0
+            },
         );
     }
     let mut by_tenant = IndexMap::new();
@@ -271,6 +293,7 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
             .as_ref()
             .map(|f| CauseCounts::of(&f.node_failures))
             .unwrap_or_default(),
+        cost_per_busy_gpu_hour_by_pool_usd: by_pool_rate,
         events: r.events,
     }
 }

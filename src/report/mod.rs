@@ -11,6 +11,9 @@ mod sweep_charts;
 
 pub use data::Table;
 pub use files::{write_atomic, write_run, RunOutput};
+mod tco_chart;
+
 pub use render::{render, Chart, DrawResult};
 pub use run_charts::plot_run_dir;
 pub use sweep_charts::{pareto_front, plot_sweep_dir};
+pub use tco_chart::tco_chart;

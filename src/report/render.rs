@@ -14,7 +14,7 @@ static INIT: Once = Once::new();
 /// The font family every chart uses.
 pub const FONT_FAMILY: &str = "sans-serif";
 
-fn register_fonts() {
+pub(crate) fn register_fonts() {
     INIT.call_once(|| {
         for style in [FontStyle::Normal, FontStyle::Bold] {
             let _ = plotters::style::register_font(FONT_FAMILY, style, FONT);

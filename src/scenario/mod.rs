@@ -4,9 +4,12 @@
 
 mod faults;
 mod locate;
+mod pricing;
 mod raw;
+mod raw_pricing;
 mod validate;
 
+pub use pricing::MeanRevertingSpec;
 pub use validate::{Scenario, WorkloadSource};
 
 use std::fmt;

@@ -29,6 +29,10 @@ pub struct RawScenario {
     pub checkpoint: Option<RawCheckpoint>,
     #[serde(default)]
     pub maintenance: Vec<RawMaintenance>,
+    #[serde(default)]
+    pub tco: Option<super::raw_pricing::RawTco>,
+    #[serde(default)]
+    pub spot_deadline: Option<super::raw_pricing::RawSpotDeadline>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -82,7 +86,14 @@ pub struct RawPool {
     pub cpu_cores_per_node: Option<f64>,
     #[serde(default)]
     pub memory_gib_per_node: Option<f64>,
-    pub price_per_node_hour: f64,
+    #[serde(default)]
+    pub price_per_node_hour: Option<f64>,
+    #[serde(default)]
+    pub instance: Option<String>,
+    #[serde(default)]
+    pub region: Option<String>,
+    #[serde(default)]
+    pub pricing: Option<super::raw_pricing::RawPricing>,
     /// One pool of `nodes x gpus_per_node` fungible GPUs, no node boundaries.
     #[serde(default)]
     pub fungible: bool,

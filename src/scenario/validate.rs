@@ -48,6 +48,14 @@ pub struct Scenario {
     pub sim: SimConfig,
     /// Price of each pool.
     pub rates: Vec<FlatRate>,
+    /// Pricing model of each pool (see [`Scenario::pool_pricing`] for a run's seed).
+    pub pricing: Vec<crate::pricing::PoolPricing>,
+    /// Per pool, a seeded spot price process to draw per run.
+    pub spot_processes: Vec<Option<super::MeanRevertingSpec>>,
+    /// `[tco]`: buy-versus-rent candidates for `gpufleet tco`.
+    pub tco: Option<crate::pricing::TcoSpec>,
+    /// `[spot_deadline]`: a deadline job on a spot trace.
+    pub spot_deadline: Option<crate::sched::spot_deadline::DeadlineSpec>,
     /// The workload.
     pub workload: WorkloadSource,
     /// Failures, maintenance and checkpointing, if configured.
@@ -164,6 +172,8 @@ pub(super) fn validate(
     }
     let mut pools = Vec::new();
     let mut rates = Vec::new();
+    let mut pricing = Vec::new();
+    let mut spot_processes = Vec::new();
     for (i, rp) in raw.pools.iter().enumerate() {
         let p = format!("pools[{i}]");
         if rp.name == "total" || rp.name.is_empty() {
@@ -215,7 +225,9 @@ pub(super) fn validate(
             &format!("{p}.memory_gib_per_node"),
             rp.memory_gib_per_node.unwrap_or(gpn as f64 * 256.0),
         );
-        let price = c.non_negative(&format!("{p}.price_per_node_hour"), rp.price_per_node_hour);
+        let priced =
+            super::pricing::pool_price(i, rp, rp.nodes.clamp(1, 1_000_000) as u32, base, &mut c.0);
+        let price = priced.rate;
         let nodes = rp.nodes.clamp(1, 1_000_000) as u32;
         if rp.fungible {
             // No node boundaries: every GPU is a slot of its own with no CPU or memory
@@ -239,11 +251,17 @@ pub(super) fn validate(
                 nodes: slots.clamp(1, 10_000_000) as u32,
                 speed: 1.0,
             });
+            // A fungible pool bills each GPU slot at a flat share of the node price.
+            let slot_price = price / gpn.max(1) as f64;
             rates.push(FlatRate {
-                usd_per_node_hour: price / gpn.max(1) as f64,
+                usd_per_node_hour: slot_price,
             });
+            pricing.push(crate::pricing::PoolPricing::flat(slot_price));
+            spot_processes.push(None);
             continue;
         }
+        pricing.push(priced.pricing);
+        spot_processes.push(priced.process);
         pools.push(PoolSpec {
             name: rp.name.clone(),
             gpu_type: t,
@@ -444,6 +462,11 @@ pub(super) fn validate(
         &pools,
         base,
     );
+    let tco = raw.tco.as_ref().map(|t| super::pricing::tco(t, &mut c.0));
+    let spot_deadline = raw
+        .spot_deadline
+        .as_ref()
+        .map(|s| super::pricing::spot_deadline(s, base, &mut c.0));
     if !c.0.is_empty() {
         return Err(c.0);
     }
@@ -474,6 +497,10 @@ pub(super) fn validate(
             },
         },
         rates,
+        pricing,
+        spot_processes,
+        tco,
+        spot_deadline,
         workload,
         faults,
     })

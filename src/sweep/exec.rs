@@ -6,7 +6,7 @@ use super::plan::Plan;
 use super::record::{path_of, Record};
 use super::table::{write_manifest, write_tables};
 use super::SweepError;
-use crate::metrics::{build_summary, ledger_from_run, RunMeta, Summary};
+use crate::metrics::{build_summary, run_cost, RunMeta, Summary};
 use crate::scenario::Scenario;
 use crate::sim::Simulation;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -80,24 +80,53 @@ pub struct SweepOutcome {
     pub redone: usize,
 }
 
-/// Runs one scenario under `seed` and returns its summary: the same computation as
-/// `gpufleet run` (a test holds the two to the same `summary.json` for every shipped
-/// scenario).
-pub fn run_once(s: &Scenario, seed: u64) -> Result<Summary, String> {
-    let workload = s.build_workload(seed).map_err(|e| e.to_string())?;
+/// Everything one run of a scenario produces.
+pub struct Execution {
+    /// The workload that was run.
+    pub workload: crate::model::Workload,
+    /// The simulation's result.
+    pub result: crate::sim::RunResult,
+    /// Its costs under each pool's pricing model.
+    pub cost: crate::metrics::RunCost,
+    /// The summary.
+    pub summary: Summary,
+    /// Wall-clock time of the simulation alone.
+    pub sim_wall: std::time::Duration,
+}
+
+/// Runs one scenario under `seed`: the one path shared by `gpufleet run` and sweeps, so a
+/// sweep's run and a single run of the same point give the same summary.
+pub fn execute(s: &Scenario, seed: u64) -> Result<Execution, crate::workload::TraceError> {
+    let workload = s.build_workload(seed)?;
+    let clock = Instant::now();
     let mut sim = Simulation::new(s.sim.clone(), &workload);
     if let Some(f) = &s.faults {
         sim = sim.with_faults(f.clone(), seed);
     }
     let result = sim.run();
-    let ledger = ledger_from_run(&result, &s.rates);
+    let sim_wall = clock.elapsed();
+    let cost = run_cost(&result, &s.pool_pricing(seed));
     let meta = RunMeta {
         scenario: s.name.clone(),
         scenario_hash: s.hash.clone(),
         seed,
         policy: s.sim.policy.as_str().to_string(),
     };
-    Ok(build_summary(&meta, &workload, &result, &ledger))
+    let summary = build_summary(&meta, &workload, &result, &cost.ledger);
+    Ok(Execution {
+        workload,
+        result,
+        cost,
+        summary,
+        sim_wall,
+    })
+}
+
+/// Runs one scenario under `seed` and returns its summary (see [`execute`]).
+pub fn run_once(s: &Scenario, seed: u64) -> Result<Summary, String> {
+    execute(s, seed)
+        .map(|e| e.summary)
+        .map_err(|e| e.to_string())
 }
 
 /// Numeric leaves of the summary as `(a_b_c, value)`, in the summary's order; the seed
