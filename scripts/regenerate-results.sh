@@ -19,6 +19,7 @@ CANONICAL=(
   "run llama3-scale-failures scenarios/llama3-scale-failures.toml"
   "run spot-checkpointing scenarios/spot-checkpointing.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
+  "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
 )
 # The files compared by --check (charts are redrawn from these).
 SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv"
