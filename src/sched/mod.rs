@@ -7,6 +7,7 @@
 mod class_queue;
 mod easy_backfill;
 mod fifo;
+pub mod placement;
 mod running;
 
 pub use class_queue::ClassQueue;
