@@ -2,6 +2,7 @@
 //!
 //! Exit codes: 0 success, 2 bad input (scenario, trace, flags), 1 anything else.
 
+mod fgd;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -79,7 +80,11 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             out,
             seed,
             quiet,
-        } => run::run(scenario.as_deref(), out, seed, quiet),
+        } => match scenario.as_deref() {
+            Some(p) if fgd::is_fgd_file(p) => fgd::run(p, out, seed, quiet),
+            _ => run::run(scenario.as_deref(), out, seed, quiet),
+        },
+        Command::Validate { scenario } if fgd::is_fgd_file(&scenario) => fgd::validate(&scenario),
         Command::Validate { scenario } => run::validate(&scenario),
     }
 }

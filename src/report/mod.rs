@@ -4,7 +4,9 @@
 //! `docs/outputs.md`.
 
 mod chart;
+mod fgd;
 mod files;
 
 pub use chart::timeline_chart;
+pub use fgd::{mean_curve, write_fgd, FgdPolicySummary, FgdSummary};
 pub use files::{write_atomic, write_run, RunOutput};

@@ -2,10 +2,12 @@
 //! validated into a typed [`Scenario`]. Validation collects every problem it finds and
 //! names each by its field path and line (`pools[1].nodes (line 14): must be at least 1`).
 
+mod fgd;
 mod locate;
 mod raw;
 mod validate;
 
+pub use fgd::{is_fgd_scenario, FgdScenario};
 pub use validate::{Scenario, WorkloadSource};
 
 use std::fmt;

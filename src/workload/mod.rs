@@ -1,10 +1,12 @@
 //! Workloads: trace readers (one file per format) and synthetic generators, all yielding
 //! a [`Workload`] of jobs in submit order.
 
+mod fgd_expected;
 mod generic_csv;
 mod openb;
 mod synthetic;
 
+pub use fgd_expected::{read_expected_curves, ExpectedCurve};
 pub use generic_csv::{read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS};
 pub use openb::{
     group_openb_nodes, openb_workload, read_openb, read_openb_nodes, read_openb_pods, OpenbNode,
