@@ -1,9 +1,10 @@
 //! GPU clustering: tasks of one GPU shape (GPU count and milli-GPU each) are kept
 //! together. A node holding only tasks of the task's shape comes first, then any other
-//! node already holding GPU tasks, then an empty node. CPU-only tasks go anywhere that
-//! fits. Ties at random.
+//! node already holding GPU tasks, then an empty node; a shared task takes the tightest
+//! GPU that holds it (next to its kind). CPU-only tasks go anywhere that fits. Ties at
+//! random.
 
-use super::{fits, roomiest_pick, Choice, NodeState, NodeType, Placement, Task, TaskMix};
+use super::{fits, tightest_pick, Choice, NodeState, NodeType, Placement, Task, TaskMix};
 
 /// GPU clustering by task shape.
 #[derive(Debug, Clone, Copy, Default)]
@@ -25,7 +26,7 @@ impl Placement for GpuClustering {
         };
         Some(Choice {
             score: tier,
-            pick: roomiest_pick(node, task),
+            pick: tightest_pick(node, task),
         })
     }
 }
