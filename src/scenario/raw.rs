@@ -65,6 +65,10 @@ pub struct RawScheduler {
 pub enum RawPlacement {
     BestFit,
     WorstFit,
+    FirstFit,
+    GpuPacking,
+    DotProduct,
+    Fgd,
 }
 
 #[derive(Debug, Deserialize)]

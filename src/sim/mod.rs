@@ -65,6 +65,18 @@ impl<'w> Simulation<'w> {
     ) -> Self {
         let mut cluster = Cluster::new(cfg.pools.clone());
         cluster.set_node_choice(cfg.node_choice);
+        if let Some(scorer) = crate::sched::placement::PolicyScorer::for_choice(
+            cfg.node_choice,
+            workload,
+            cfg.pools
+                .iter()
+                .map(|p| p.node.cpu_milli)
+                .max()
+                .unwrap_or(0),
+            cfg.pools.iter().map(|p| p.node.gpus).max().unwrap_or(0),
+        ) {
+            cluster.set_scorer(std::sync::Arc::new(scorer));
+        }
         let pools = PoolChoice::new(&cluster);
         let n = cfg.pools.len();
         let mut queue = EventQueue::with_capacity(1024);

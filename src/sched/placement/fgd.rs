@@ -13,8 +13,8 @@
 use super::{
     apply, fits, share_picks, Choice, GpuPick, NodeState, NodeType, Placement, Task, FULL,
 };
-use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// The typical workload: task types (memory ignored) with their popularity (counts).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -102,7 +102,7 @@ pub fn task_fragment(ty: &NodeType, node: &NodeState, t: &Task) -> u64 {
 #[derive(Debug, Default)]
 pub struct Fgd {
     typical: TypicalWorkload,
-    cache: RefCell<HashMap<NodeState, u64>>,
+    cache: Mutex<HashMap<NodeState, u64>>,
 }
 
 impl Fgd {
@@ -110,14 +110,16 @@ impl Fgd {
     pub fn new(typical: TypicalWorkload) -> Fgd {
         Fgd {
             typical,
-            cache: RefCell::new(HashMap::new()),
+            cache: Mutex::new(HashMap::new()),
         }
     }
 
     /// The node's fragmentation for the typical workload: sum over task types of
     /// popularity (count) times [`task_fragment`], in milli-GPU x tasks.
     pub fn fragmentation(&self, ty: &NodeType, node: &NodeState) -> u64 {
-        if let Some(&f) = self.cache.borrow().get(node) {
+        // A poisoned lock only means another thread panicked mid-insert: the map is fine.
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&f) = cache.get(node) {
             return f;
         }
         let f = self
@@ -126,7 +128,7 @@ impl Fgd {
             .iter()
             .map(|(t, w)| w * task_fragment(ty, node, t))
             .sum();
-        self.cache.borrow_mut().insert(node.clone(), f);
+        cache.insert(node.clone(), f);
         f
     }
 }

@@ -16,6 +16,7 @@ mod gpu_clustering;
 mod gpu_packing;
 mod grouped;
 mod random;
+mod scorer;
 mod worst_fit;
 
 pub use best_fit::BestFit;
@@ -27,6 +28,7 @@ pub use gpu_clustering::GpuClustering;
 pub use gpu_packing::GpuPacking;
 pub use grouped::GroupedCluster;
 pub use random::RandomFit;
+pub use scorer::{typical_of_workload, PolicyScorer};
 pub use worst_fit::WorstFit;
 
 use crate::model::{TypeMask, MILLI_PER_GPU};
@@ -153,7 +155,7 @@ pub enum TieBreak {
 }
 
 /// A placement policy: scores a node state for a task.
-pub trait Placement {
+pub trait Placement: Send + Sync {
     /// The policy's name in outputs.
     fn name(&self) -> &'static str;
     /// The score of putting `task` on a node of type `ty` in state `node`, or `None` when
