@@ -374,3 +374,83 @@ fn fgd_reproduction_matches_the_artifact() {
         assert!(get(PlacementKind::Fgd) > get(PlacementKind::BestFit) + 1.0);
     }
 }
+
+// ------------------------------------------------------------------- CLI
+
+fn gpufleet() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("gpufleet").unwrap()
+}
+
+#[test]
+fn fgd_scenario_writes_the_same_bytes_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = root().join("scenarios/fgd-openb-gpushare40.toml");
+    for run in ["a", "b"] {
+        gpufleet()
+            .args(["run", "-q", "--seed", "7"])
+            .arg(&scenario)
+            .arg("--out")
+            .arg(dir.path().join(run))
+            .assert()
+            .success();
+    }
+    let a = std::fs::read(dir.path().join("a/allocation.csv")).unwrap();
+    let b = std::fs::read(dir.path().join("b/allocation.csv")).unwrap();
+    assert_eq!(a, b);
+    let text = String::from_utf8(a).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("policy,seed,arrived_pct,allocated_pct"));
+    // 6 policies x 131 points, one seed.
+    assert_eq!(lines.count(), 6 * 131);
+    for f in ["comparison.csv", "summary.json", "allocation.svg"] {
+        assert!(dir.path().join("a").join(f).is_file(), "{f}");
+    }
+}
+
+#[test]
+fn fgd_scenario_with_a_bad_pod_row_names_file_row_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let pods = dir.path().join("pods.csv");
+    std::fs::write(
+        &pods,
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,10,1,500\np1,1000,10,1,1500\n",
+    )
+    .unwrap();
+    let nodes = root().join("data/openb-2023/openb_node_list_gpu_node.csv");
+    let scenario = dir.path().join("s.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "name = \"bad\"\n[fgd_experiment]\nnodes = {:?}\npods = \"pods.csv\"\npolicies = [\"fgd\"]\nseeds = [1]\n",
+            nodes.display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = gpufleet()
+        .arg("validate")
+        .arg(&scenario)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let msg = String::from_utf8(out).unwrap();
+    assert!(
+        msg.contains("pods.csv:3") && msg.contains("gpu_milli"),
+        "{msg}"
+    );
+    let bad_policy = std::fs::read_to_string(&scenario)
+        .unwrap()
+        .replace("\"fgd\"", "\"tetris\"");
+    std::fs::write(&scenario, bad_policy).unwrap();
+    let out = gpufleet()
+        .arg("run")
+        .arg(&scenario)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let msg = String::from_utf8(out).unwrap();
+    assert!(msg.contains("tetris") && msg.contains("line 5"), "{msg}");
+}
