@@ -2,6 +2,7 @@
 //!
 //! Exit codes: 0 success, 2 bad input (scenario, trace, flags), 1 anything else.
 
+mod compare;
 mod fgd;
 mod run;
 
@@ -82,9 +83,13 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             quiet,
         } => match scenario.as_deref() {
             Some(p) if fgd::is_fgd_file(p) => fgd::run(p, out, seed, quiet),
+            Some(p) if compare::is_compare_file(p) => compare::run(p, out, quiet),
             _ => run::run(scenario.as_deref(), out, seed, quiet),
         },
         Command::Validate { scenario } if fgd::is_fgd_file(&scenario) => fgd::validate(&scenario),
+        Command::Validate { scenario } if compare::is_compare_file(&scenario) => {
+            compare::validate(&scenario)
+        }
         Command::Validate { scenario } => run::validate(&scenario),
     }
 }

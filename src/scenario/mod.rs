@@ -2,11 +2,13 @@
 //! validated into a typed [`Scenario`]. Validation collects every problem it finds and
 //! names each by its field path and line (`pools[1].nodes (line 14): must be at least 1`).
 
+mod compare;
 mod fgd;
 mod locate;
 mod raw;
 mod validate;
 
+pub use compare::{is_compare_scenario, CompareScenario, ComparedPlacement};
 pub use fgd::{is_fgd_scenario, FgdScenario};
 pub use validate::{Scenario, WorkloadSource};
 
