@@ -2,5 +2,7 @@
 //! fixtures in `tests/data/`.
 
 mod common;
+mod economics;
+mod faults;
 mod foundation;
 mod placement;

@@ -134,9 +134,10 @@ pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliErro
                 node_choice: p.node_choice(),
                 horizon: None,
                 sample_every: None,
+                options: crate::sched::SchedOptions::default(),
             };
             let r = Simulation::new(cfg, &w).run();
-            let ledger = ledger_from_run(&r, &rates, |i| w.jobs[i].tenant);
+            let ledger = ledger_from_run(&r, &rates);
             let meta = RunMeta {
                 scenario: s.name.clone(),
                 scenario_hash: s.hash.clone(),

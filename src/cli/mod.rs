@@ -5,6 +5,8 @@
 mod compare;
 mod fgd;
 mod run;
+mod spot;
+mod tco;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -65,6 +67,23 @@ pub enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Buy versus rent: cost candidate fleets for a scenario's workload over years.
+    #[command(
+        after_help = "Examples:\n  gpufleet tco scenarios/buy-vs-rent-h100.toml\n  gpufleet tco scenarios/buy-vs-rent-h100.toml --simulate --out out/bvr"
+    )]
+    Tco {
+        /// Scenario file (TOML) with a [tco] section.
+        scenario: PathBuf,
+        /// Output folder for tco.csv and tco.svg (default: out/<scenario name>-tco).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Also run the scenario on every candidate fleet (slower; shows queueing).
+        #[arg(long)]
+        simulate: bool,
+        /// Master seed (default: the scenario's `seed`).
+        #[arg(long)]
+        seed: Option<u64>,
+    },
     /// Check a scenario file without running it.
     #[command(after_help = "Example:\n  gpufleet validate scenarios/quickstart.toml")]
     Validate {
@@ -91,5 +110,11 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             compare::validate(&scenario)
         }
         Command::Validate { scenario } => run::validate(&scenario),
+        Command::Tco {
+            scenario,
+            out,
+            simulate,
+            seed,
+        } => tco::tco(&scenario, out, simulate, seed),
     }
 }

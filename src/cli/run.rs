@@ -1,7 +1,7 @@
 //! `gpufleet run` and `gpufleet validate`.
 
 use super::CliError;
-use crate::metrics::{build_summary, ledger_from_run, RunMeta};
+use crate::metrics::{build_summary, run_cost, RunMeta};
 use crate::report::{write_run, RunOutput};
 use crate::scenario::Scenario;
 use crate::sim::Simulation;
@@ -52,9 +52,15 @@ pub fn run(
         .build_workload(seed)
         .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
     let clock = Instant::now();
-    let result = Simulation::new(s.sim.clone(), &workload).run();
+    let mut sim = Simulation::new(s.sim.clone(), &workload);
+    if let Some(f) = &s.faults {
+        sim = sim.with_faults(f.clone(), seed);
+    }
+    let result = sim.run();
     let wall = clock.elapsed();
-    let ledger = ledger_from_run(&result, &s.rates, |i| workload.jobs[i].tenant);
+    let pricing = s.pool_pricing(seed);
+    let cost = run_cost(&result, &pricing);
+    let ledger = cost.ledger;
     let meta = RunMeta {
         scenario: s.name.clone(),
         scenario_hash: s.hash.clone(),
@@ -74,9 +80,15 @@ pub fn run(
             .iter()
             .map(|p| s.gpu_types[p.gpu_type].name.clone())
             .collect(),
+        job_usd: &cost.job_usd,
+        pool_pricing: pricing.iter().map(|p| p.kind_name().to_string()).collect(),
     };
     write_run(&dir, &output)
         .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
+    let deadline_rows = match &s.spot_deadline {
+        Some(spec) => Some(super::spot::write_deadline(spec, &dir)?),
+        None => None,
+    };
     if quiet {
         println!("{}", dir.display());
         return Ok(());
@@ -131,6 +143,20 @@ pub fn run(
         "cost per busy GPU-hour ${:.2}",
         summary.cost_per_busy_gpu_hour_usd
     );
+    if result.faults.is_some() {
+        println!(
+            "failures   {} node failures, {} job interruptions; lost {:.0} GPU-h, checkpointing {:.0} GPU-h, restarts {:.0} GPU-h; ETTR {:.3}",
+            summary.node_failures.total,
+            summary.interruptions.total,
+            summary.lost_gpu_hours,
+            summary.checkpoint_gpu_hours,
+            summary.restart_gpu_hours,
+            summary.ettr
+        );
+        for (cause, n) in summary.interruptions.by_cause.iter().take(5) {
+            println!("  {cause:<32} {n:>6}");
+        }
+    }
     let secs = wall.as_secs_f64().max(1e-9);
     println!(
         "{} events in {:.3} s ({:.2} M events/s)",
@@ -138,6 +164,9 @@ pub fn run(
         secs,
         result.events as f64 / secs / 1e6
     );
+    if let Some(rows) = &deadline_rows {
+        super::spot::print_deadline(rows);
+    }
     println!("wrote {}", dir.display());
     Ok(())
 }

@@ -5,6 +5,6 @@ mod cost;
 mod fairness;
 mod summary;
 
-pub use cost::ledger_from_run;
+pub use cost::{held_intervals, ledger_from_run, run_cost, RunCost};
 pub use fairness::{jain_index, tenant_slowdowns};
-pub use summary::{build_summary, JobCounts, Quantiles, RunMeta, Summary};
+pub use summary::{build_summary, CauseCounts, JobCounts, Quantiles, RunMeta, Summary};

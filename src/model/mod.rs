@@ -11,4 +11,4 @@ pub use cluster::{
     ReservedNodes,
 };
 pub use gpu::{CapacityKind, GpuType, TypeMask};
-pub use job::{GpuRequest, Job, JobId, Workload, MILLI_PER_GPU};
+pub use job::{GpuRequest, Job, JobId, JobIdHasher, JobMap, Workload, MILLI_PER_GPU};

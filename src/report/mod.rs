@@ -10,3 +10,6 @@ mod files;
 pub use chart::timeline_chart;
 pub use fgd::{mean_curve, write_fgd, FgdPolicySummary, FgdSummary};
 pub use files::{write_atomic, write_run, RunOutput};
+mod tco_chart;
+
+pub use tco_chart::tco_chart;

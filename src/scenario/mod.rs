@@ -3,13 +3,17 @@
 //! names each by its field path and line (`pools[1].nodes (line 14): must be at least 1`).
 
 mod compare;
+mod faults;
 mod fgd;
 mod locate;
+mod pricing;
 mod raw;
+mod raw_pricing;
 mod validate;
 
 pub use compare::{is_compare_scenario, CompareScenario, ComparedPlacement};
 pub use fgd::{is_fgd_scenario, FgdScenario};
+pub use pricing::MeanRevertingSpec;
 pub use validate::{Scenario, WorkloadSource};
 
 use std::fmt;
