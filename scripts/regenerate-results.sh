@@ -19,6 +19,9 @@ fi
 RUNS=(
   quickstart
   llama3-scale-failures
+  fgd-openb-default
+  fgd-openb-gpushare40
+  compare-schedulers-openb
 )
 for name in "${RUNS[@]}"; do
   "$BIN" run "scenarios/$name.toml" --out "$OUT/$name" --quiet >/dev/null
