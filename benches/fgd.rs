@@ -41,6 +41,18 @@ fn main() {
         .expect("pod list");
         let exp = FgdExperiment::new(&nodes, &pods.pods, 1.3, 0.95).expect("experiment");
         let seed_list: Vec<u64> = (42..42 + seeds).collect();
+        print!("one run (seed 42, one thread):");
+        for p in PlacementKind::FGD_PAPER {
+            let t = Instant::now();
+            let r = exp.run(p, 42);
+            print!(
+                " {} {:.0} ms ({} pods)",
+                p.as_str(),
+                t.elapsed().as_secs_f64() * 1000.0,
+                r.pods
+            );
+        }
+        println!();
         let t0 = Instant::now();
         let runs = exp.run_all(&PlacementKind::FGD_PAPER, &seed_list);
         let secs = t0.elapsed().as_secs_f64();
