@@ -454,3 +454,58 @@ fn fgd_scenario_with_a_bad_pod_row_names_file_row_and_column() {
     let msg = String::from_utf8(out).unwrap();
     assert!(msg.contains("tetris") && msg.contains("line 5"), "{msg}");
 }
+
+#[test]
+fn packing_clustering_and_dot_product_by_hand() {
+    use gpufleet::sched::placement::{DotProduct, GpuClustering, GpuPacking};
+    // Three 2-GPU nodes, 10 cores each. First fit puts a 300-milli task on node 0 and a
+    // whole GPU on node 1 (model pins), node 2 stays idle.
+    let types = vec![
+        gpu_type(0, 2, 10_000),
+        gpu_type(1, 2, 10_000),
+        gpu_type(2, 2, 10_000),
+    ];
+    let pin = |m: usize, n: u32, milli: u32| Task {
+        models: TypeMask::single(m),
+        ..task(1000, n, milli)
+    };
+    let mut c = GroupedCluster::new(types.clone(), &[0, 1, 2], 0);
+    let mut rng = RngStreams::new(5).stream("placement");
+    assert_eq!(c.place(&FirstFit, &pin(0, 1, 300), 0, &mut rng), Some(0));
+    assert_eq!(c.place(&FirstFit, &pin(1, 1, 1000), 0, &mut rng), Some(1));
+    // Packing: a 500-milli task goes onto node 0's used GPU (700 left), not a fresh one.
+    let mut p = c.clone();
+    assert_eq!(p.place(&GpuPacking, &task(0, 1, 500), 0, &mut rng), Some(0));
+    assert_eq!(p.state_of(0).gpu_free, vec![1000, 200]);
+    // Packing: a whole GPU goes to a node in use (0 or 1), never the idle node 2.
+    for _ in 0..20 {
+        let mut q = c.clone();
+        let n = q
+            .place(&GpuPacking, &task(0, 1, 1000), 0, &mut rng)
+            .unwrap();
+        assert_ne!(n, 2);
+    }
+    // Clustering: another 300-milli task joins node 0 (only 300-milli tasks there).
+    let mut k = c.clone();
+    assert_eq!(
+        k.place(&GpuClustering, &task(0, 1, 300), 0, &mut rng),
+        Some(0)
+    );
+    // Dot product, scaled by the largest node (10 cores, 2 GPUs), for a 1-core 1-GPU task:
+    //   node 0: 0.9 x 0.1 + (1700/2000) x 0.5 = 0.515
+    //   node 1: 0.9 x 0.1 + (1000/2000) x 0.5 = 0.340   <- smallest
+    //   node 2: 1.0 x 0.1 + (2000/2000) x 0.5 = 0.600
+    let dp = DotProduct::new(10_000, 2);
+    let s: Vec<f64> = (0..3u32)
+        .map(|n| {
+            dp.choose(&types[n as usize], c.state_of(n), &task(1000, 1, 1000))
+                .unwrap()
+                .score
+        })
+        .collect();
+    assert!(
+        (s[0] + 0.515).abs() < 1e-12 && (s[1] + 0.34).abs() < 1e-12 && (s[2] + 0.6).abs() < 1e-12,
+        "{s:?}"
+    );
+    assert_eq!(c.place(&dp, &task(1000, 1, 1000), 0, &mut rng), Some(1));
+}
