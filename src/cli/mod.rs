@@ -52,7 +52,7 @@ pub struct Cli {
 pub enum Command {
     /// Run a scenario and write its output folder.
     #[command(
-        after_help = "Examples:\n  gpufleet run\n  gpufleet run scenarios/quickstart.toml --out out/quickstart --seed 42"
+        after_help = "Examples:\n  gpufleet run\n  gpufleet run scenarios/quickstart.toml --out out/quickstart --seed 42\n  gpufleet run scenarios/fgd-openb-default.toml     # the FGD paper's placement experiment (all its seeds; --seed N runs one)"
     )]
     Run {
         /// Scenario file (TOML). Without one, runs the built-in quickstart scenario.
