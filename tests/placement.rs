@@ -509,3 +509,91 @@ fn packing_clustering_and_dot_product_by_hand() {
     );
     assert_eq!(c.place(&dp, &task(1000, 1, 1000), 0, &mut rng), Some(1));
 }
+
+// ------------------------------------- scored placement in the simulator's cluster
+
+mod cluster_scored {
+    use super::*;
+    use gpufleet::model::{
+        Allocation, CapacityKind, Cluster, GpuRequest, NodeChoice, NodeSpec, PoolSpec, Workload,
+    };
+    use gpufleet::sched::placement::PolicyScorer;
+    use std::sync::Arc;
+
+    fn arb_req() -> impl Strategy<Value = GpuRequest> {
+        prop_oneof![
+            Just(GpuRequest::None),
+            (1u16..1000).prop_map(GpuRequest::Fraction),
+            (1u32..=4).prop_map(GpuRequest::Whole),
+            Just(GpuRequest::Whole(8)),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(40))]
+
+        /// Under every scored node choice: per-GPU and per-node capacity hold against a
+        /// ledger of live allocations, a job bigger than a node takes whole nodes, and a
+        /// single-node request fails only when no node could hold it (brute force).
+        #[test]
+        fn scored_choices_keep_capacity(
+            ops in prop::collection::vec((arb_req(), 0u32..6000, any::<bool>(), any::<prop::sample::Index>()), 1..80),
+        ) {
+            let spec = NodeSpec { gpus: 4, cpu_milli: 16_000, mem_mib: 1 << 20 };
+            for choice in [NodeChoice::FirstFit, NodeChoice::GpuPacking, NodeChoice::DotProduct, NodeChoice::Fgd] {
+                let mut c = Cluster::new(vec![PoolSpec { name: "p".into(), gpu_type: 0, kind: CapacityKind::Owned, node: spec, nodes: 4, speed: 1.0 }]);
+                c.set_node_choice(choice);
+                c.set_scorer(Arc::new(PolicyScorer::for_choice(choice, &Workload::default(), 16_000, 4).unwrap()));
+                let mut live: Vec<Allocation> = Vec::new();
+                for (req, cpu, release, idx) in &ops {
+                    if *release && !live.is_empty() {
+                        let a = live.swap_remove(idx.index(live.len()));
+                        c.give_back(&a);
+                    } else {
+                        let single = !matches!(req, GpuRequest::Whole(w) if *w > 4);
+                        let could = (0..4u32).any(|n| {
+                            let (cf, _) = c.node_free_host(n);
+                            let f = c.node_free_milli(n);
+                            cf >= *cpu && match *req {
+                                GpuRequest::None => true,
+                                GpuRequest::Fraction(m) => f.iter().any(|&x| x >= m),
+                                GpuRequest::Whole(w) => f.iter().filter(|&&x| x == 1000).count() >= w as usize,
+                            }
+                        });
+                        match c.find(0, *req, *cpu, 0, None) {
+                            Some(a) => {
+                                if let GpuRequest::Whole(w) = *req {
+                                    prop_assert!(a.gpus.iter().all(|s| s.milli == 1000));
+                                    if single {
+                                        prop_assert_eq!(a.gpus.len(), w as usize);
+                                        prop_assert!(a.gpus.iter().all(|s| s.node == a.gpus[0].node));
+                                    } else {
+                                        prop_assert_eq!(a.gpus.len() % 4, 0);
+                                    }
+                                }
+                                c.take(&a);
+                                live.push(a);
+                            }
+                            None => prop_assert!(!single || !could, "{:?}: {:?} failed though a node fits", choice, req),
+                        }
+                    }
+                    // Ledger: what live allocations hold, per GPU and per node.
+                    let mut held = vec![[0u32; 4]; 4];
+                    let mut cpu_held = [0u32; 4];
+                    for a in &live {
+                        for s in &a.gpus { held[s.node as usize][s.gpu as usize] += s.milli as u32; }
+                        for &(n, cpu, _) in &a.hosts { cpu_held[n as usize] += cpu; }
+                    }
+                    for n in 0..4u32 {
+                        prop_assert!(cpu_held[n as usize] <= 16_000);
+                        prop_assert_eq!(c.node_free_host(n).0, 16_000 - cpu_held[n as usize]);
+                        for g in 0..4 {
+                            prop_assert!(held[n as usize][g] <= 1000);
+                            prop_assert_eq!(c.node_free_milli(n)[g] as u32, 1000 - held[n as usize][g]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
