@@ -578,7 +578,7 @@ mod cluster_scored {
                         }
                     }
                     // Ledger: what live allocations hold, per GPU and per node.
-                    let mut held = vec![[0u32; 4]; 4];
+                    let mut held = [[0u32; 4]; 4];
                     let mut cpu_held = [0u32; 4];
                     for a in &live {
                         for s in &a.gpus { held[s.node as usize][s.gpu as usize] += s.milli as u32; }
@@ -587,9 +587,9 @@ mod cluster_scored {
                     for n in 0..4u32 {
                         prop_assert!(cpu_held[n as usize] <= 16_000);
                         prop_assert_eq!(c.node_free_host(n).0, 16_000 - cpu_held[n as usize]);
-                        for g in 0..4 {
-                            prop_assert!(held[n as usize][g] <= 1000);
-                            prop_assert_eq!(c.node_free_milli(n)[g] as u32, 1000 - held[n as usize][g]);
+                        for (h, &f) in held[n as usize].iter().zip(c.node_free_milli(n)) {
+                            prop_assert!(*h <= 1000);
+                            prop_assert_eq!(f as u32, 1000 - *h);
                         }
                     }
                 }
