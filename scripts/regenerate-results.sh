@@ -18,6 +18,9 @@ CANONICAL=(
   "run quickstart scenarios/quickstart.toml"
   "run llama3-scale-failures scenarios/llama3-scale-failures.toml"
   "run spot-checkpointing scenarios/spot-checkpointing.toml"
+  "run fgd-openb-default scenarios/fgd-openb-default.toml"
+  "run fgd-openb-gpushare40 scenarios/fgd-openb-gpushare40.toml"
+  "run compare-schedulers-openb scenarios/compare-schedulers-openb.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
   "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
 )

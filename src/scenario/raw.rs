@@ -116,6 +116,10 @@ pub struct RawScheduler {
 pub enum RawPlacement {
     BestFit,
     WorstFit,
+    FirstFit,
+    GpuPacking,
+    DotProduct,
+    Fgd,
 }
 
 #[derive(Debug, Deserialize)]
