@@ -6,3 +6,5 @@ mod economics;
 mod faults;
 mod foundation;
 mod placement;
+mod sweep;
+mod workload;

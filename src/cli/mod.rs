@@ -4,9 +4,12 @@
 
 mod compare;
 mod fgd;
+mod plot;
 mod run;
 mod spot;
+mod sweep;
 mod tco;
+mod trace;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -90,6 +93,23 @@ pub enum Command {
         /// Scenario file (TOML).
         scenario: PathBuf,
     },
+    /// Run a parameter sweep (or merge sweep shards).
+    #[command(after_help = sweep::EXAMPLES)]
+    Sweep(sweep::SweepArgs),
+    /// Redraw the charts of a run folder or a sweep folder.
+    #[command(
+        after_help = "Examples:\n  gpufleet plot out/quickstart\n  gpufleet plot out/my-sweep"
+    )]
+    Plot {
+        /// A run folder (with summary.json) or a sweep folder (with sweep.json).
+        dir: PathBuf,
+    },
+    /// Work with traces: convert, inspect, fit a workload model.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  gpufleet trace inspect log.swf --format swf\n  gpufleet trace convert --from philly cluster_job_log jobs.csv\n  gpufleet trace fit log.swf --format swf --out workload.toml"
+    )]
+    Trace(trace::TraceCommand),
 }
 
 /// Runs the parsed command line.
@@ -110,11 +130,14 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             compare::validate(&scenario)
         }
         Command::Validate { scenario } => run::validate(&scenario),
+        Command::Trace(cmd) => trace::trace(cmd),
         Command::Tco {
             scenario,
             out,
             simulate,
             seed,
         } => tco::tco(&scenario, out, simulate, seed),
+        Command::Sweep(args) => sweep::sweep(args),
+        Command::Plot { dir } => plot::plot(&dir),
     }
 }

@@ -9,7 +9,9 @@ mod locate;
 mod pricing;
 mod raw;
 mod raw_pricing;
+mod raw_trace;
 mod validate;
+mod workload_kinds;
 
 pub use compare::{is_compare_scenario, CompareScenario, ComparedPlacement};
 pub use fgd::{is_fgd_scenario, FgdScenario};
