@@ -101,6 +101,7 @@ fn chart(
     expected: &[Option<Vec<f64>>],
     title: &str,
 ) -> String {
+    super::render::register_fonts();
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
