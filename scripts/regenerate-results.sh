@@ -21,13 +21,7 @@ CANONICAL=(
   "run fgd-openb-gpushare40 scenarios/fgd-openb-gpushare40.toml"
   "run compare-schedulers-openb scenarios/compare-schedulers-openb.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
-<<<<<<< HEAD
   "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
-=======
-  "run fgd-openb-default scenarios/fgd-openb-default.toml"
-  "run fgd-openb-gpushare40 scenarios/fgd-openb-gpushare40.toml"
-  "run compare-schedulers-openb scenarios/compare-schedulers-openb.toml"
->>>>>>> fgd
 )
 # The files compared by --check (charts are redrawn from these).
 SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv"
