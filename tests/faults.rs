@@ -463,3 +463,64 @@ fn advisor_bucket_interruption_counts_match_the_rate() {
         "{n} interruptions, expected {expected:.1}"
     );
 }
+
+/// Migration, hand-worked: the job of `killed_job_resumes_from_its_last_checkpoint`
+/// (killed at 70 min on pool a, restarts on pool b), now with a 100 GB checkpoint at
+/// 10 Gbit/s: 100 x 8 / 10 = 80 s are added to its restart, so it ends at 117 min + 80 s.
+/// Pools in two zones of one region: 100 GB x $0.01 each way = $2.00 of transfer. In two
+/// regions: internet egress tiers, the first 100 GB free: 1,000 GB cost 900 x $0.09 = $81.
+#[test]
+fn migration_time_and_transfer_cost() {
+    let run = |gb: f64, places: [(&str, &str); 2]| {
+        let w = workload(vec![job(0, 1, 100 * 60)]);
+        let mut f = FaultConfig::none();
+        f.trace.push(TraceFailure {
+            time: SimTime::from_secs(70 * 60),
+            pool: None,
+            node: 0,
+            cause: "test".into(),
+            repair: None,
+        });
+        f.checkpointing = Checkpointing {
+            policy: CheckpointPolicy::Fixed(SimTime::from_secs(30 * 60)),
+            write: SimTime::from_secs(120),
+            restart: SimTime::from_secs(300),
+            max_retries: 3,
+            size_gb: gb,
+        };
+        f.migration.bandwidth_gbps = 10.0;
+        f.migration.locations = places
+            .iter()
+            .map(|(r, z)| (r.to_string(), z.to_string()))
+            .collect();
+        let cfg = config(vec![pool("a", 1, 1), pool("b", 1, 1)], PolicyKind::Fifo);
+        let r = run_with_faults(cfg, &w, f, 1);
+        let transfer = gpufleet::metrics::run_cost(
+            &r,
+            &[
+                gpufleet::pricing::PoolPricing::flat(0.0),
+                gpufleet::pricing::PoolPricing::flat(0.0),
+            ],
+        )
+        .ledger
+        .sum_where(|k| k.kind == gpufleet::pricing::CostKind::Transfer);
+        (r.jobs[0].end.unwrap(), transfer)
+    };
+    let (end, usd) = run(
+        100.0,
+        [("us-east-1", "us-east-1a"), ("us-east-1", "us-east-1b")],
+    );
+    assert_eq!(end, SimTime::from_secs(117 * 60 + 80));
+    assert!((usd - 2.0).abs() < 1e-9, "{usd}");
+    let (_, usd) = run(
+        1000.0,
+        [("us-east-1", "us-east-1a"), ("us-west-2", "us-west-2a")],
+    );
+    assert!((usd - 81.0).abs() < 1e-9, "{usd}");
+    // Same place: no move, no time, no cost.
+    let (end, usd) = run(
+        100.0,
+        [("us-east-1", "us-east-1a"), ("us-east-1", "us-east-1a")],
+    );
+    assert_eq!((end, usd), (SimTime::from_secs(117 * 60), 0.0));
+}

@@ -51,6 +51,53 @@ pub struct FaultConfig {
     pub checkpointing: Checkpointing,
     /// Spot interruptions per pool.
     pub spot: Vec<SpotInterruptions>,
+    /// Moving checkpoints when a job restarts elsewhere.
+    pub migration: Migration,
+}
+
+/// Where pools are and how fast checkpoints move between them. A job that restarts in a
+/// pool in another zone or region than its last run first moves its checkpoint
+/// (`Checkpointing::size_gb`): the transfer time (size x 8 / bandwidth) is added to its
+/// restart, and the bytes are charged as cross-zone or cross-region transfer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Migration {
+    /// Gigabits per second between pools.
+    pub bandwidth_gbps: f64,
+    /// `(region, zone)` of each pool (empty when not given: such pools count as one place).
+    pub locations: Vec<(String, String)>,
+}
+
+impl Default for Migration {
+    fn default() -> Self {
+        Migration {
+            bandwidth_gbps: 10.0,
+            locations: Vec::new(),
+        }
+    }
+}
+
+/// Where a checkpoint moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TransferKind {
+    /// Between zones of one region.
+    CrossZone,
+    /// Between regions (priced as internet egress).
+    CrossRegion,
+}
+
+impl Migration {
+    /// The kind of move from pool `a` to pool `b`, if they are in different places.
+    pub fn between(&self, a: usize, b: usize) -> Option<TransferKind> {
+        let (ra, za) = self.locations.get(a)?;
+        let (rb, zb) = self.locations.get(b)?;
+        if ra != rb {
+            Some(TransferKind::CrossRegion)
+        } else if za != zb {
+            Some(TransferKind::CrossZone)
+        } else {
+            None
+        }
+    }
 }
 
 impl FaultConfig {
@@ -65,6 +112,7 @@ impl FaultConfig {
             maintenance: Vec::new(),
             checkpointing: Checkpointing::default(),
             spot: Vec::new(),
+            migration: Migration::default(),
         }
     }
 

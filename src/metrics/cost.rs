@@ -96,5 +96,33 @@ pub fn run_cost(result: &RunResult, pricing: &[PoolPricing]) -> RunCost {
             job_usd[i] = job_ms[i] as f64 * pool_rate.get(p as usize).copied().unwrap_or(0.0);
         }
     }
+    add_transfers(&mut ledger, result, &crate::pricing::Egress::aws_internet());
     RunCost { ledger, job_usd }
+}
+
+/// Charges checkpoint moves to the destination pool and the job's tenant: cross-zone GB
+/// at the cross-zone price each way (sender and receiver both pay), cross-region GB as
+/// internet egress on the tiers, counted cumulatively over the run (a run longer than a
+/// month would restart the tiers each month; this does not).
+fn add_transfers(ledger: &mut Ledger, result: &RunResult, egress: &crate::pricing::Egress) {
+    let Some(f) = &result.faults else { return };
+    let mut region_gb = 0.0;
+    for &(pool, tenant, gb, kind) in &f.transfers {
+        let usd = match kind {
+            crate::faults::TransferKind::CrossZone => 2.0 * egress.cross_zone_cost(gb),
+            crate::faults::TransferKind::CrossRegion => {
+                let before = egress.internet_cost(region_gb);
+                region_gb += gb;
+                egress.internet_cost(region_gb) - before
+            }
+        };
+        ledger.add(
+            LedgerKey {
+                pool,
+                tenant: Some(tenant),
+                kind: crate::pricing::CostKind::Transfer,
+            },
+            usd,
+        );
+    }
 }

@@ -90,21 +90,37 @@ fn num(v: &toml::Value) -> Option<f64> {
     v.as_float().or(v.as_integer().map(|i| i as f64))
 }
 
-/// Validates failures, checkpointing and maintenance into a [`FaultConfig`] (None when the
-/// scenario has none of them).
+/// The parts of a scenario that describe failures, checkpoints, maintenance and spot
+/// interruptions.
+pub(super) struct FaultInputs<'a> {
+    pub failures: Option<&'a toml::Value>,
+    pub checkpoint: Option<&'a RawCheckpoint>,
+    pub maintenance: &'a [RawMaintenance],
+    pub spot: &'a [toml::Table],
+    /// `(region, zone)` of each pool.
+    pub locations: Vec<(String, String)>,
+}
+
+/// Validates failures, checkpointing, maintenance and spot interruptions into a
+/// [`FaultConfig`] (None when the scenario has none of them).
 pub(super) fn validate_faults(
     c: &mut Collector,
-    failures: Option<&toml::Value>,
-    checkpoint: Option<&RawCheckpoint>,
-    maintenance: &[RawMaintenance],
-    spot: &[toml::Table],
+    inputs: FaultInputs,
     pools: &[PoolSpec],
     base: &Path,
 ) -> Option<FaultConfig> {
+    let FaultInputs {
+        failures,
+        checkpoint,
+        maintenance,
+        spot,
+        locations,
+    } = inputs;
     if failures.is_none() && checkpoint.is_none() && maintenance.is_empty() && spot.is_empty() {
         return None;
     }
     let mut cfg = FaultConfig::none();
+    cfg.migration.locations = locations;
     match failures {
         None => {}
         Some(toml::Value::String(name)) => match preset_by_name(name) {
@@ -299,6 +315,9 @@ pub(super) fn validate_faults(
             k.max_retries = m.clamp(0, u32::MAX as i64) as u32;
         }
         k.size_gb = c.non_negative("checkpoint.size_gb", ck.size_gb.unwrap_or(0.0));
+        if let Some(bw) = ck.transfer_gbps {
+            cfg.migration.bandwidth_gbps = c.positive("checkpoint.transfer_gbps", bw);
+        }
         if matches!(k.policy, CheckpointPolicy::Young | CheckpointPolicy::Daly) && k.write.0 == 0 {
             c.err(
                 "checkpoint.write_time",

@@ -52,6 +52,9 @@ pub struct RawCheckpoint {
     pub max_retries: Option<i64>,
     #[serde(default)]
     pub size_gb: Option<f64>,
+    /// Bandwidth for moving checkpoints between zones or regions, Gbit/s.
+    #[serde(default)]
+    pub transfer_gbps: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -95,6 +98,9 @@ pub struct RawPool {
     pub instance: Option<String>,
     #[serde(default)]
     pub region: Option<String>,
+    /// Availability zone (for checkpoint moves between pools; see `[checkpoint]`).
+    #[serde(default)]
+    pub zone: Option<String>,
     #[serde(default)]
     pub pricing: Option<super::raw_pricing::RawPricing>,
     /// One pool of `nodes x gpus_per_node` fungible GPUs, no node boundaries.

@@ -465,15 +465,24 @@ pub(super) fn validate(
             })
         }
     };
-    let faults = super::faults::validate_faults(
-        &mut c,
-        raw.failures.as_ref(),
-        raw.checkpoint.as_ref(),
-        &raw.maintenance,
-        &raw.spot_interruptions,
-        &pools,
-        base,
-    );
+    let locations = raw
+        .pools
+        .iter()
+        .map(|p| {
+            (
+                p.region.clone().unwrap_or_default(),
+                p.zone.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let inputs = super::faults::FaultInputs {
+        failures: raw.failures.as_ref(),
+        checkpoint: raw.checkpoint.as_ref(),
+        maintenance: &raw.maintenance,
+        spot: &raw.spot_interruptions,
+        locations,
+    };
+    let faults = super::faults::validate_faults(&mut c, inputs, &pools, base);
     let tco = raw.tco.as_ref().map(|t| super::pricing::tco(t, &mut c.0));
     let spot_deadline = raw
         .spot_deadline

@@ -29,6 +29,7 @@ pub(super) struct FaultState {
     node_failures: IndexMap<String, u64>,
     interruptions: IndexMap<String, u64>,
     spot_rng: SimRng,
+    transfers: Vec<(u32, u32, f64, crate::faults::TransferKind)>,
     /// Outage windows of each spot spec (trace models; empty otherwise).
     trace_outages: Vec<Vec<(SimTime, SimTime)>>,
 }
@@ -61,6 +62,7 @@ impl FaultState {
                 .map(|(k, v)| (k.clone(), *v))
                 .collect(),
             down_node_ms: down,
+            transfers: self.transfers.clone(),
         }
     }
 }
@@ -82,6 +84,7 @@ impl Simulation<'_> {
             node_failures: IndexMap::new(),
             interruptions: IndexMap::new(),
             spot_rng: streams.stream("spot"),
+            transfers: Vec::new(),
             trace_outages: Vec::new(),
             cfg,
         };
@@ -207,7 +210,21 @@ impl Simulation<'_> {
         let p = run.alloc.pool as usize;
         let gpus = run.alloc.gpus.iter().map(|s| s.milli as f64).sum::<f64>() / 1000.0;
         let speed = self.pools.speed(p);
+        let previous_pool = rec.pool.map(|q| q as usize).filter(|_| ran_before);
+        let tenant = self.workload.jobs[id as usize].tenant;
         let st = self.faults.as_mut().expect("faults enabled");
+        // Moving the checkpoint to another zone or region first: time and bytes.
+        let mut migration = SimTime::ZERO;
+        if let Some(kind) = previous_pool.and_then(|q| st.cfg.migration.between(q, p)) {
+            let gb = st.cfg.checkpointing.size_gb;
+            if gb > 0.0 {
+                migration = SimTime::from_secs_f64(crate::pricing::transfer_seconds(
+                    gb,
+                    st.cfg.migration.bandwidth_gbps,
+                ));
+                st.transfers.push((p as u32, tenant, gb, kind));
+            }
+        }
         let rate = st
             .cfg
             .job_failure_rate_per_hour(p, gpus, run.alloc.hosts.len() as f64);
@@ -220,7 +237,7 @@ impl Simulation<'_> {
             interval,
             write: ck.write,
             restart: if ran_before {
-                ck.restart
+                ck.restart.plus(migration)
             } else {
                 SimTime::ZERO
             },

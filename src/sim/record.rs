@@ -84,6 +84,8 @@ pub struct FaultSummary {
     pub interruptions: Vec<(String, u64)>,
     /// Node-milliseconds down (failed or in maintenance), per pool.
     pub down_node_ms: Vec<u128>,
+    /// Checkpoints moved between places: (destination pool, tenant, GB, kind), in order.
+    pub transfers: Vec<(u32, u32, f64, crate::faults::TransferKind)>,
 }
 
 /// A run that a policy stopped (preempted) before the job's end.
