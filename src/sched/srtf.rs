@@ -38,9 +38,10 @@ impl Srtf {
             let gang = matches!(job.gpus, GpuRequest::Whole(w) if w as u64 > gpn);
             let mut victims = Vec::new();
             let mut got = free;
+            let head_runtime = ctx.pools.runtime(crate::engine::SimTime(left), p).0;
             for (end, id) in ctx.running.latest_ends(p) {
                 let their_left = end.since(ctx.now).0;
-                if their_left <= left {
+                if their_left <= head_runtime {
                     break;
                 }
                 if let Some(r) = ctx.running.get(id) {

@@ -38,6 +38,7 @@ pub struct Tiresias {
     crossing_of: HashMap<JobId, SimTime>,
     /// (time, job) at which a waiting job is promoted to the top queue.
     promotions: BTreeSet<(SimTime, JobId)>,
+    promotion_of: HashMap<JobId, SimTime>,
     /// Attained service (GPU-ms) not counted after a promotion.
     base: HashMap<JobId, u64>,
     /// Requeued jobs with their progress, waiting for the next pass to be placed.
@@ -62,6 +63,7 @@ impl Tiresias {
             crossings: BTreeSet::new(),
             crossing_of: HashMap::new(),
             promotions: BTreeSet::new(),
+            promotion_of: HashMap::new(),
             base: HashMap::new(),
             inbox: Vec::new(),
             len: 0,
@@ -123,6 +125,9 @@ impl Tiresias {
         if let Some(q) = self.waiting_q.remove(&id) {
             self.waiting[q as usize].remove(&(submit, id));
         }
+        if let Some(t) = self.promotion_of.remove(&id) {
+            self.promotions.remove(&(t, id));
+        }
         self.len -= 1;
     }
 
@@ -148,6 +153,7 @@ impl Tiresias {
                 break;
             }
             self.promotions.pop_first();
+            self.promotion_of.remove(&id);
             if let Some(q) = self.waiting_q.get(&id).copied() {
                 if q > 0 {
                     let s = ctx.jobs[id as usize].submit.0;

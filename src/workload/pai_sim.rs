@@ -86,7 +86,9 @@ pub fn read_pai_sim_from<R: Read>(
     path: &Path,
     opts: PaiSimOptions,
 ) -> Result<Workload, TraceError> {
-    let mut rdr = csv::ReaderBuilder::new().has_headers(true).from_reader(input);
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(input);
     let headers = rdr
         .headers()
         .map_err(|e| TraceError::File {
@@ -110,7 +112,10 @@ pub fn read_pai_sim_from<R: Read>(
     if let Some(k) = col.iter().position(|&c| c == usize::MAX) {
         return Err(TraceError::File {
             file: path.to_path_buf(),
-            reason: format!("missing required column {:?} in the header row", PAI_SIM_COLUMNS[k]),
+            reason: format!(
+                "missing required column {:?} in the header row",
+                PAI_SIM_COLUMNS[k]
+            ),
         });
     }
     let mut w = Workload::default();
@@ -183,7 +188,12 @@ fn rewrite_arrivals(w: &mut Workload, keys: &[(f64, String)], r: f64) {
 
 type RowResult = Result<(Job, f64, bool), (usize, String)>;
 
-fn parse_row(rec: &csv::StringRecord, col: &[usize; 11], w: &mut Workload, o: PaiSimOptions) -> RowResult {
+fn parse_row(
+    rec: &csv::StringRecord,
+    col: &[usize; 11],
+    w: &mut Workload,
+    o: PaiSimOptions,
+) -> RowResult {
     let get = |k: usize| rec.get(col[k]).unwrap_or("").trim();
     let name = get(0);
     if name.is_empty() {
@@ -191,7 +201,10 @@ fn parse_row(rec: &csv::StringRecord, col: &[usize; 11], w: &mut Workload, o: Pa
     }
     let inst = num(get(3), "instance count").map_err(|e| (3, e))?;
     if inst.fract() != 0.0 || inst < 1.0 {
-        return Err((3, format!("{:?} is not a whole number of instances >= 1", get(3))));
+        return Err((
+            3,
+            format!("{:?} is not a whole number of instances >= 1", get(3)),
+        ));
     }
     let submit = num(get(4), "number of seconds").map_err(|e| (4, e))?;
     let duration = num(get(5), "number of seconds").map_err(|e| (5, e))?;
@@ -216,13 +229,14 @@ fn parse_row(rec: &csv::StringRecord, col: &[usize; 11], w: &mut Workload, o: Pa
     } else if total_milli < MILLI_PER_GPU as u64 {
         GpuRequest::Fraction(total_milli as u16)
     } else {
-        rounded = total_milli % MILLI_PER_GPU as u64 != 0;
+        rounded = !total_milli.is_multiple_of(MILLI_PER_GPU as u64);
         let n = total_milli.div_ceil(MILLI_PER_GPU as u64);
         GpuRequest::Whole(u32::try_from(n).map_err(|_| (7, "too many GPUs".to_string()))?)
     };
     let t = get(2);
     let gpu_types = if o.use_gpu_type && !matches!(t, "" | "MISC" | "CPU") {
-        w.type_mask([t]).ok_or((2, "more than 64 GPU types".to_string()))?
+        w.type_mask([t])
+            .ok_or((2, "more than 64 GPU types".to_string()))?
     } else {
         TypeMask::ANY
     };
@@ -263,7 +277,11 @@ mod tests {
 
     #[test]
     fn reads_requests_per_instance() {
-        let w = read("7,u1,V100,2,30,100,4,1,90,80,70\n3,u2,MISC,1,10,5,2,0.5,,,\n", PaiSimOptions::default()).unwrap();
+        let w = read(
+            "7,u1,V100,2,30,100,4,1,90,80,70\n3,u2,MISC,1,10,5,2,0.5,,,\n",
+            PaiSimOptions::default(),
+        )
+        .unwrap();
         assert_eq!(w.jobs[0].name, "3");
         assert_eq!(w.jobs[0].gpus, GpuRequest::Fraction(500));
         assert_eq!(w.jobs[1].gpus, GpuRequest::Whole(2));
@@ -282,14 +300,23 @@ mod tests {
             ..Default::default()
         };
         let w = read(body, o).unwrap();
-        let got: Vec<(&str, u64)> = w.jobs.iter().map(|j| (j.name.as_str(), j.submit.0 / 1000)).collect();
-        assert_eq!(got, vec![("2", 0), ("10", 0), ("1", 60), ("3", 60), ("4", 120)]);
+        let got: Vec<(&str, u64)> = w
+            .jobs
+            .iter()
+            .map(|j| (j.name.as_str(), j.submit.0 / 1000))
+            .collect();
+        assert_eq!(
+            got,
+            vec![("2", 0), ("10", 0), ("1", 60), ("3", 60), ("4", 120)]
+        );
     }
 
     #[test]
     fn bad_rows_are_named_or_counted() {
         let body = "1,u,,1,0,10,1,1,,,\n2,u,,1,0,-4,1,1,,,\n3,u,,0,0,10,1,1,,,\n";
-        let e = read(body, PaiSimOptions::default()).unwrap_err().to_string();
+        let e = read(body, PaiSimOptions::default())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("pai.csv:3") && e.contains("duration"), "{e}");
         let o = PaiSimOptions {
             bad_rows: BadRows::Skip,
@@ -297,7 +324,9 @@ mod tests {
         };
         let w = read(body, o).unwrap();
         assert_eq!((w.jobs.len(), w.skipped_rows), (1, 2));
-        let e = read_pai_sim_from("job_id,user\n".as_bytes(), Path::new("p.csv"), o).unwrap_err().to_string();
+        let e = read_pai_sim_from("job_id,user\n".as_bytes(), Path::new("p.csv"), o)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("gpu_type"), "{e}");
     }
 
