@@ -26,7 +26,8 @@ pub enum GreedyKey {
     ShortestDuration,
 }
 
-type Shape = (GpuRequest, TypeMask, bool, u32, u64);
+/// A request's shape: GPUs, allowed types, preemptible, CPU milli, memory MiB.
+pub(crate) type Shape = (GpuRequest, TypeMask, bool, u32, u64);
 
 /// Greedy list scheduling.
 #[derive(Debug)]
@@ -62,7 +63,7 @@ impl Greedy {
 
 /// True when `cand` cannot fit if `failed` did not (same types and spot eligibility,
 /// at least as much of everything, and a request that is placed the same way).
-fn dominated(failed: &Shape, cand: &Shape, min_gpn: u32) -> bool {
+pub(crate) fn dominated(failed: &Shape, cand: &Shape, min_gpn: u32) -> bool {
     if failed.1 != cand.1 || failed.2 != cand.2 || cand.3 < failed.3 || cand.4 < failed.4 {
         return false;
     }
@@ -80,6 +81,27 @@ fn dominated(failed: &Shape, cand: &Shape, min_gpn: u32) -> bool {
         _ => true,
     };
     gpu_ok && host_ok
+}
+
+/// Fewest GPUs per node over the cluster's pools.
+pub(crate) fn min_node_gpus(ctx: &SchedCtx) -> u32 {
+    ctx.cluster
+        .pools()
+        .iter()
+        .map(|p| p.spec.node.gpus as u32)
+        .min()
+        .unwrap_or(0)
+}
+
+/// A job's shape.
+pub(crate) fn shape_of(job: &Job) -> Shape {
+    (
+        job.gpus,
+        job.gpu_types,
+        job.preemptible,
+        job.cpu_milli,
+        job.mem_mib,
+    )
 }
 
 impl QueuePolicy for Greedy {
@@ -122,13 +144,7 @@ impl QueuePolicy for Greedy {
     }
 
     fn schedule(&mut self, ctx: &mut SchedCtx) {
-        let min_gpn = ctx
-            .cluster
-            .pools()
-            .iter()
-            .map(|p| p.spec.node.gpus as u32)
-            .min()
-            .unwrap_or(0);
+        let min_gpn = min_node_gpus(ctx);
         let mut failed: Vec<Shape> = Vec::new();
         let mut cursor: Option<(u64, JobId, u32)> = None;
         loop {

@@ -31,7 +31,7 @@ pub use throughput_per_dollar::ThroughputPerDollar;
 pub use tiresias::Tiresias;
 
 use crate::engine::SimTime;
-use crate::model::{Allocation, CapacityKind, Cluster, Job, JobId, ReservedNodes};
+use crate::model::{Allocation, CapacityKind, Cluster, Job, JobId, ReservedNodes, MILLI_PER_GPU};
 
 /// The queue policies a scenario can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -185,6 +185,9 @@ impl PoolChoice {
     }
 }
 
+/// Most running jobs one start may preempt (bounds the work of a failed attempt).
+pub const MAX_VICTIMS: usize = 64;
+
 /// What a policy sees and may change during one scheduling pass.
 pub struct SchedCtx<'a> {
     /// Current simulated time.
@@ -289,6 +292,59 @@ impl SchedCtx<'_> {
             }
             None => false,
         }
+    }
+
+    /// Starts `id` by preempting running jobs from `victims`, in that order, only as many
+    /// as it takes: after each victim's capacity is freed the job is tried again. If it
+    /// still does not fit after `MAX_VICTIMS` victims (or all of them), nothing is
+    /// preempted and every victim keeps running. Returns true when the job started.
+    pub fn start_preempting(
+        &mut self,
+        id: JobId,
+        victims: impl IntoIterator<Item = JobId>,
+    ) -> bool {
+        let victims: Vec<JobId> = victims.into_iter().take(MAX_VICTIMS).collect();
+        // Cheap necessary condition first: whole free GPUs in the eligible pools plus the
+        // victims' GPUs must cover the request (fractions count as one GPU).
+        let job = &self.jobs[id as usize];
+        let need = job.gpus.milli().div_ceil(MILLI_PER_GPU as u64);
+        let mut have: u64 = self
+            .pools
+            .eligible(job)
+            .map(|p| self.cluster.pool_free_whole_gpus(p))
+            .sum();
+        for &v in &victims {
+            if have >= need {
+                break;
+            }
+            if let Some(r) = self.running.get(v) {
+                have +=
+                    r.alloc.gpus.iter().map(|s| s.milli as u64).sum::<u64>() / MILLI_PER_GPU as u64;
+            }
+        }
+        if have < need {
+            return false;
+        }
+        let mut taken: Vec<(JobId, RunningJob)> = Vec::new();
+        for v in victims {
+            let Some(r) = self.running.remove(v) else {
+                continue;
+            };
+            self.cluster.give_back(&r.alloc);
+            taken.push((v, r));
+            if self.try_start(id, None) {
+                for (v, r) in taken {
+                    self.preempted.push(v);
+                    self.running.note_stopped(v, r);
+                }
+                return true;
+            }
+        }
+        for (v, r) in taken.into_iter().rev() {
+            self.cluster.take(&r.alloc);
+            self.running.insert(v, r.alloc, r.start, r.planned_end);
+        }
+        false
     }
 
     /// Asks to be called again at `t` (the earliest request of a pass wins).

@@ -16,8 +16,10 @@ pub struct Progress {
     pub preemptions: u32,
     /// When the job last stopped running (preempted), if it ever did.
     pub last_stop: Option<SimTime>,
-    /// Length of its last run (for starvation guards).
+    /// Length of its last run.
     pub last_run: SimTime,
+    /// Wall-clock time run in all earlier runs (for starvation guards).
+    pub ran: SimTime,
 }
 
 /// What a preempted job loses. Until checkpoints are modelled by the failures work, a run
@@ -69,9 +71,8 @@ pub struct SchedOptions {
     /// Tiresias: attained-service thresholds between queues, in GPU-seconds, ascending
     /// (K thresholds make K + 1 queues).
     pub tiresias_thresholds_gpu_s: Vec<u64>,
-    /// Tiresias: a job waiting longer than this factor times its last run (or since its
-    /// arrival, if it never ran, counted against the threshold of its queue) is promoted
-    /// to the top queue.
+    /// Tiresias: a preempted job waiting longer than this factor times the time it has
+    /// run so far is promoted to the top queue.
     pub tiresias_starvation_factor: f64,
     /// Fair share: weight per tenant index (missing tenants weigh 1).
     pub tenant_weights: Vec<f64>,

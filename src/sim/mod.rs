@@ -330,6 +330,7 @@ impl<'w> Simulation<'w> {
         pr.preemptions += 1;
         pr.last_stop = Some(t);
         pr.last_run = held_ms;
+        pr.ran = pr.ran.plus(held_ms);
         self.gen[id as usize] = self.gen[id as usize].wrapping_add(1);
     }
 
