@@ -428,3 +428,169 @@ proptest! {
         }
     }
 }
+
+// ---- Elastic pools and the autoscaler ----
+
+use gpufleet::metrics::ledger_from_run;
+use gpufleet::model::CapacityKind;
+use gpufleet::pricing::FlatRate;
+use gpufleet::sched::Autoscale;
+
+fn elastic_cfg(nodes: u32, a: Autoscale, policy: PolicyKind) -> SimConfig {
+    let mut p = pool("od", nodes, 8);
+    p.kind = CapacityKind::OnDemand;
+    let mut cfg = config(vec![p], policy);
+    cfg.options.autoscale = vec![Some(a)];
+    cfg
+}
+
+fn hourly(delay_s: u64) -> Autoscale {
+    Autoscale {
+        min_nodes: 0,
+        provisioning_delay: SimTime::from_secs(delay_s),
+        idle_timeout: SimTime::from_secs(60),
+        billing_increment: SimTime::from_secs(3600),
+        billing_minimum: SimTime::from_secs(3600),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn autoscaler_waits_for_provisioning_and_keeps_the_paid_hour() {
+    // Job 1: 8 GPUs at 0 for 100 s: a node is requested at 0, ready at 120, the job runs
+    // 120..220; idle from 220, timeout 60 s, but the hour paid from 0 runs to 3,600: released
+    // then. Job 2 at 4,000: a new node, ready 4,120, job 4,120..4,220, released at 7,600.
+    // Two hours billed at $10 a node-hour: $20.
+    let w = workload(vec![job(0, 8, 100), job(4000, 8, 100)]);
+    let r = run(elastic_cfg(2, hourly(120), PolicyKind::Fifo), &w);
+    assert_eq!(starts(&r), vec![120, 4120]);
+    let iv: Vec<(u64, u64, Option<u64>)> = r
+        .node_intervals
+        .iter()
+        .map(|i| {
+            (
+                i.requested.0 / 1000,
+                i.ready.0 / 1000,
+                i.released.map(|x| x.0 / 1000),
+            )
+        })
+        .collect();
+    assert_eq!(iv, vec![(0, 120, Some(3600)), (4000, 4120, Some(7600))]);
+    let ledger = ledger_from_run(
+        &r,
+        &[FlatRate {
+            usd_per_node_hour: 10.0,
+        }],
+        |_| 0,
+    );
+    assert!((ledger.total() - 20.0).abs() < 1e-9, "{}", ledger.total());
+    // Provisioned GPU-time counts ready..release: 8 GPUs x (3,480 + 3,480) s.
+    assert_eq!(r.pools[0].provisioned_gpu_ms, 8 * 6960 * 1000);
+}
+
+#[test]
+fn per_second_billing_releases_after_the_timeout_and_minimum() {
+    // 1 s blocks, 60 s minimum, 30 s idle timeout, 120 s boot. Job 0..: runs 120..220,
+    // released at max(220 + 30, 0 + 60) = 250; billed 250 s.
+    let a = Autoscale {
+        provisioning_delay: SimTime::from_secs(120),
+        idle_timeout: SimTime::from_secs(30),
+        ..Default::default()
+    };
+    let w = workload(vec![job(0, 8, 100)]);
+    let r = run(elastic_cfg(1, a, PolicyKind::Fifo), &w);
+    assert_eq!(r.node_intervals[0].released, Some(SimTime::from_secs(250)));
+    assert_eq!(r.pools[0].billed_node_ms, Some(250_000));
+}
+
+#[test]
+fn stock_outs_delay_renting_and_wait_targets_hold_it_back() {
+    // No stock until 1,000 s: the node is requested at 1,000 and ready at 1,120.
+    let mut a = hourly(120);
+    a.availability = vec![(SimTime::ZERO, 0), (SimTime::from_secs(1000), 1)];
+    let w = workload(vec![job(0, 8, 100)]);
+    let r = run(elastic_cfg(2, a, PolicyKind::Fifo), &w);
+    assert_eq!(starts(&r), vec![1120]);
+    // Rent only once a job has waited 300 s: requested at 300, ready at 420.
+    let mut a = hourly(120);
+    a.scale_up_after = SimTime::from_secs(300);
+    let r = run(elastic_cfg(2, a, PolicyKind::Fifo), &w);
+    assert_eq!(starts(&r), vec![420]);
+    assert_eq!(r.node_intervals[0].requested, SimTime::from_secs(300));
+}
+
+#[test]
+fn min_nodes_are_held_all_run_and_the_rest_rented_on_demand() {
+    // 1 node held from 0; two 8-GPU jobs at 0: one starts at once, one rents a node.
+    let mut a = hourly(60);
+    a.min_nodes = 1;
+    let w = workload(vec![job(0, 8, 100), job(0, 8, 100)]);
+    let r = run(elastic_cfg(3, a, PolicyKind::Fifo), &w);
+    assert_eq!(starts(&r), vec![0, 60]);
+    assert_eq!(r.node_intervals.len(), 2);
+    assert_eq!(
+        r.node_intervals
+            .iter()
+            .filter(|i| i.released.is_none())
+            .count(),
+        1
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, .. ProptestConfig::default() })]
+
+    /// Elastic pool: never more nodes held than its maximum, jobs only on ready nodes
+    /// (busy GPUs within the up nodes' GPUs), no node released before its billing minimum
+    /// or while it has a job, and every job completes.
+    #[test]
+    fn autoscaler_keeps_its_limits(
+        specs in prop::collection::vec((0u64..20_000, prop::sample::select(vec![1u32, 2, 4, 8, 16]), 1u64..3000), 3..40),
+        max in 1u32..4,
+        delay in 0u64..600,
+        policy in prop::sample::select(vec![PolicyKind::Fifo, PolicyKind::EasyBackfill, PolicyKind::GreedyFifo, PolicyKind::Priority]),
+    ) {
+        let mut jobs: Vec<Job> = specs.iter().map(|&(s, g, d)| job(s, g, d)).collect();
+        for (i, j) in jobs.iter_mut().enumerate() { j.priority = (i % 3) as i32; }
+        let w = workload(jobs);
+        let mut a = hourly(delay);
+        a.billing_minimum = SimTime::from_secs(1800);
+        let r = run(elastic_cfg(max, a, policy), &w);
+        for rec in &r.jobs {
+            prop_assert!(matches!(rec.outcome, JobOutcome::Completed | JobOutcome::Rejected));
+        }
+        // Held nodes over time (request to release) and up GPUs (ready to release).
+        let mut held: Vec<(u64, i64)> = Vec::new();
+        let mut cap: Vec<(u64, i64, i64)> = Vec::new();
+        for iv in &r.node_intervals {
+            let rel = iv.released.map_or(u64::MAX, |x| x.0);
+            if let Some(x) = iv.released {
+                prop_assert!(x.since(iv.requested) >= SimTime::from_secs(1800), "released before the billing minimum");
+            }
+            prop_assert!(iv.ready.since(iv.requested) == SimTime::from_secs(delay));
+            held.push((iv.requested.0, 1));
+            held.push((rel, -1));
+            cap.push((iv.ready.0, 1, 8000));
+            cap.push((rel, 0, -8000));
+        }
+        held.sort_by_key(|&(t, d)| (t, d));
+        let mut n = 0;
+        for (_, d) in held { n += d; prop_assert!(n <= max as i64); }
+        for (j, rec) in w.jobs.iter().zip(&r.jobs) {
+            if let (Some(s), Some(e)) = (rec.run_start, rec.end) {
+                let _ = j;
+                cap.push((s.0, 0, -(rec.gpu_milli as i64)));
+                cap.push((e.0, 1, rec.gpu_milli as i64));
+            }
+        }
+        for s in &r.stopped_runs {
+            cap.push((s.start.0, 0, -(s.gpu_milli as i64)));
+            cap.push((s.stop.0, 1, s.gpu_milli as i64));
+        }
+        // At equal times: capacity leaving (release, -) after ends (+) and before starts;
+        // order: ends and readies (kind 1) first, then starts and releases (kind 0).
+        cap.sort_by_key(|&(t, k, d)| (t, std::cmp::Reverse(k), d));
+        let mut free = 0i64;
+        for (t, _, d) in cap { free += d; prop_assert!(free >= 0, "a job ran beyond the ready nodes at {} ms", t); }
+    }
+}

@@ -4,7 +4,8 @@ use crate::pricing::{CostKind, FlatRate, Ledger, LedgerKey};
 use crate::sim::RunResult;
 use std::collections::BTreeMap;
 
-/// The ledger of a finished run: each pool costs `nodes x hours x rate`; its busy share
+/// The ledger of a finished run: each pool costs `nodes x hours x rate` (an elastic pool:
+/// its billed node-hours x rate); its busy share
 /// (busy GPU-time / provisioned GPU-time) is charged to tenants by the GPU-time their jobs
 /// held, the rest is idle. `tenant_of(i)` is job `i`'s tenant.
 pub fn ledger_from_run(
@@ -24,7 +25,13 @@ pub fn ledger_from_run(
         }
     }
     for (p, usage) in result.pools.iter().enumerate() {
-        let total = usage.nodes as f64 * hours * rates[p].usd_per_node_hour;
+        // Fixed pools are paid for the whole run; elastic pools for the node-time billed
+        // over the intervals their nodes were held.
+        let node_hours = match usage.billed_node_ms {
+            Some(ms) => ms as f64 / 3.6e6,
+            None => usage.nodes as f64 * hours,
+        };
+        let total = node_hours * rates[p].usd_per_node_hour;
         let idle_key = LedgerKey {
             pool: p as u32,
             tenant: None,

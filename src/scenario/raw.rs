@@ -52,6 +52,35 @@ pub struct RawPool {
     /// One pool of `nodes x gpus_per_node` fungible GPUs, no node boundaries.
     #[serde(default)]
     pub fungible: bool,
+    /// Elastic pool: `nodes` is its maximum.
+    #[serde(default)]
+    pub autoscale: Option<RawAutoscale>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAutoscale {
+    #[serde(default)]
+    pub min_nodes: Option<i64>,
+    #[serde(default)]
+    pub provisioning_delay: Option<String>,
+    #[serde(default)]
+    pub idle_timeout: Option<String>,
+    #[serde(default)]
+    pub billing_increment: Option<String>,
+    #[serde(default)]
+    pub billing_minimum: Option<String>,
+    #[serde(default)]
+    pub scale_up_after: Option<String>,
+    #[serde(default)]
+    pub availability: Vec<RawStock>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStock {
+    pub at: String,
+    pub nodes: i64,
 }
 
 #[derive(Debug, Deserialize, Default)]

@@ -4,6 +4,7 @@
 //! One policy per file. Policies never scan the whole queue or cluster on every event:
 //! see each file for the index it keeps.
 
+mod autoscaler;
 mod class_queue;
 mod easy_backfill;
 mod fair_share;
@@ -17,6 +18,7 @@ mod srtf;
 mod throughput_per_dollar;
 mod tiresias;
 
+pub use autoscaler::{Autoscale, NodeInterval};
 pub use class_queue::ClassQueue;
 pub use easy_backfill::EasyBackfill;
 pub use fair_share::FairShare;

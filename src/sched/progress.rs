@@ -78,6 +78,8 @@ pub struct SchedOptions {
     pub tenant_weights: Vec<f64>,
     /// Price of a GPU-hour per pool (for price-aware policies; missing pools cost 0).
     pub gpu_hour_usd: Vec<f64>,
+    /// Per pool: its autoscaler, for elastic pools (missing or `None`: a fixed pool).
+    pub autoscale: Vec<Option<super::Autoscale>>,
 }
 
 impl Default for SchedOptions {
@@ -89,6 +91,7 @@ impl Default for SchedOptions {
             tiresias_starvation_factor: 8.0,
             tenant_weights: Vec::new(),
             gpu_hour_usd: Vec::new(),
+            autoscale: Vec::new(),
         }
     }
 }

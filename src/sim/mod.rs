@@ -15,6 +15,7 @@
 //! hands the job back to the policy; then it runs one more pass, so the requeued jobs
 //! can use what is still free.
 
+mod elastic;
 mod event;
 mod record;
 
@@ -68,6 +69,7 @@ pub struct Simulation<'w> {
     wake_pending: Option<SimTime>,
     wake_request: Option<SimTime>,
     stopped_runs: Vec<StoppedRun>,
+    elastic: Option<elastic::Elastic>,
 }
 
 impl<'w> Simulation<'w> {
@@ -85,6 +87,8 @@ impl<'w> Simulation<'w> {
     ) -> Self {
         let mut cluster = Cluster::new(cfg.pools.clone());
         cluster.set_node_choice(cfg.node_choice);
+        let elastic =
+            elastic::Elastic::new(&cfg.options.autoscale, &mut cluster, workload.jobs.len());
         let mut pools = PoolChoice::new(&cluster);
         pools.set_gpu_hour_prices(&cfg.options.gpu_hour_usd);
         let n = cfg.pools.len();
@@ -119,6 +123,7 @@ impl<'w> Simulation<'w> {
             wake_pending: None,
             wake_request: None,
             stopped_runs: Vec::new(),
+            elastic,
         }
     }
 
@@ -171,6 +176,12 @@ impl<'w> Simulation<'w> {
                             changed = true;
                         }
                     }
+                    Event::NodeReady { node } => {
+                        self.node_ready(node, t);
+                        changed = true;
+                    }
+                    Event::NodeRelease { node, gen } => self.node_release(node, gen, t),
+                    Event::Autoscale => changed = true,
                     Event::Sample => sample_due = true,
                     Event::Horizon => stop = true,
                 }
@@ -225,6 +236,7 @@ impl<'w> Simulation<'w> {
             return;
         }
         self.policy.push(id, job);
+        self.elastic_queued(id, t);
     }
 
     fn pass(&mut self, t: SimTime) {
@@ -241,6 +253,7 @@ impl<'w> Simulation<'w> {
                 self.queue.schedule(w, Event::Wake { gen: self.wake_gen });
             }
         }
+        self.autoscale(t);
     }
 
     fn pass_once(&mut self, t: SimTime) {
@@ -269,6 +282,11 @@ impl<'w> Simulation<'w> {
             let run = self.running.get(id).expect("a started job is running");
             let p = run.alloc.pool as usize;
             let held: u64 = run.alloc.gpus.iter().map(|s| s.milli as u64).sum();
+            let nodes = run.alloc.hosts.len() as u32;
+            if self.elastic.is_some() {
+                let alloc = run.alloc.clone();
+                self.elastic_started(id, &alloc);
+            }
             let runtime = self.pools.runtime(self.true_remaining(id), p);
             self.busy_milli[p] += held;
             let r = &mut self.records[id as usize];
@@ -278,7 +296,7 @@ impl<'w> Simulation<'w> {
             r.run_start = Some(t);
             r.pool = Some(p as u32);
             r.gpu_milli = held;
-            r.nodes = run.alloc.hosts.len() as u32;
+            r.nodes = nodes;
             let gen = self.gen.get(id as usize).copied().unwrap_or(0);
             self.queue
                 .schedule(t.plus(runtime), Event::JobEnd { job: id, gen });
@@ -301,6 +319,7 @@ impl<'w> Simulation<'w> {
             self.progress = vec![Progress::default(); n];
             self.gen = vec![0; n];
         }
+        self.elastic_freed(&run.alloc, t);
         let p = run.alloc.pool as usize;
         let held_ms = t.since(run.start);
         let r = &mut self.records[id as usize];
@@ -334,10 +353,11 @@ impl<'w> Simulation<'w> {
         self.gen[id as usize] = self.gen[id as usize].wrapping_add(1);
     }
 
-    fn requeue_preempted(&mut self, _t: SimTime) {
+    fn requeue_preempted(&mut self, t: SimTime) {
         for id in std::mem::take(&mut self.preempted) {
             let job = &self.workload.jobs[id as usize];
             self.policy.requeue(id, job, &self.progress[id as usize]);
+            self.elastic_queued(id, t);
         }
     }
 
@@ -350,6 +370,7 @@ impl<'w> Simulation<'w> {
         }
         self.policy.ended(id, &self.workload.jobs[id as usize]);
         self.cluster.give_back(&run.alloc);
+        self.elastic_freed(&run.alloc, t);
         let p = run.alloc.pool as usize;
         let r = &mut self.records[id as usize];
         self.busy_milli[p] -= r.gpu_milli;
@@ -359,14 +380,20 @@ impl<'w> Simulation<'w> {
     }
 
     fn sample(&mut self, t: SimTime) {
-        let pools = (0..self.cluster.pools().len())
-            .map(|p| (self.busy_milli[p], self.cluster.pool_gpus(p) * 1000))
+        let n = self.cluster.pools().len();
+        let nodes: Vec<u64> = (0..n).map(|p| self.up_nodes(p)).collect();
+        let pools = (0..n)
+            .map(|p| {
+                let gpn = self.cluster.pools()[p].spec.node.gpus as u64;
+                (self.busy_milli[p], nodes[p] * gpn * 1000)
+            })
             .collect();
         self.timeline.push(TimelineRow {
             time: t,
             queued: self.policy.len() as u64,
             running: self.running.len() as u64,
             pools,
+            nodes,
         });
     }
 
@@ -381,15 +408,25 @@ impl<'w> Simulation<'w> {
             .pools()
             .iter()
             .enumerate()
-            .map(|(p, pool)| PoolUsage {
-                name: pool.spec.name.clone(),
-                kind: pool.spec.kind,
-                nodes: pool.spec.nodes,
-                gpus: self.cluster.pool_gpus(p),
-                provisioned_gpu_ms: self.cluster.pool_gpus(p) as u128 * end.0 as u128,
-                busy_gpu_ms: self.busy_ms[p] / 1000,
+            .map(|(p, pool)| {
+                let elastic = self.elastic_usage(p, end);
+                PoolUsage {
+                    name: pool.spec.name.clone(),
+                    kind: pool.spec.kind,
+                    nodes: pool.spec.nodes,
+                    gpus: self.cluster.pool_gpus(p),
+                    provisioned_gpu_ms: elastic
+                        .map_or(self.cluster.pool_gpus(p) as u128 * end.0 as u128, |e| e.0),
+                    busy_gpu_ms: self.busy_ms[p] / 1000,
+                    billed_node_ms: elastic.map(|e| e.1),
+                }
             })
             .collect();
+        let node_intervals = self
+            .elastic
+            .as_ref()
+            .map(|e| e.intervals.clone())
+            .unwrap_or_default();
         RunResult {
             end,
             events: self.events,
@@ -397,6 +434,7 @@ impl<'w> Simulation<'w> {
             pools,
             timeline: self.timeline,
             stopped_runs: self.stopped_runs,
+            node_intervals,
         }
     }
 }
