@@ -594,3 +594,48 @@ proptest! {
         for (t, _, d) in cap { free += d; prop_assert!(free >= 0, "a job ran beyond the ready nodes at {} ms", t); }
     }
 }
+
+// ---- Pool choice and budget caps ----
+
+use gpufleet::sched::{BudgetCaps, PoolOrder};
+
+fn od_and_owned() -> Vec<PoolSpec> {
+    let mut od = pool("od", 1, 1);
+    od.kind = CapacityKind::OnDemand;
+    vec![od, pool("own", 1, 1)]
+}
+
+#[test]
+fn pool_order_by_kind_uses_owned_before_on_demand() {
+    let w = workload(vec![job(0, 1, 10)]);
+    let r = run(config(od_and_owned(), PolicyKind::Fifo), &w);
+    assert_eq!(
+        r.jobs[0].pool,
+        Some(0),
+        "scenario order: on-demand listed first"
+    );
+    let mut cfg = config(od_and_owned(), PolicyKind::Fifo);
+    cfg.options.pool_order = PoolOrder::ByKind;
+    let r = run(cfg, &w);
+    assert_eq!(r.jobs[0].pool, Some(1));
+}
+
+#[test]
+fn budget_cap_keeps_jobs_off_rented_pools() {
+    // On-demand at $10 a GPU-hour, cap $15. A (1 GPU, 1 h, at 0) commits $10 there; B
+    // takes the owned GPU; C (at 1 s) waits; at 3,600 s both free up, and C on demand
+    // would commit $20 in all: it runs on the owned GPU. Without the cap it goes on demand.
+    let w = workload(vec![job(0, 1, 3600), job(0, 1, 3600), job(1, 1, 3600)]);
+    let mut cfg = config(od_and_owned(), PolicyKind::Fifo);
+    cfg.options.gpu_hour_usd = vec![10.0, 1.0];
+    let free = run(cfg.clone(), &w);
+    assert_eq!(free.jobs[2].pool, Some(0));
+    cfg.options.budget = BudgetCaps {
+        total_usd: Some(15.0),
+        per_tenant_usd: vec![],
+    };
+    let capped = run(cfg, &w);
+    let pools: Vec<Option<u32>> = capped.jobs.iter().map(|j| j.pool).collect();
+    assert_eq!(pools, vec![Some(0), Some(1), Some(1)]);
+    assert_eq!(starts(&capped), vec![0, 0, 3600]);
+}

@@ -90,6 +90,21 @@ pub struct RawScheduler {
     pub policy: Option<crate::sched::PolicyKind>,
     #[serde(default)]
     pub placement: Option<RawPlacement>,
+    #[serde(default)]
+    pub pool_order: Option<crate::sched::PoolOrder>,
+    #[serde(default)]
+    pub tenant_weights: std::collections::BTreeMap<String, f64>,
+    #[serde(default)]
+    pub budget: Option<RawBudget>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawBudget {
+    #[serde(default)]
+    pub total_usd: Option<f64>,
+    #[serde(default)]
+    pub per_tenant_usd: std::collections::BTreeMap<String, f64>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]

@@ -528,6 +528,24 @@ pub(super) fn validate(
     if !c.0.is_empty() {
         return Err(c.0);
     }
+    let mut budget = crate::sched::BudgetCaps::default();
+    if let Some(b) = &raw.scheduler.budget {
+        if let Some(t) = b.total_usd {
+            budget.total_usd = Some(c.non_negative("scheduler.budget.total_usd", t));
+        }
+        for (name, &usd) in &b.per_tenant_usd {
+            c.non_negative(&format!("scheduler.budget.per_tenant_usd.{name}"), usd);
+            budget.per_tenant_usd.push((name.clone(), usd));
+        }
+    }
+    let mut weights = Vec::new();
+    for (name, &w) in &raw.scheduler.tenant_weights {
+        c.positive(&format!("scheduler.tenant_weights.{name}"), w);
+        weights.push((name.clone(), w));
+    }
+    if !c.0.is_empty() {
+        return Err(c.0);
+    }
     let gpu_hour_usd: Vec<f64> = pools
         .iter()
         .zip(&rates)
@@ -552,6 +570,9 @@ pub(super) fn validate(
             options: crate::sched::SchedOptions {
                 gpu_hour_usd: gpu_hour_usd.clone(),
                 autoscale,
+                pool_order: raw.scheduler.pool_order.unwrap_or_default(),
+                budget,
+                tenant_weights_by_name: weights,
                 ..Default::default()
             },
         },

@@ -5,6 +5,7 @@
 //! see each file for the index it keeps.
 
 mod autoscaler;
+mod budget;
 mod class_queue;
 mod easy_backfill;
 mod fair_share;
@@ -19,6 +20,7 @@ mod throughput_per_dollar;
 mod tiresias;
 
 pub use autoscaler::{Autoscale, NodeInterval};
+pub use budget::{pool_order, rent_commitment, Budget, BudgetCaps, PoolOrder};
 pub use class_queue::ClassQueue;
 pub use easy_backfill::EasyBackfill;
 pub use fair_share::FairShare;
@@ -121,6 +123,8 @@ impl PolicyKind {
 pub struct PoolChoice {
     /// Per pool: (GPU type index, capacity kind, speed).
     pools: Vec<(usize, CapacityKind, f64)>,
+    /// Pool indices in the order jobs try them.
+    order: Vec<usize>,
     /// Per pool: price of one GPU-hour (zero when unknown).
     gpu_hour_usd: Vec<f64>,
 }
@@ -135,7 +139,25 @@ impl PoolChoice {
                 .map(|p| (p.spec.gpu_type, p.spec.kind, p.spec.speed))
                 .collect(),
             gpu_hour_usd: vec![0.0; cluster.pools().len()],
+            order: (0..cluster.pools().len()).collect(),
         }
+    }
+
+    /// Sets the order in which jobs try pools (after prices are set).
+    pub fn set_order(&mut self, order: PoolOrder) {
+        let info: Vec<(CapacityKind, f64, f64)> = self
+            .pools
+            .iter()
+            .zip(&self.gpu_hour_usd)
+            .map(|(&(_, k, s), &usd)| (k, s, usd))
+            .collect();
+        self.order = pool_order(order, &info);
+    }
+
+    /// What starting `milli` GPU-thousandths for `runtime` in pool `p` commits against
+    /// budget caps (zero unless the pool is rented).
+    pub fn commitment(&self, p: usize, milli: u64, runtime: SimTime) -> f64 {
+        rent_commitment(self.pools[p].1, self.gpu_hour_usd[p], milli, runtime)
     }
 
     /// Sets each pool's price per GPU-hour (for price-aware policies).
@@ -168,7 +190,10 @@ impl PoolChoice {
 
     /// Pools `job` may use, in preference order.
     pub fn eligible<'a>(&'a self, job: &'a Job) -> impl Iterator<Item = usize> + 'a {
-        (0..self.pools.len()).filter(move |&p| self.allows(job, p))
+        self.order
+            .iter()
+            .copied()
+            .filter(move |&p| self.allows(job, p))
     }
 
     /// Speed of pool `p`'s GPUs.
@@ -211,6 +236,8 @@ pub struct SchedCtx<'a> {
     /// The earliest time the policy asks to be called again without any other event
     /// (e.g. when a running job crosses a priority threshold); `None`: no request.
     pub wake: &'a mut Option<SimTime>,
+    /// Spending caps on rented pools and what starts have committed against them.
+    pub budget: &'a mut Budget,
 }
 
 impl SchedCtx<'_> {
@@ -233,6 +260,9 @@ impl SchedCtx<'_> {
                 .cluster
                 .find(p, job.gpus, job.cpu_milli, job.mem_mib, avoid_here)
             {
+                if !self.within_budget(id, &a, planned_end) {
+                    continue;
+                }
                 self.start(id, a, planned_end);
                 return true;
             }
@@ -240,8 +270,22 @@ impl SchedCtx<'_> {
         false
     }
 
+    /// True when starting `id` with `a` until `planned_end` stays within the budget caps.
+    pub fn within_budget(&self, id: JobId, a: &Allocation, planned_end: SimTime) -> bool {
+        let held: u64 = a.gpus.iter().map(|s| s.milli as u64).sum();
+        let usd = self
+            .pools
+            .commitment(a.pool as usize, held, planned_end.since(self.now));
+        self.budget.allows(self.jobs[id as usize].tenant, usd)
+    }
+
     /// Records a start with an allocation already found.
     pub fn start(&mut self, id: JobId, a: Allocation, planned_end: SimTime) {
+        let held: u64 = a.gpus.iter().map(|s| s.milli as u64).sum();
+        let usd = self
+            .pools
+            .commitment(a.pool as usize, held, planned_end.since(self.now));
+        self.budget.charge(self.jobs[id as usize].tenant, usd);
         self.cluster.take(&a);
         self.running.insert(id, a, self.now, planned_end);
         self.started.push(id);
@@ -260,11 +304,11 @@ impl SchedCtx<'_> {
             .cluster
             .find(p, job.gpus, job.cpu_milli, job.mem_mib, None)
         {
-            Some(a) => {
+            Some(a) if self.within_budget(id, &a, planned_end) => {
                 self.start(id, a, planned_end);
                 true
             }
-            None => false,
+            _ => false,
         }
     }
 

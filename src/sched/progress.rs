@@ -80,6 +80,13 @@ pub struct SchedOptions {
     pub gpu_hour_usd: Vec<f64>,
     /// Per pool: its autoscaler, for elastic pools (missing or `None`: a fixed pool).
     pub autoscale: Vec<Option<super::Autoscale>>,
+    /// Order in which jobs try pools.
+    pub pool_order: super::PoolOrder,
+    /// Spending caps on rented pools.
+    pub budget: super::BudgetCaps,
+    /// Fair share weights by tenant name (resolved at the start; override
+    /// `tenant_weights` for the tenants they name).
+    pub tenant_weights_by_name: Vec<(String, f64)>,
 }
 
 impl Default for SchedOptions {
@@ -92,6 +99,9 @@ impl Default for SchedOptions {
             tenant_weights: Vec::new(),
             gpu_hour_usd: Vec::new(),
             autoscale: Vec::new(),
+            pool_order: super::PoolOrder::Scenario,
+            budget: super::BudgetCaps::default(),
+            tenant_weights_by_name: Vec::new(),
         }
     }
 }

@@ -70,11 +70,21 @@ pub struct Simulation<'w> {
     wake_request: Option<SimTime>,
     stopped_runs: Vec<StoppedRun>,
     elastic: Option<elastic::Elastic>,
+    budget: crate::sched::Budget,
 }
 
 impl<'w> Simulation<'w> {
     /// Prepares a run of `workload` (jobs must be in submit order) under `cfg`.
-    pub fn new(cfg: SimConfig, workload: &'w Workload) -> Self {
+    pub fn new(mut cfg: SimConfig, workload: &'w Workload) -> Self {
+        // Tenant weights given by name take the workload's tenant indices.
+        for (name, w) in cfg.options.tenant_weights_by_name.clone() {
+            if let Some(i) = workload.tenants.iter().position(|t| *t == name) {
+                if cfg.options.tenant_weights.len() <= i {
+                    cfg.options.tenant_weights.resize(i + 1, 1.0);
+                }
+                cfg.options.tenant_weights[i] = w;
+            }
+        }
         let policy = cfg.policy.build_with(&cfg.options);
         Self::with_policy(cfg, workload, policy)
     }
@@ -91,6 +101,8 @@ impl<'w> Simulation<'w> {
             elastic::Elastic::new(&cfg.options.autoscale, &mut cluster, workload.jobs.len());
         let mut pools = PoolChoice::new(&cluster);
         pools.set_gpu_hour_prices(&cfg.options.gpu_hour_usd);
+        pools.set_order(cfg.options.pool_order);
+        let budget = crate::sched::Budget::new(&cfg.options.budget, &workload.tenants);
         let n = cfg.pools.len();
         let mut queue = EventQueue::with_capacity(1024);
         if let Some(dt) = cfg.sample_every {
@@ -124,6 +136,7 @@ impl<'w> Simulation<'w> {
             wake_request: None,
             stopped_runs: Vec::new(),
             elastic,
+            budget,
         }
     }
 
@@ -269,6 +282,7 @@ impl<'w> Simulation<'w> {
             progress: &self.progress,
             preempted: &mut self.preempted,
             wake: &mut wake,
+            budget: &mut self.budget,
         };
         self.policy.schedule(&mut ctx);
         if let Some(w) = wake {
