@@ -639,3 +639,28 @@ fn budget_cap_keeps_jobs_off_rented_pools() {
     assert_eq!(pools, vec![Some(0), Some(1), Some(1)]);
     assert_eq!(starts(&capped), vec![0, 0, 3600]);
 }
+
+#[test]
+fn conservative_backfill_protects_every_reservation_not_only_the_head() {
+    // One node of 4 GPUs. A: 2 GPUs at 0 for 100 s; F: 1 GPU at 0 for 20 s (1 GPU free).
+    // B: 4 GPUs at 1 for 10 s, the head: reserved at 100. C: 2 GPUs at 2 for 50 s.
+    // D: 1 GPU at 3 for 90 s.
+    // EASY protects only B: D ends (93) before B's reservation, so it starts at 3; then C
+    // cannot start when F ends (one GPU free) nor at 93 (it would end after 100): C at 110.
+    // Conservative: C is reserved at 20 (when F frees its GPU) for [20, 70); D would take
+    // a GPU C needs then, and again over B's [100, 110): D waits until 110.
+    let w = workload(vec![
+        job(0, 2, 100),
+        job(0, 1, 20),
+        job(1, 4, 10),
+        job(2, 2, 50),
+        job(3, 1, 90),
+    ]);
+    let easy = run(config(vec![pool("p", 1, 4)], PolicyKind::EasyBackfill), &w);
+    assert_eq!(starts(&easy), vec![0, 0, 100, 110, 3]);
+    let cons = run(
+        config(vec![pool("p", 1, 4)], PolicyKind::ConservativeBackfill),
+        &w,
+    );
+    assert_eq!(starts(&cons), vec![0, 0, 100, 20, 110]);
+}

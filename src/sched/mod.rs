@@ -7,6 +7,7 @@
 mod autoscaler;
 mod budget;
 mod class_queue;
+mod conservative_backfill;
 mod easy_backfill;
 mod fair_share;
 mod fifo;
@@ -22,6 +23,7 @@ mod tiresias;
 pub use autoscaler::{Autoscale, NodeInterval};
 pub use budget::{pool_order, rent_commitment, Budget, BudgetCaps, PoolOrder};
 pub use class_queue::ClassQueue;
+pub use conservative_backfill::ConservativeBackfill;
 pub use easy_backfill::EasyBackfill;
 pub use fair_share::FairShare;
 pub use fifo::Fifo;
@@ -62,6 +64,8 @@ pub enum PolicyKind {
     FairShare,
     /// Each job in the pool where its throughput per dollar is best (the Gavel idea).
     ThroughputPerDollar,
+    /// Conservative backfill: every waiting job holds a reservation no later job may delay.
+    ConservativeBackfill,
 }
 
 impl PolicyKind {
@@ -85,10 +89,11 @@ impl PolicyKind {
             PolicyKind::Priority => Box::new(PriorityPreempt::default()),
             PolicyKind::FairShare => Box::new(FairShare::new(o.tenant_weights.clone())),
             PolicyKind::ThroughputPerDollar => Box::new(ThroughputPerDollar::default()),
+            PolicyKind::ConservativeBackfill => Box::new(ConservativeBackfill::default()),
         }
     }
     /// Every policy, for tests and benchmarks.
-    pub const ALL: [PolicyKind; 10] = [
+    pub const ALL: [PolicyKind; 11] = [
         PolicyKind::Fifo,
         PolicyKind::EasyBackfill,
         PolicyKind::GreedyFifo,
@@ -99,6 +104,7 @@ impl PolicyKind {
         PolicyKind::Priority,
         PolicyKind::FairShare,
         PolicyKind::ThroughputPerDollar,
+        PolicyKind::ConservativeBackfill,
     ];
     /// The scenario-file spelling.
     pub fn as_str(self) -> &'static str {
@@ -113,6 +119,7 @@ impl PolicyKind {
             PolicyKind::Priority => "priority",
             PolicyKind::FairShare => "fair_share",
             PolicyKind::ThroughputPerDollar => "throughput_per_dollar",
+            PolicyKind::ConservativeBackfill => "conservative_backfill",
         }
     }
 }
