@@ -2,5 +2,8 @@
 //! fixtures in `tests/data/`.
 
 mod common;
+mod economics;
+mod faults;
 mod foundation;
 mod scheduling;
+mod sweep;

@@ -431,9 +431,10 @@ proptest! {
 
 // ---- Elastic pools and the autoscaler ----
 
-use gpufleet::metrics::ledger_from_run;
+use gpufleet::metrics::{ledger_from_run, run_cost};
 use gpufleet::model::CapacityKind;
 use gpufleet::pricing::FlatRate;
+use gpufleet::pricing::{Billing, OnDemand, PoolPricing};
 use gpufleet::sched::Autoscale;
 
 fn elastic_cfg(nodes: u32, a: Autoscale, policy: PolicyKind) -> SimConfig {
@@ -481,9 +482,22 @@ fn autoscaler_waits_for_provisioning_and_keeps_the_paid_hour() {
         &[FlatRate {
             usd_per_node_hour: 10.0,
         }],
-        |_| 0,
     );
     assert!((ledger.total() - 20.0).abs() < 1e-9, "{}", ledger.total());
+    // The pricing models bill the same intervals: per started hour at $10, 2 h.
+    let hourly_bill = PoolPricing::OnDemand(OnDemand {
+        usd_per_node_hour: 10.0,
+        billing: Billing {
+            granularity: SimTime::from_secs(3600),
+            minimum: SimTime::from_secs(3600),
+        },
+    });
+    let cost = run_cost(&r, &[hourly_bill]);
+    assert!(
+        (cost.ledger.total() - 20.0).abs() < 1e-9,
+        "{}",
+        cost.ledger.total()
+    );
     // Provisioned GPU-time counts ready..release: 8 GPUs x (3,480 + 3,480) s.
     assert_eq!(r.pools[0].provisioned_gpu_ms, 8 * 6960 * 1000);
 }

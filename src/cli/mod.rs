@@ -2,7 +2,11 @@
 //!
 //! Exit codes: 0 success, 2 bad input (scenario, trace, flags), 1 anything else.
 
+mod plot;
 mod run;
+mod spot;
+mod sweep;
+mod tco;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -63,11 +67,39 @@ pub enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Buy versus rent: cost candidate fleets for a scenario's workload over years.
+    #[command(
+        after_help = "Examples:\n  gpufleet tco scenarios/buy-vs-rent-h100.toml\n  gpufleet tco scenarios/buy-vs-rent-h100.toml --simulate --out out/bvr"
+    )]
+    Tco {
+        /// Scenario file (TOML) with a [tco] section.
+        scenario: PathBuf,
+        /// Output folder for tco.csv and tco.svg (default: out/<scenario name>-tco).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Also run the scenario on every candidate fleet (slower; shows queueing).
+        #[arg(long)]
+        simulate: bool,
+        /// Master seed (default: the scenario's `seed`).
+        #[arg(long)]
+        seed: Option<u64>,
+    },
     /// Check a scenario file without running it.
     #[command(after_help = "Example:\n  gpufleet validate scenarios/quickstart.toml")]
     Validate {
         /// Scenario file (TOML).
         scenario: PathBuf,
+    },
+    /// Run a parameter sweep (or merge sweep shards).
+    #[command(after_help = sweep::EXAMPLES)]
+    Sweep(sweep::SweepArgs),
+    /// Redraw the charts of a run folder or a sweep folder.
+    #[command(
+        after_help = "Examples:\n  gpufleet plot out/quickstart\n  gpufleet plot out/my-sweep"
+    )]
+    Plot {
+        /// A run folder (with summary.json) or a sweep folder (with sweep.json).
+        dir: PathBuf,
     },
 }
 
@@ -81,5 +113,13 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             quiet,
         } => run::run(scenario.as_deref(), out, seed, quiet),
         Command::Validate { scenario } => run::validate(&scenario),
+        Command::Tco {
+            scenario,
+            out,
+            simulate,
+            seed,
+        } => tco::tco(&scenario, out, simulate, seed),
+        Command::Sweep(args) => sweep::sweep(args),
+        Command::Plot { dir } => plot::plot(&dir),
     }
 }

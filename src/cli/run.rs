@@ -1,13 +1,10 @@
 //! `gpufleet run` and `gpufleet validate`.
 
 use super::CliError;
-use crate::metrics::{build_summary, ledger_from_run, RunMeta};
 use crate::report::{write_run, RunOutput};
 use crate::scenario::Scenario;
-use crate::sim::Simulation;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 fn load(path: Option<&Path>) -> Result<Scenario, CliError> {
     match path {
@@ -48,35 +45,35 @@ pub fn run(
 ) -> Result<(), CliError> {
     let s = load(path)?;
     let seed = seed.unwrap_or(s.seed);
-    let workload = s
-        .build_workload(seed)
-        .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
-    let clock = Instant::now();
-    let result = Simulation::new(s.sim.clone(), &workload).run();
-    let wall = clock.elapsed();
-    let ledger = ledger_from_run(&result, &s.rates, |i| workload.jobs[i].tenant);
-    let meta = RunMeta {
-        scenario: s.name.clone(),
-        scenario_hash: s.hash.clone(),
-        seed,
-        policy: s.sim.policy.as_str().to_string(),
-    };
-    let summary = build_summary(&meta, &workload, &result, &ledger);
+    let exec = crate::sweep::execute(&s, seed).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    let wall = exec.sim_wall;
+    let (workload, result, summary) = (&exec.workload, &exec.result, &exec.summary);
+    let ledger = &exec.cost.ledger;
     let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
     let output = RunOutput {
-        workload: &workload,
-        result: &result,
-        summary: &summary,
-        ledger: &ledger,
+        workload,
+        result,
+        summary,
+        ledger,
         pool_gpu_types: s
             .sim
             .pools
             .iter()
             .map(|p| s.gpu_types[p.gpu_type].name.clone())
             .collect(),
+        job_usd: &exec.cost.job_usd,
+        pool_pricing: s
+            .pool_pricing(seed)
+            .iter()
+            .map(|p| p.kind_name().to_string())
+            .collect(),
     };
     write_run(&dir, &output)
         .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
+    let deadline_rows = match &s.spot_deadline {
+        Some(spec) => Some(super::spot::write_deadline(spec, &dir)?),
+        None => None,
+    };
     if quiet {
         println!("{}", dir.display());
         return Ok(());
@@ -131,6 +128,20 @@ pub fn run(
         "cost per busy GPU-hour ${:.2}",
         summary.cost_per_busy_gpu_hour_usd
     );
+    if result.faults.is_some() {
+        println!(
+            "failures   {} node failures, {} job interruptions; lost {:.0} GPU-h, checkpointing {:.0} GPU-h, restarts {:.0} GPU-h; ETTR {:.3}",
+            summary.node_failures.total,
+            summary.interruptions.total,
+            summary.lost_gpu_hours,
+            summary.checkpoint_gpu_hours,
+            summary.restart_gpu_hours,
+            summary.ettr
+        );
+        for (cause, n) in summary.interruptions.by_cause.iter().take(5) {
+            println!("  {cause:<32} {n:>6}");
+        }
+    }
     let secs = wall.as_secs_f64().max(1e-9);
     println!(
         "{} events in {:.3} s ({:.2} M events/s)",
@@ -138,6 +149,9 @@ pub fn run(
         secs,
         result.events as f64 / secs / 1e6
     );
+    if let Some(rows) = &deadline_rows {
+        super::spot::print_deadline(rows);
+    }
     println!("wrote {}", dir.display());
     Ok(())
 }

@@ -10,6 +10,20 @@ pub enum CostKind {
     BusyCompute,
     /// Capacity paid for while no job held it.
     IdleCompute,
+    /// The share of a reservation or commitment that no job used.
+    UnusedCommitment,
+    /// Spot capacity (busy and idle alike).
+    Spot,
+    /// Owned hardware's capital (annuity share).
+    Capital,
+    /// Electricity for owned hardware, including the facility overhead (PUE).
+    Power,
+    /// Colocation and maintenance of owned hardware.
+    Facility,
+    /// Operations staff for owned hardware.
+    Staff,
+    /// Data transfer (egress, cross-zone).
+    Transfer,
 }
 
 impl CostKind {
@@ -18,8 +32,28 @@ impl CostKind {
         match self {
             CostKind::BusyCompute => "busy_compute",
             CostKind::IdleCompute => "idle_compute",
+            CostKind::UnusedCommitment => "unused_commitment",
+            CostKind::Spot => "spot",
+            CostKind::Capital => "capital",
+            CostKind::Power => "power",
+            CostKind::Facility => "facility",
+            CostKind::Staff => "staff",
+            CostKind::Transfer => "transfer",
         }
     }
+
+    /// Every kind, in output order.
+    pub const ALL: [CostKind; 9] = [
+        CostKind::BusyCompute,
+        CostKind::IdleCompute,
+        CostKind::UnusedCommitment,
+        CostKind::Spot,
+        CostKind::Capital,
+        CostKind::Power,
+        CostKind::Facility,
+        CostKind::Staff,
+        CostKind::Transfer,
+    ];
 }
 
 /// Where a cost belongs. `tenant` is `None` for costs no job caused (idle capacity).

@@ -20,6 +20,10 @@ pub struct RunOutput<'a> {
     pub ledger: &'a Ledger,
     /// GPU type name per pool.
     pub pool_gpu_types: Vec<String>,
+    /// Dollars attributed to each job (indexed like the workload).
+    pub job_usd: &'a [f64],
+    /// Pricing model name per pool.
+    pub pool_pricing: Vec<String>,
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
@@ -47,6 +51,16 @@ fn f(x: f64) -> String {
         "0".to_string()
     } else {
         s.to_string()
+    }
+}
+
+/// Dollars to the cent, never "-0.00".
+fn cents(x: f64) -> String {
+    let s = format!("{x:.2}");
+    if s == "-0.00" {
+        "0.00".to_string()
+    } else {
+        s
     }
 }
 
@@ -86,6 +100,13 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             "nodes",
             "outcome",
             "preemptions",
+            "restarts",
+            "useful_s",
+            "lost_s",
+            "checkpoint_s",
+            "restart_s",
+            "ettr",
+            "cost_usd",
         ],
         w.jobs
             .iter()
@@ -122,6 +143,23 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                     rec.nodes.to_string(),
                     rec.outcome.as_str().to_string(),
                     rec.preemptions.to_string(),
+                    rec.restarts.to_string(),
+                    secs(rec.useful),
+                    secs(rec.lost),
+                    secs(rec.checkpoint),
+                    secs(rec.restart),
+                    match rec.start {
+                        Some(s) => {
+                            let wall = rec.end.unwrap_or(r.end).since(s).0;
+                            f(if wall > 0 {
+                                rec.useful.0 as f64 / wall as f64
+                            } else {
+                                0.0
+                            })
+                        }
+                        None => String::new(),
+                    },
+                    format!("{:.4}", out.job_usd.get(i).copied().unwrap_or(0.0)),
                 ]
             }),
     )?;
@@ -141,8 +179,32 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             "cost_usd",
             "busy_cost_usd",
             "idle_cost_usd",
+            "availability",
+            "pricing",
+            "unused_commitment_usd",
+            "spot_usd",
+            "capital_usd",
+            "power_usd",
+            "facility_usd",
+            "staff_usd",
+            "transfer_usd",
+            "usd_per_busy_gpu_hour",
         ],
         r.pools.iter().enumerate().map(|(p, u)| {
+            // Share of node-time the pool's nodes were up (failures and maintenance take
+            // nodes down).
+            let node_ms = u.nodes as f64 * r.end.0 as f64;
+            let down = r
+                .faults
+                .as_ref()
+                .and_then(|f| f.down_node_ms.get(p))
+                .copied()
+                .unwrap_or(0) as f64;
+            let availability = if node_ms > 0.0 {
+                1.0 - down / node_ms
+            } else {
+                1.0
+            };
             let prov = u.provisioned_gpu_ms as f64 / 3.6e6;
             let busy = u.busy_gpu_ms as f64 / 3.6e6;
             let of = |kind: Option<CostKind>| {
@@ -157,9 +219,19 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                 f(prov),
                 f(busy),
                 f(if prov > 0.0 { busy / prov } else { 0.0 }),
-                format!("{:.2}", of(None)),
-                format!("{:.2}", of(Some(CostKind::BusyCompute))),
-                format!("{:.2}", of(Some(CostKind::IdleCompute))),
+                cents(of(None)),
+                cents(of(Some(CostKind::BusyCompute))),
+                cents(of(Some(CostKind::IdleCompute))),
+                f(availability),
+                out.pool_pricing.get(p).cloned().unwrap_or_default(),
+                cents(of(Some(CostKind::UnusedCommitment))),
+                cents(of(Some(CostKind::Spot))),
+                cents(of(Some(CostKind::Capital))),
+                cents(of(Some(CostKind::Power))),
+                cents(of(Some(CostKind::Facility))),
+                cents(of(Some(CostKind::Staff))),
+                cents(of(Some(CostKind::Transfer))),
+                format!("{:.4}", if busy > 0.0 { of(None) / busy } else { 0.0 }),
             ]
         }),
     )?;
@@ -193,7 +265,6 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
         }),
     )?;
     write_atomic(&dir.join("timeline.csv"), &timeline)?;
-    let svg = super::timeline_chart(r, &out.summary.scenario);
-    write_atomic(&dir.join("timeline.svg"), svg.as_bytes())?;
+    super::plot_run_dir(dir).map_err(std::io::Error::other)?;
     Ok(())
 }

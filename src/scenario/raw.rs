@@ -22,6 +22,44 @@ pub struct RawScenario {
     #[serde(default)]
     pub scheduler: RawScheduler,
     pub workload: RawWorkload,
+    /// `failures = "llama3-h100"` or a `[failures]` table (validated in `faults.rs`).
+    #[serde(default)]
+    pub failures: Option<toml::Value>,
+    #[serde(default)]
+    pub checkpoint: Option<RawCheckpoint>,
+    #[serde(default)]
+    pub maintenance: Vec<RawMaintenance>,
+    #[serde(default)]
+    pub tco: Option<super::raw_pricing::RawTco>,
+    #[serde(default)]
+    pub spot_deadline: Option<super::raw_pricing::RawSpotDeadline>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCheckpoint {
+    /// A duration ("30m"), or "young", "daly", "none".
+    #[serde(default)]
+    pub interval: Option<String>,
+    #[serde(default)]
+    pub write_time: Option<String>,
+    #[serde(default)]
+    pub restart_overhead: Option<String>,
+    #[serde(default)]
+    pub max_retries: Option<i64>,
+    #[serde(default)]
+    pub size_gb: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMaintenance {
+    pub pool: String,
+    pub nodes: i64,
+    pub start: String,
+    pub duration: String,
+    #[serde(default)]
+    pub notice: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -48,7 +86,14 @@ pub struct RawPool {
     pub cpu_cores_per_node: Option<f64>,
     #[serde(default)]
     pub memory_gib_per_node: Option<f64>,
-    pub price_per_node_hour: f64,
+    #[serde(default)]
+    pub price_per_node_hour: Option<f64>,
+    #[serde(default)]
+    pub instance: Option<String>,
+    #[serde(default)]
+    pub region: Option<String>,
+    #[serde(default)]
+    pub pricing: Option<super::raw_pricing::RawPricing>,
     /// One pool of `nodes x gpus_per_node` fungible GPUs, no node boundaries.
     #[serde(default)]
     pub fungible: bool,

@@ -48,21 +48,31 @@ pub struct Scenario {
     pub sim: SimConfig,
     /// Price of each pool.
     pub rates: Vec<FlatRate>,
+    /// Pricing model of each pool (see [`Scenario::pool_pricing`] for a run's seed).
+    pub pricing: Vec<crate::pricing::PoolPricing>,
+    /// Per pool, a seeded spot price process to draw per run.
+    pub spot_processes: Vec<Option<super::MeanRevertingSpec>>,
+    /// `[tco]`: buy-versus-rent candidates for `gpufleet tco`.
+    pub tco: Option<crate::pricing::TcoSpec>,
+    /// `[spot_deadline]`: a deadline job on a spot trace.
+    pub spot_deadline: Option<crate::sched::spot_deadline::DeadlineSpec>,
     /// The workload.
     pub workload: WorkloadSource,
+    /// Failures, maintenance and checkpointing, if configured.
+    pub faults: Option<crate::faults::FaultConfig>,
 }
 
-struct Collector(Vec<Problem>);
+pub(super) struct Collector(pub(super) Vec<Problem>);
 
 impl Collector {
-    fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    pub(super) fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.0.push(Problem {
             path: path.into(),
             line: None,
             message: message.into(),
         });
     }
-    fn duration(&mut self, path: &str, text: &str) -> Option<SimTime> {
+    pub(super) fn duration(&mut self, path: &str, text: &str) -> Option<SimTime> {
         match parse_duration(text) {
             Ok(t) => Some(t),
             Err(e) => {
@@ -71,13 +81,13 @@ impl Collector {
             }
         }
     }
-    fn positive(&mut self, path: &str, x: f64) -> f64 {
+    pub(super) fn positive(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x > 0.0) {
             self.err(path, format!("must be a positive number, got {x}"));
         }
         x
     }
-    fn non_negative(&mut self, path: &str, x: f64) -> f64 {
+    pub(super) fn non_negative(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x >= 0.0) {
             self.err(path, format!("must be zero or more, got {x}"));
         }
@@ -242,6 +252,8 @@ pub(super) fn validate(
     let mut pools = Vec::new();
     let mut rates = Vec::new();
     let mut autoscale: Vec<Option<crate::sched::Autoscale>> = Vec::new();
+    let mut pricing = Vec::new();
+    let mut spot_processes = Vec::new();
     for (i, rp) in raw.pools.iter().enumerate() {
         let p = format!("pools[{i}]");
         if rp.name == "total" || rp.name.is_empty() {
@@ -293,7 +305,9 @@ pub(super) fn validate(
             &format!("{p}.memory_gib_per_node"),
             rp.memory_gib_per_node.unwrap_or(gpn as f64 * 256.0),
         );
-        let price = c.non_negative(&format!("{p}.price_per_node_hour"), rp.price_per_node_hour);
+        let priced =
+            super::pricing::pool_price(i, rp, rp.nodes.clamp(1, 1_000_000) as u32, base, &mut c.0);
+        let price = priced.rate;
         let nodes = rp.nodes.clamp(1, 1_000_000) as u32;
         autoscale.push(
             rp.autoscale
@@ -328,11 +342,17 @@ pub(super) fn validate(
                 nodes: slots.clamp(1, 10_000_000) as u32,
                 speed: 1.0,
             });
+            // A fungible pool bills each GPU slot at a flat share of the node price.
+            let slot_price = price / gpn.max(1) as f64;
             rates.push(FlatRate {
-                usd_per_node_hour: price / gpn.max(1) as f64,
+                usd_per_node_hour: slot_price,
             });
+            pricing.push(crate::pricing::PoolPricing::flat(slot_price));
+            spot_processes.push(None);
             continue;
         }
+        pricing.push(priced.pricing);
+        spot_processes.push(priced.process);
         pools.push(PoolSpec {
             name: rp.name.clone(),
             gpu_type: t,
@@ -525,6 +545,19 @@ pub(super) fn validate(
             })
         }
     };
+    let faults = super::faults::validate_faults(
+        &mut c,
+        raw.failures.as_ref(),
+        raw.checkpoint.as_ref(),
+        &raw.maintenance,
+        &pools,
+        base,
+    );
+    let tco = raw.tco.as_ref().map(|t| super::pricing::tco(t, &mut c.0));
+    let spot_deadline = raw
+        .spot_deadline
+        .as_ref()
+        .map(|s| super::pricing::spot_deadline(s, base, &mut c.0));
     if !c.0.is_empty() {
         return Err(c.0);
     }
@@ -577,7 +610,12 @@ pub(super) fn validate(
             },
         },
         rates,
+        pricing,
+        spot_processes,
+        tco,
+        spot_deadline,
         workload,
+        faults,
     })
 }
 

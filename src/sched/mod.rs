@@ -16,6 +16,7 @@ mod priority;
 mod progress;
 mod running;
 mod sjf;
+pub mod spot_deadline;
 mod srtf;
 mod throughput_per_dollar;
 mod tiresias;

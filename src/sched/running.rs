@@ -2,8 +2,8 @@
 //! planned end so that a backfilling policy can project when capacity frees up.
 
 use crate::engine::SimTime;
-use crate::model::{Allocation, JobId};
-use std::collections::{BTreeSet, HashMap};
+use crate::model::{Allocation, JobId, JobMap};
+use std::collections::BTreeSet;
 
 /// A running job's record.
 #[derive(Debug, Clone)]
@@ -20,7 +20,7 @@ pub struct RunningJob {
 #[derive(Debug, Default, Clone)]
 pub struct Running {
     by_end: Vec<BTreeSet<(SimTime, JobId)>>,
-    jobs: HashMap<JobId, RunningJob>,
+    jobs: JobMap<RunningJob>,
     stopped: Vec<(JobId, RunningJob)>,
 }
 
@@ -29,7 +29,7 @@ impl Running {
     pub fn new(pools: usize) -> Running {
         Running {
             by_end: vec![BTreeSet::new(); pools],
-            jobs: HashMap::new(),
+            jobs: JobMap::default(),
             stopped: Vec::new(),
         }
     }
@@ -70,6 +70,10 @@ impl Running {
     /// Running jobs of pool `p` in planned-end order (ties by id).
     pub fn by_planned_end(&self, p: usize) -> impl Iterator<Item = (SimTime, JobId)> + '_ {
         self.by_end[p].iter().copied()
+    }
+    /// Ids of the running jobs (in no particular order: sort before use in outputs).
+    pub fn ids(&self) -> impl Iterator<Item = JobId> + '_ {
+        self.jobs.keys().copied()
     }
     /// Every running job (in no particular order: only for order-free sums).
     pub fn iter(&self) -> impl Iterator<Item = (JobId, &RunningJob)> + '_ {

@@ -30,6 +30,7 @@ pub(super) struct Elastic {
     state: Vec<NodeState>,
     jobs_on: Vec<u32>,
     idle_gen: Vec<u32>,
+    idle_since: Vec<SimTime>,
     interval_of: Vec<u32>,
     pub(super) intervals: Vec<NodeInterval>,
     off: Vec<Vec<u32>>,
@@ -68,6 +69,7 @@ impl Elastic {
             state: vec![NodeState::Up; n],
             jobs_on: vec![0; n],
             idle_gen: vec![0; n],
+            idle_since: vec![SimTime::ZERO; n],
             interval_of: vec![NONE; n],
             intervals: Vec::new(),
             off: vec![Vec::new(); pools],
@@ -183,6 +185,9 @@ impl Simulation<'_> {
         for &(n, _, _) in &alloc.hosts {
             let i = n as usize;
             e.jobs_on[i] -= 1;
+            if e.jobs_on[i] == 0 {
+                e.idle_since[i] = t;
+            }
             if e.jobs_on[i] == 0 && e.state[i] == NodeState::Up && e.interval_of[i] != NONE {
                 let iv = e.intervals[e.interval_of[i] as usize];
                 let at = a.release_at(iv.requested, t);
@@ -195,6 +200,14 @@ impl Simulation<'_> {
                 );
             }
         }
+    }
+
+    /// True unless `node` belongs to an elastic pool that does not hold it now (failure
+    /// repairs must not bring such a node up).
+    pub(super) fn elastic_holds(&self, node: u32) -> bool {
+        self.elastic
+            .as_ref()
+            .is_none_or(|e| e.state[node as usize] == NodeState::Up)
     }
 
     /// Event: a requested node is ready.
@@ -212,7 +225,15 @@ impl Simulation<'_> {
         e.up[p] += 1;
         let k = e.interval_of[i] as usize;
         e.intervals[k].ready = t;
-        self.cluster.set_up(node, true);
+        e.idle_since[i] = t;
+        // A node a failure took down comes up when it is repaired.
+        let failed = self
+            .faults
+            .as_ref()
+            .is_some_and(|f| f.down[node as usize] > 0);
+        if !failed {
+            self.cluster.set_up(node, true);
+        }
         if let Some(a) = e.cfg[p].as_ref() {
             let at = a.release_at(e.intervals[k].requested, t);
             self.queue.schedule(
@@ -315,6 +336,33 @@ impl Simulation<'_> {
         }
     }
 
+    /// At the end of a run without a horizon (all work done): every rented node still
+    /// held is released when the autoscaler would release it (its idle timeout and paid
+    /// block, counted from its last job or from its readiness), so that the bill covers
+    /// what a real fleet would pay for.
+    pub(super) fn elastic_wind_down(&mut self) {
+        let Some(e) = self.elastic.as_mut() else {
+            return;
+        };
+        for k in 0..e.intervals.len() {
+            let iv = e.intervals[k];
+            let p = iv.pool as usize;
+            let Some(a) = e.cfg[p].as_ref() else { continue };
+            let i = iv.node as usize;
+            if iv.released.is_some() || e.jobs_on[i] != 0 || e.held[p] <= a.min_nodes {
+                continue;
+            }
+            let idle = match e.state[i] {
+                NodeState::Up => e.idle_since[i],
+                NodeState::Provisioning => iv.ready,
+                NodeState::Off => continue,
+            };
+            e.intervals[k].released = Some(a.release_at(iv.requested, idle));
+            e.state[i] = NodeState::Off;
+            e.held[p] -= 1;
+        }
+    }
+
     /// At the end: (provisioned GPU-ms, billed node-ms) of an elastic pool from its
     /// intervals, `None` for a fixed pool.
     pub(super) fn elastic_usage(&self, p: usize, end: SimTime) -> Option<(u128, u128)> {
@@ -323,7 +371,8 @@ impl Simulation<'_> {
         let mut prov = 0u128;
         let mut billed = 0u128;
         for iv in e.intervals.iter().filter(|iv| iv.pool == p as u32) {
-            let rel = iv.released.unwrap_or(end).min(end);
+            // Held to the end (a horizon), or to a release after the last job (wind-down).
+            let rel = iv.released.unwrap_or(end);
             if iv.ready < rel {
                 prov += e.gpn[p] as u128 * rel.since(iv.ready).0 as u128;
             }

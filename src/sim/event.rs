@@ -35,6 +35,38 @@ pub enum Event {
     },
     /// The autoscaler looks again (a wait target or a stock change is due).
     Autoscale,
+    /// A failure process strikes a node.
+    NodeFail {
+        /// Node index.
+        node: u32,
+        /// Index of the failure process.
+        process: u16,
+    },
+    /// A failed node comes back.
+    NodeRepair {
+        /// Node index.
+        node: u32,
+    },
+    /// A failure from the failure trace.
+    TraceFail {
+        /// Index into the trace.
+        index: u32,
+    },
+    /// Maintenance notice: the window's nodes stop taking new jobs.
+    Drain {
+        /// Maintenance window index.
+        window: u32,
+    },
+    /// Maintenance starts: jobs still on the nodes are checkpointed and stopped.
+    MaintenanceStart {
+        /// Maintenance window index.
+        window: u32,
+    },
+    /// Maintenance ends: the nodes come back.
+    MaintenanceEnd {
+        /// Maintenance window index.
+        window: u32,
+    },
     /// Record a timeline row.
     Sample,
     /// The end of the simulated period.

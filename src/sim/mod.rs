@@ -15,12 +15,22 @@
 //! hands the job back to the policy; then it runs one more pass, so the requeued jobs
 //! can use what is still free.
 
+//!
+//! ## Failures
+//! With failures configured ([`Simulation::with_faults`]), a run is a sequence of
+//! segments (see [`crate::faults::Segment`]): a killed job keeps the work of its last
+//! completed checkpoint, and a job preempted by its policy is stopped the same way (its
+//! checkpoints decide what it keeps, not the policy's `PreemptionCost`).
+
 mod elastic;
 mod event;
+mod faults;
 mod record;
 
 pub use event::Event;
-pub use record::{JobOutcome, JobRecord, PoolUsage, RunResult, StoppedRun, TimelineRow};
+pub use record::{
+    FaultSummary, JobOutcome, JobRecord, PoolUsage, RunResult, StoppedRun, TimelineRow,
+};
 
 use crate::engine::{EventQueue, SimTime};
 use crate::model::{Cluster, JobId, NodeChoice, PoolSpec, Workload};
@@ -71,6 +81,10 @@ pub struct Simulation<'w> {
     stopped_runs: Vec<StoppedRun>,
     elastic: Option<elastic::Elastic>,
     budget: crate::sched::Budget,
+    /// Milli-GPU x ms held per (pool, tenant), over every run segment.
+    tenant_busy: std::collections::BTreeMap<(u32, u32), u128>,
+    /// Failure state; `None` keeps the common case free of fault bookkeeping.
+    faults: Option<Box<faults::FaultState>>,
 }
 
 impl<'w> Simulation<'w> {
@@ -137,6 +151,26 @@ impl<'w> Simulation<'w> {
             stopped_runs: Vec::new(),
             elastic,
             budget,
+            tenant_busy: Default::default(),
+            faults: None,
+        }
+    }
+
+    /// Adds failures, maintenance and checkpointing (see [`crate::faults`]); `seed` drives
+    /// the failure streams.
+    pub fn with_faults(mut self, cfg: crate::faults::FaultConfig, seed: u64) -> Self {
+        self.ensure_progress();
+        self.init_faults(cfg, seed);
+        self
+    }
+
+    /// Allocates the per-job progress and generation tables (used once anything can stop
+    /// a running job).
+    fn ensure_progress(&mut self) {
+        if self.progress.is_empty() {
+            let n = self.workload.jobs.len();
+            self.progress = vec![Progress::default(); n];
+            self.gen = vec![0; n];
         }
     }
 
@@ -170,6 +204,9 @@ impl<'w> Simulation<'w> {
             if t > horizon {
                 break;
             }
+            if self.cfg.horizon.is_none() && self.all_done() {
+                break;
+            }
             now = t;
             self.queue.advance_to(t);
             let mut changed = false;
@@ -182,6 +219,15 @@ impl<'w> Simulation<'w> {
                             self.end_job(job, t);
                             changed = true;
                         }
+                    }
+                    Event::NodeFail { .. }
+                    | Event::NodeRepair { .. }
+                    | Event::TraceFail { .. }
+                    | Event::Drain { .. }
+                    | Event::MaintenanceStart { .. }
+                    | Event::MaintenanceEnd { .. } => {
+                        self.fault_event(s.event, t);
+                        changed = true;
                     }
                     Event::Wake { gen } => {
                         if gen == self.wake_gen {
@@ -212,10 +258,7 @@ impl<'w> Simulation<'w> {
             if sample_due {
                 sample_due = false;
                 self.sample(t);
-                let more = !self.policy.is_empty()
-                    || !self.running.is_empty()
-                    || self.next_arrival < self.workload.jobs.len();
-                if more && !stop {
+                if (self.cfg.horizon.is_some() || !self.all_done()) && !stop {
                     if let Some(dt) = self.cfg.sample_every {
                         self.queue.schedule(t.plus(dt), Event::Sample);
                     }
@@ -250,6 +293,12 @@ impl<'w> Simulation<'w> {
         }
         self.policy.push(id, job);
         self.elastic_queued(id, t);
+    }
+
+    fn all_done(&self) -> bool {
+        self.next_arrival >= self.workload.jobs.len()
+            && self.policy.is_empty()
+            && self.running.is_empty()
     }
 
     fn pass(&mut self, t: SimTime) {
@@ -301,7 +350,10 @@ impl<'w> Simulation<'w> {
                 let alloc = run.alloc.clone();
                 self.elastic_started(id, &alloc);
             }
-            let runtime = self.pools.runtime(self.true_remaining(id), p);
+            let runtime = match self.faults {
+                None => self.pools.runtime(self.true_remaining(id), p),
+                Some(_) => self.start_segment(id),
+            };
             self.busy_milli[p] += held;
             let r = &mut self.records[id as usize];
             if r.start.is_none() {
@@ -328,17 +380,37 @@ impl<'w> Simulation<'w> {
 
     /// Accounts for a run a policy stopped: usage, work kept, generation.
     fn stop_run(&mut self, id: JobId, run: crate::sched::RunningJob, t: SimTime) {
-        let n = self.workload.jobs.len();
-        if self.progress.is_empty() {
-            self.progress = vec![Progress::default(); n];
-            self.gen = vec![0; n];
-        }
+        self.ensure_progress();
         self.elastic_freed(&run.alloc, t);
         let p = run.alloc.pool as usize;
         let held_ms = t.since(run.start);
+        let milli_held = self.records[id as usize].gpu_milli;
+        self.busy_milli[p] -= milli_held;
+        self.add_busy(id, p, milli_held, held_ms);
+        if self.faults.is_some() {
+            // Checkpoints decide what a stopped run keeps.
+            let times =
+                self.end_segment(id, &run.alloc, crate::faults::SegmentEnd::Killed(held_ms));
+            let r = &mut self.records[id as usize];
+            r.add_segment(&times, held_ms);
+            r.preemptions += 1;
+            self.stopped_runs.push(StoppedRun {
+                job: id,
+                pool: p as u32,
+                start: run.start,
+                stop: t,
+                gpu_milli: milli_held,
+            });
+            let milli = self.workload.jobs[id as usize].gpus.milli();
+            let pr = &mut self.progress[id as usize];
+            pr.attained_gpu_ms += milli * held_ms.0 / 1000;
+            pr.preemptions += 1;
+            pr.last_stop = Some(t);
+            pr.last_run = held_ms;
+            self.gen[id as usize] = self.gen[id as usize].wrapping_add(1);
+            return;
+        }
         let r = &mut self.records[id as usize];
-        self.busy_milli[p] -= r.gpu_milli;
-        self.busy_ms[p] += r.gpu_milli as u128 * held_ms.0 as u128;
         r.preemptions += 1;
         self.stopped_runs.push(StoppedRun {
             job: id,
@@ -359,6 +431,15 @@ impl<'w> Simulation<'w> {
             pr.done = pr.done.plus(kept);
         }
         pr.extra = pr.extra.plus(extra);
+        // Wall time of the kept work is useful, the rest of the run was lost.
+        let kept_wall = SimTime(((kept.0 as f64 / speed) as u64).min(held_ms.0));
+        let times = crate::faults::SegmentTimes {
+            useful: kept_wall,
+            lost: held_ms.since(kept_wall),
+            ..Default::default()
+        };
+        self.records[id as usize].add_segment(&times, held_ms);
+        let pr = &mut self.progress[id as usize];
         pr.attained_gpu_ms += milli * held_ms.0 / 1000;
         pr.preemptions += 1;
         pr.last_stop = Some(t);
@@ -386,11 +467,29 @@ impl<'w> Simulation<'w> {
         self.cluster.give_back(&run.alloc);
         self.elastic_freed(&run.alloc, t);
         let p = run.alloc.pool as usize;
+        let held = self.records[id as usize].gpu_milli;
+        self.busy_milli[p] -= held;
+        let span = t.since(run.start);
+        self.add_busy(id, p, held, span);
+        let times = match self.faults {
+            None => crate::faults::SegmentTimes {
+                useful: span,
+                ..Default::default()
+            },
+            Some(_) => self.end_segment(id, &run.alloc, crate::faults::SegmentEnd::Completed),
+        };
         let r = &mut self.records[id as usize];
-        self.busy_milli[p] -= r.gpu_milli;
-        self.busy_ms[p] += r.gpu_milli as u128 * t.since(run.start).0 as u128;
+        r.add_segment(&times, span);
         r.end = Some(t);
         r.outcome = JobOutcome::Completed;
+    }
+
+    /// Counts `held` milli-GPU for `span` against pool `p` and the job's tenant.
+    fn add_busy(&mut self, id: JobId, p: usize, held: u64, span: SimTime) {
+        let x = held as u128 * span.0 as u128;
+        self.busy_ms[p] += x;
+        let tenant = self.workload.jobs[id as usize].tenant;
+        *self.tenant_busy.entry((p as u32, tenant)).or_insert(0) += x;
     }
 
     fn sample(&mut self, t: SimTime) {
@@ -412,10 +511,31 @@ impl<'w> Simulation<'w> {
     }
 
     fn finish(mut self, end: SimTime) -> RunResult {
-        // Jobs still running at the end count their GPU-time up to the end.
-        for (id, run) in self.running.iter() {
-            let milli = self.records[id as usize].gpu_milli;
-            self.busy_ms[run.alloc.pool as usize] += milli as u128 * end.since(run.start).0 as u128;
+        if self.cfg.horizon.is_none() {
+            self.elastic_wind_down();
+        }
+        // Jobs still running at the end count their GPU-time up to the end; the work they
+        // did in their current segment counts as useful (they are not killed).
+        let mut still: Vec<JobId> = self.running.ids().collect();
+        still.sort_unstable();
+        for id in still {
+            let Some(run) = self.running.remove(id) else {
+                continue;
+            };
+            let p = run.alloc.pool as usize;
+            let e = end.since(run.start);
+            let held = self.records[id as usize].gpu_milli;
+            self.add_busy(id, p, held, e);
+            let mut times = match self.faults {
+                None => crate::faults::SegmentTimes {
+                    useful: e,
+                    ..Default::default()
+                },
+                Some(_) => self.end_segment(id, &run.alloc, crate::faults::SegmentEnd::Killed(e)),
+            };
+            times.useful = times.useful.plus(times.lost);
+            times.lost = SimTime::ZERO;
+            self.records[id as usize].add_segment(&times, e);
         }
         let pools = self
             .cluster
@@ -441,6 +561,10 @@ impl<'w> Simulation<'w> {
             .as_ref()
             .map(|e| e.intervals.clone())
             .unwrap_or_default();
+        let cluster = &self.cluster;
+        let faults = self
+            .faults
+            .map(|f| f.summary(end, |n| cluster.pool_of(n) as usize));
         RunResult {
             end,
             events: self.events,
@@ -449,6 +573,12 @@ impl<'w> Simulation<'w> {
             timeline: self.timeline,
             stopped_runs: self.stopped_runs,
             node_intervals,
+            faults,
+            tenant_busy_gpu_ms: self
+                .tenant_busy
+                .into_iter()
+                .map(|(k, v)| (k, v / 1000))
+                .collect(),
         }
     }
 }

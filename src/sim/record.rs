@@ -50,6 +50,40 @@ pub struct JobRecord {
     pub preemptions: u32,
     /// Start of its last run (differs from `start` after a preemption).
     pub run_start: Option<SimTime>,
+    /// Times it was killed and requeued by failures, interruptions or maintenance.
+    pub restarts: u32,
+    /// Wall time holding GPUs, over all its run segments.
+    pub held: SimTime,
+    /// Wall time computing work it kept.
+    pub useful: SimTime,
+    /// Wall time computing work it lost (redone after a kill or preemption).
+    pub lost: SimTime,
+    /// Wall time writing checkpoints.
+    pub checkpoint: SimTime,
+    /// Wall time restarting after kills.
+    pub restart: SimTime,
+}
+
+impl JobRecord {
+    /// Adds one run segment's times (`held` is the segment's wall time).
+    pub fn add_segment(&mut self, t: &crate::faults::SegmentTimes, held: SimTime) {
+        self.held = self.held.plus(held);
+        self.useful = self.useful.plus(t.useful);
+        self.lost = self.lost.plus(t.lost);
+        self.checkpoint = self.checkpoint.plus(t.checkpoint);
+        self.restart = self.restart.plus(t.restart);
+    }
+}
+
+/// What failures did over a run.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FaultSummary {
+    /// Node failures by cause (all nodes, busy or idle), in cause order.
+    pub node_failures: Vec<(String, u64)>,
+    /// Job interruptions (kills) by cause.
+    pub interruptions: Vec<(String, u64)>,
+    /// Node-milliseconds down (failed or in maintenance), per pool.
+    pub down_node_ms: Vec<u128>,
 }
 
 /// A run that a policy stopped (preempted) before the job's end.
@@ -119,4 +153,8 @@ pub struct RunResult {
     pub stopped_runs: Vec<StoppedRun>,
     /// Held intervals of elastic pools' nodes (request, ready, release), for billing.
     pub node_intervals: Vec<crate::sched::NodeInterval>,
+    /// Failures, when the run had any configured.
+    pub faults: Option<FaultSummary>,
+    /// GPU-milliseconds held per (pool, tenant), in key order.
+    pub tenant_busy_gpu_ms: Vec<((u32, u32), u128)>,
 }

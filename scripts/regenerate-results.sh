@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Regenerates results/: the outputs of the canonical scenarios and sweeps.
+#
+#   scripts/regenerate-results.sh            # rewrite results/
+#   scripts/regenerate-results.sh --check    # regenerate into a temporary folder and fail if
+#                                            # any summary (JSON/CSV) differs from results/
+#
+# To add a canonical result, add a line to CANONICAL below:
+#   run   <name> <scenario file>     -> results/<name>/  (gpufleet run, scenario's seed)
+#   sweep <name> <sweep file>        -> results/<name>/  (gpufleet sweep)
+# Hooks for results that depend on other work, to be added as their scenarios land:
+#   the scheduler comparison on openb, the FGD reproduction, buy versus rent for H100s over
+#   5 years.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CANONICAL=(
+  "run quickstart scenarios/quickstart.toml"
+  "run llama3-scale-failures scenarios/llama3-scale-failures.toml"
+  "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
+)
+# The files compared by --check (charts are redrawn from these).
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv"
+
+check=0
+[ "${1:-}" = "--check" ] && check=1
+cargo build --release --quiet
+BIN=target/release/gpufleet
+if [ $check = 1 ]; then
+  DEST="$(mktemp -d)"
+  trap 'rm -rf "$DEST"' EXIT
+else
+  DEST=results
+fi
+mkdir -p "$DEST"
+
+for entry in "${CANONICAL[@]}"; do
+  read -r kind name file <<<"$entry"
+  out="$DEST/$name"
+  rm -rf "$out"
+  case $kind in
+    run) "$BIN" run "$file" --out "$out" --quiet >/dev/null ;;
+    sweep)
+      "$BIN" sweep "$file" --out "$out" --quiet
+      rm -rf "$out/runs"   # per-run records: runs.csv holds the same figures
+      ;;
+    *) echo "unknown kind $kind" >&2; exit 1 ;;
+  esac
+  echo "$name: $out"
+done
+
+if [ $check = 1 ]; then
+  bad=0
+  for entry in "${CANONICAL[@]}"; do
+    read -r kind name file <<<"$entry"
+    for f in $SUMMARIES; do
+      if [ -f "$DEST/$name/$f" ] || [ -f "results/$name/$f" ]; then
+        if ! cmp -s "$DEST/$name/$f" "results/$name/$f"; then
+          echo "results/$name/$f differs from a fresh run: run scripts/regenerate-results.sh and commit" >&2
+          bad=1
+        fi
+      fi
+    done
+  done
+  [ $bad = 0 ] && echo "results/ is up to date"
+  exit $bad
+fi

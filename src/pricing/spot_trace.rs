@@ -1,0 +1,271 @@
+//! Spot availability traces: the `date,availability` CSV (1 = a spot node could be had)
+//! and the GCP probe CSV (16 requested, n created), read into one per-tick form.
+
+use crate::engine::SimTime;
+use std::path::Path;
+
+/// A spot trace that could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SpotTraceError {
+    /// The file could not be opened or read.
+    #[error("{file}: cannot read: {message}")]
+    Io {
+        /// The file.
+        file: String,
+        /// Why.
+        message: String,
+    },
+    /// A row is wrong.
+    #[error("{file}: line {line}, field {field}: {message}")]
+    Row {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// The field.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Availability per tick: `available[k]` is the share of requested spot capacity that could
+/// be had at tick `k` (0 or 1 in the AWS traces, `created / requested` in the GCP probes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AvailabilityTrace {
+    /// Seconds since the Unix epoch of each tick (UTC).
+    pub epoch_s: Vec<i64>,
+    /// Available share per tick, 0..=1.
+    pub available: Vec<f64>,
+}
+
+impl AvailabilityTrace {
+    /// Ticks in the trace.
+    pub fn len(&self) -> usize {
+        self.available.len()
+    }
+
+    /// True if there are no ticks.
+    pub fn is_empty(&self) -> bool {
+        self.available.is_empty()
+    }
+
+    /// The mean available share over ticks (each tick weighs the same).
+    pub fn available_fraction(&self) -> f64 {
+        if self.available.is_empty() {
+            return 0.0;
+        }
+        self.available.iter().sum::<f64>() / self.available.len() as f64
+    }
+
+    /// The typical tick: (last - first) / (ticks - 1), at least 1 s.
+    pub fn tick(&self) -> SimTime {
+        let n = self.epoch_s.len();
+        if n < 2 {
+            return SimTime::from_secs(1);
+        }
+        let span = (self.epoch_s[n - 1] - self.epoch_s[0]).max(1) as f64;
+        SimTime::from_secs_f64((span / (n - 1) as f64).max(1.0))
+    }
+
+    /// Whether a whole node can be had at tick `k` (the share is 1 for the AWS traces; for
+    /// probes, at least one of the requested instances launched).
+    pub fn up(&self, k: usize) -> bool {
+        self.available.get(k).is_some_and(|&a| a > 0.0)
+    }
+
+    /// Stock-out check: can capacity be had at `t` (ticks from the first row, held)?
+    pub fn can_launch(&self, t: SimTime) -> bool {
+        let k = (t.0 / self.tick().0.max(1)) as usize;
+        self.up(k.min(self.len().saturating_sub(1)))
+    }
+}
+
+/// Days since 1970-01-01 of a civil date (proleptic Gregorian).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Parses `YYYY-MM-DD HH:MM:SS[.frac][Z|±HH:MM]` (space or `T`) into Unix seconds (UTC).
+pub fn parse_timestamp(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let b = s.as_bytes();
+    if b.len() < 19 {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> { s.get(r)?.parse().ok() };
+    if b[4] != b'-' || b[7] != b'-' || !(b[10] == b' ' || b[10] == b'T') || b[13] != b':' {
+        return None;
+    }
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
+        return None;
+    }
+    let mut rest = &s[19..];
+    if let Some(r) = rest.strip_prefix('.') {
+        let digits = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+        rest = &r[digits..];
+    }
+    let offset = match rest {
+        "" | "Z" => 0,
+        _ => {
+            let sign = match rest.as_bytes()[0] {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            let oh: i64 = rest.get(1..3)?.parse().ok()?;
+            let om: i64 = rest.get(4..6)?.parse().ok()?;
+            sign * (oh * 3600 + om * 60)
+        }
+    };
+    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset)
+}
+
+fn open(path: &Path) -> Result<csv::Reader<std::fs::File>, SpotTraceError> {
+    csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_path(path)
+        .map_err(|e| SpotTraceError::Io {
+            file: path.display().to_string(),
+            message: e.to_string(),
+        })
+}
+
+fn header_index(
+    rdr: &mut csv::Reader<std::fs::File>,
+    path: &Path,
+    name: &str,
+) -> Result<usize, SpotTraceError> {
+    let file = path.display().to_string();
+    let h = rdr.headers().map_err(|e| SpotTraceError::Io {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
+    h.iter().position(|c| c == name).ok_or(SpotTraceError::Row {
+        file,
+        line: 1,
+        field: name.into(),
+        message: format!("missing column {name:?}"),
+    })
+}
+
+/// Reads a `date,availability` CSV (1 = available, 0 = not); rows must be in time order.
+pub fn read_availability_csv(path: &Path) -> Result<AvailabilityTrace, SpotTraceError> {
+    let file = path.display().to_string();
+    let mut rdr = open(path)?;
+    let di = header_index(&mut rdr, path, "date")?;
+    let ai = header_index(&mut rdr, path, "availability")?;
+    let mut t = AvailabilityTrace {
+        epoch_s: Vec::new(),
+        available: Vec::new(),
+    };
+    for (i, rec) in rdr.records().enumerate() {
+        let line = i + 2;
+        let err = |field: &str, message: String| SpotTraceError::Row {
+            file: file.clone(),
+            line,
+            field: field.into(),
+            message,
+        };
+        let rec = rec.map_err(|e| err("", e.to_string()))?;
+        let date = rec.get(di).unwrap_or("");
+        let s = parse_timestamp(date).ok_or_else(|| {
+            err(
+                "date",
+                format!("{date:?} is not a YYYY-MM-DD HH:MM:SS time"),
+            )
+        })?;
+        if t.epoch_s.last().is_some_and(|&p| s < p) {
+            return Err(err("date", "rows go back in time".into()));
+        }
+        let a = match rec.get(ai).map(str::trim) {
+            Some("1") => 1.0,
+            Some("0") => 0.0,
+            other => return Err(err("availability", format!("{other:?} is not 0 or 1"))),
+        };
+        t.epoch_s.push(s);
+        t.available.push(a);
+    }
+    Ok(t)
+}
+
+/// Reads one zone of a GCP probe CSV (`scheduled_at, zone, instances_requested,
+/// instances_created`, ...): the available share of each probe is created / requested.
+pub fn read_gcp_probes(path: &Path, zone: &str) -> Result<AvailabilityTrace, SpotTraceError> {
+    let file = path.display().to_string();
+    let mut rdr = open(path)?;
+    let si = header_index(&mut rdr, path, "scheduled_at")?;
+    let zi = header_index(&mut rdr, path, "zone")?;
+    let ri = header_index(&mut rdr, path, "instances_requested")?;
+    let ci = header_index(&mut rdr, path, "instances_created")?;
+    let mut t = AvailabilityTrace {
+        epoch_s: Vec::new(),
+        available: Vec::new(),
+    };
+    for (i, rec) in rdr.records().enumerate() {
+        let line = i + 2;
+        let err = |field: &str, message: String| SpotTraceError::Row {
+            file: file.clone(),
+            line,
+            field: field.into(),
+            message,
+        };
+        let rec = rec.map_err(|e| err("", e.to_string()))?;
+        if rec.get(zi) != Some(zone) {
+            continue;
+        }
+        let when = rec.get(si).unwrap_or("");
+        let s = parse_timestamp(when)
+            .ok_or_else(|| err("scheduled_at", format!("{when:?} is not an ISO time")))?;
+        let int = |idx: usize, field: &str| -> Result<u32, SpotTraceError> {
+            let v = rec.get(idx).unwrap_or("");
+            v.trim()
+                .parse()
+                .map_err(|_| err(field, format!("{v:?} is not a whole number")))
+        };
+        let req = int(ri, "instances_requested")?;
+        let got = int(ci, "instances_created")?;
+        if req == 0 || got > req {
+            return Err(err(
+                "instances_created",
+                format!("{got} created of {req} requested"),
+            ));
+        }
+        t.epoch_s.push(s);
+        t.available.push(got as f64 / req as f64);
+    }
+    if t.is_empty() {
+        return Err(SpotTraceError::Row {
+            file,
+            line: 1,
+            field: "zone".into(),
+            message: format!("no probes for zone {zone:?}"),
+        });
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        // 2023-02-15 22:08:16 UTC = 1676498896 (date -u -d '2023-02-15 22:08:16' +%s).
+        assert_eq!(parse_timestamp("2023-02-15 22:08:16"), Some(1_676_498_896));
+        // 17:10 at -07:00 is 00:10 UTC next day: 2025-10-04 00:10:00 = 1759536600.
+        assert_eq!(
+            parse_timestamp("2025-10-03T17:10:00.002281-07:00"),
+            Some(1_759_536_600)
+        );
+        assert_eq!(parse_timestamp("2023-13-01 00:00:00"), None);
+    }
+}

@@ -1,0 +1,572 @@
+//! Validation of the pricing sections: `[pools.pricing]`, catalog look-ups (`instance`,
+//! `region`), `[tco]` and `[spot_deadline]`.
+
+use super::raw::RawPool;
+use super::raw_pricing::{
+    RawBilling, RawCandidate, RawOwned, RawPricing, RawSpotDeadline, RawSpotPrice, RawTco,
+};
+use super::Problem;
+use crate::engine::{parse_duration, SimTime};
+use crate::pricing::{
+    lookup, Billing, CapacityBlock, OnDemand, OwnedHardware, PoolPricing, Reservation, SpotBilling,
+    SpotPrice, TcoCandidate, TcoSpec, HOURS_PER_YEAR,
+};
+use crate::sched::spot_deadline::{DeadlinePrices, DeadlineSpec};
+use std::path::Path;
+
+/// A spot price drawn per run from the run's seed (a mean-reverting process).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeanRevertingSpec {
+    /// Long-run mean, $/node-hour.
+    pub mean: f64,
+    /// Pull towards the mean per hour.
+    pub theta_per_hour: f64,
+    /// Standard deviation of the hourly shock, $.
+    pub sigma_per_hour: f64,
+    /// Lowest price.
+    pub floor: f64,
+}
+
+/// A pool's validated pricing.
+pub(super) struct PoolPrice {
+    /// The flat rate shown for the pool (its base price per node-hour).
+    pub rate: f64,
+    /// The pricing model.
+    pub pricing: PoolPricing,
+    /// Set when the spot price is a seeded process.
+    pub process: Option<MeanRevertingSpec>,
+}
+
+struct P<'a> {
+    problems: &'a mut Vec<Problem>,
+}
+
+impl P<'_> {
+    fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.problems.push(Problem {
+            path: path.into(),
+            line: None,
+            message: message.into(),
+        });
+    }
+    fn dur(&mut self, path: &str, text: &str) -> SimTime {
+        match parse_duration(text) {
+            Ok(t) => t,
+            Err(e) => {
+                self.err(path, e.to_string());
+                SimTime::ZERO
+            }
+        }
+    }
+    fn nonneg(&mut self, path: &str, x: f64) -> f64 {
+        if !(x.is_finite() && x >= 0.0) {
+            self.err(path, format!("must be zero or more, got {x}"));
+            return 0.0;
+        }
+        x
+    }
+    fn share(&mut self, path: &str, x: f64) -> f64 {
+        if !(0.0..=1.0).contains(&x) {
+            self.err(path, format!("must be between 0 and 1, got {x}"));
+            return 0.0;
+        }
+        x
+    }
+    fn billing(&mut self, path: &str, b: &Option<RawBilling>) -> Billing {
+        match b {
+            None => Billing::PER_SECOND_60S_MIN,
+            Some(RawBilling::Named(n)) => match n.as_str() {
+                "per_second" => Billing::PER_SECOND_60S_MIN,
+                "per_hour" => Billing::PER_STARTED_HOUR,
+                "exact" => Billing::EXACT,
+                other => {
+                    self.err(
+                        path,
+                        format!("unknown billing {other:?}: per_second, per_hour, exact, or {{ granularity = \"1s\", minimum = \"60s\" }}"),
+                    );
+                    Billing::EXACT
+                }
+            },
+            Some(RawBilling::Explicit {
+                granularity,
+                minimum,
+            }) => {
+                let g = self.dur(&format!("{path}.granularity"), granularity);
+                if g == SimTime::ZERO {
+                    self.err(format!("{path}.granularity"), "must be longer than zero");
+                }
+                let m = minimum
+                    .as_deref()
+                    .map(|m| self.dur(&format!("{path}.minimum"), m))
+                    .unwrap_or(SimTime::ZERO);
+                Billing {
+                    granularity: g.max(SimTime(1)),
+                    minimum: m,
+                }
+            }
+        }
+    }
+}
+
+fn owned(p: &mut P, path: &str, o: &RawOwned) -> OwnedHardware {
+    let f = |p: &mut P, name: &str, v: Option<f64>, default: f64| {
+        p.nonneg(&format!("{path}.{name}"), v.unwrap_or(default))
+    };
+    let life = o.life_years;
+    if !(life.is_finite() && life > 0.0) {
+        p.err(
+            format!("{path}.life_years"),
+            format!("must be positive, got {life}"),
+        );
+    }
+    let lead = o
+        .lead_time
+        .as_deref()
+        .map(|l| p.dur(&format!("{path}.lead_time"), l))
+        .unwrap_or(SimTime::ZERO);
+    let pue = o.pue.unwrap_or(1.4);
+    if !(pue.is_finite() && pue >= 1.0) {
+        p.err(
+            format!("{path}.pue"),
+            format!("must be 1 or more, got {pue}"),
+        );
+    }
+    let idle = f(p, "idle_kw_per_node", o.idle_kw_per_node, 0.0);
+    let full = f(p, "full_kw_per_node", o.full_kw_per_node, 0.0);
+    if idle > full {
+        p.err(
+            format!("{path}.idle_kw_per_node"),
+            format!("idle power {idle} kW exceeds full-load power {full} kW"),
+        );
+    }
+    OwnedHardware {
+        capex_per_node: p.nonneg(&format!("{path}.capex_per_node"), o.capex_per_node),
+        residual_per_node: f(p, "residual_per_node", o.residual_per_node, 0.0),
+        life_years: life.max(1e-9),
+        cost_of_capital: f(p, "cost_of_capital", o.cost_of_capital, 0.0),
+        idle_kw_per_node: idle,
+        full_kw_per_node: full,
+        pue: pue.max(1.0),
+        // EIA US industrial ~7-9 c/kWh; Epoch AI uses $0.0771 (ECONOMICS.md).
+        usd_per_kwh: f(p, "usd_per_kwh", o.usd_per_kwh, 0.0771),
+        colo_usd_per_kw_month: f(p, "colo_usd_per_kw_month", o.colo_usd_per_kw_month, 0.0),
+        staff_usd_per_year: f(p, "staff_usd_per_year", o.staff_usd_per_year, 0.0),
+        maintenance_share_per_year: f(
+            p,
+            "maintenance_share_per_year",
+            o.maintenance_share_per_year,
+            0.0,
+        ),
+        lead_time_days: lead.hours_f64() / 24.0,
+    }
+}
+
+/// Resolves pool `i`'s prices: explicit `price_per_node_hour` overrides the catalog row
+/// named by `instance` and `region`; `[pools.pricing]` picks the model (default: the flat
+/// rate billed exactly, as before pricing models existed).
+pub(super) fn pool_price(
+    i: usize,
+    rp: &RawPool,
+    nodes: u32,
+    base: &Path,
+    problems: &mut Vec<Problem>,
+) -> PoolPrice {
+    let mut p = P { problems };
+    let path = format!("pools[{i}]");
+    let is_spot = matches!(rp.pricing, Some(RawPricing::Spot { .. }))
+        || (rp.pricing.is_none() && rp.kind == crate::model::CapacityKind::Spot);
+    let mut catalog_od = None;
+    let mut catalog_spot = None;
+    match (&rp.instance, &rp.region) {
+        (Some(inst), Some(region)) => match lookup(inst, region) {
+            Ok(e) => {
+                catalog_od = e.on_demand;
+                catalog_spot = e.spot;
+            }
+            Err(m) => p.err(format!("{path}.instance"), m),
+        },
+        (Some(_), None) => p.err(format!("{path}.region"), "an instance needs a region"),
+        (None, Some(_)) => p.err(format!("{path}.instance"), "a region needs an instance"),
+        (None, None) => {}
+    }
+    let explicit = rp
+        .price_per_node_hour
+        .map(|x| p.nonneg(&format!("{path}.price_per_node_hour"), x));
+    let base_price = explicit.or(if is_spot { catalog_spot } else { catalog_od });
+    let od_price = explicit.or(catalog_od);
+    let need = |p: &mut P, what: &str| -> f64 {
+        p.err(
+            format!("{path}.price_per_node_hour"),
+            format!(
+                "give price_per_node_hour, or instance and region from the price catalog ({what})"
+            ),
+        );
+        0.0
+    };
+    let mut process = None;
+    let pricing = match &rp.pricing {
+        None => PoolPricing::flat(base_price.unwrap_or_else(|| need(&mut p, "flat rate"))),
+        Some(RawPricing::OnDemand { billing }) => PoolPricing::OnDemand(OnDemand {
+            usd_per_node_hour: od_price.unwrap_or_else(|| need(&mut p, "on-demand price")),
+            billing: p.billing(&format!("{path}.pricing.billing"), billing),
+        }),
+        Some(RawPricing::Reserved {
+            term,
+            term_started,
+            upfront_per_node,
+            recurring_per_node_hour,
+            discount,
+        }) => {
+            let pp = format!("{path}.pricing");
+            let term_h = p.dur(&format!("{pp}.term"), term).hours_f64();
+            if term_h <= 0.0 {
+                p.err(format!("{pp}.term"), "must be longer than zero");
+            }
+            let started = term_started
+                .as_deref()
+                .map(|s| p.dur(&format!("{pp}.term_started"), s).hours_f64())
+                .unwrap_or(0.0);
+            let od = od_price.unwrap_or(0.0);
+            let recurring = match (recurring_per_node_hour, discount) {
+                (Some(r), None) => p.nonneg(&format!("{pp}.recurring_per_node_hour"), *r),
+                (None, Some(d)) => {
+                    let d = p.share(&format!("{pp}.discount"), *d);
+                    if od_price.is_none() {
+                        need(&mut p, "a discount needs the on-demand price");
+                    }
+                    od * (1.0 - d)
+                }
+                (Some(_), Some(_)) => {
+                    p.err(&pp, "give recurring_per_node_hour or discount, not both");
+                    0.0
+                }
+                (None, None) => {
+                    if upfront_per_node.is_none() {
+                        p.err(
+                            &pp,
+                            "give recurring_per_node_hour, discount or upfront_per_node",
+                        );
+                    }
+                    0.0
+                }
+            };
+            PoolPricing::Reserved {
+                reservation: Reservation {
+                    nodes,
+                    term_start_h: -started,
+                    term_h: term_h.max(1e-9),
+                    upfront_per_node: p.nonneg(
+                        &format!("{pp}.upfront_per_node"),
+                        upfront_per_node.unwrap_or(0.0),
+                    ),
+                    recurring_per_node_hour: recurring,
+                },
+                outside: od,
+            }
+        }
+        Some(RawPricing::CapacityBlock { start, duration }) => {
+            let pp = format!("{path}.pricing");
+            let d = p.dur(&format!("{pp}.duration"), duration);
+            if let Err(m) = CapacityBlock::check_duration(d) {
+                p.err(format!("{pp}.duration"), m);
+            }
+            let s = start
+                .as_deref()
+                .map(|s| p.dur(&format!("{pp}.start"), s))
+                .unwrap_or(SimTime::ZERO);
+            PoolPricing::CapacityBlock(CapacityBlock {
+                nodes,
+                start: s,
+                duration: d,
+                usd_per_node_hour: od_price.unwrap_or_else(|| need(&mut p, "block price")),
+            })
+        }
+        Some(RawPricing::Spot {
+            price,
+            billing,
+            first_hour_free,
+            notice,
+        }) => {
+            let pp = format!("{path}.pricing");
+            let sp = match price {
+                None => {
+                    SpotPrice::Constant(base_price.unwrap_or_else(|| need(&mut p, "spot price")))
+                }
+                Some(RawSpotPrice::Constant { value }) => {
+                    SpotPrice::Constant(p.nonneg(&format!("{pp}.price.value"), *value))
+                }
+                Some(RawSpotPrice::Trace {
+                    path: f,
+                    zone,
+                    tick,
+                }) => {
+                    let tick = p.dur(&format!("{pp}.price.tick"), tick).max(SimTime(1));
+                    match crate::pricing::read_spot_price_json(&base.join(f), zone, tick) {
+                        Ok(sp) => sp,
+                        Err(e) => {
+                            p.err(format!("{pp}.price.path"), e.to_string());
+                            SpotPrice::Constant(0.0)
+                        }
+                    }
+                }
+                Some(RawSpotPrice::MeanReverting {
+                    mean,
+                    theta_per_hour,
+                    sigma_per_hour,
+                    floor,
+                }) => {
+                    let spec = MeanRevertingSpec {
+                        mean: p.nonneg(&format!("{pp}.price.mean"), *mean),
+                        theta_per_hour: p
+                            .share(&format!("{pp}.price.theta_per_hour"), *theta_per_hour),
+                        sigma_per_hour: p
+                            .nonneg(&format!("{pp}.price.sigma_per_hour"), *sigma_per_hour),
+                        floor: p.nonneg(&format!("{pp}.price.floor"), floor.unwrap_or(0.0)),
+                    };
+                    process = Some(spec);
+                    SpotPrice::Constant(spec.mean)
+                }
+            };
+            PoolPricing::Spot {
+                price: sp,
+                billing: SpotBilling {
+                    billing: p.billing(&format!("{pp}.billing"), billing),
+                    first_hour_free: first_hour_free.unwrap_or(true),
+                    notice: notice
+                        .as_deref()
+                        .map(|n| p.dur(&format!("{pp}.notice"), n))
+                        .unwrap_or(SimTime::from_secs(120)),
+                },
+            }
+        }
+        Some(RawPricing::Owned(o)) => {
+            PoolPricing::Owned(owned(&mut p, &format!("{path}.pricing"), o))
+        }
+    };
+    let rate = match &pricing {
+        PoolPricing::Owned(_) | PoolPricing::Reserved { .. } => {
+            pricing.effective_rate(nodes, SimTime::from_hours_f64(HOURS_PER_YEAR), 0.0)
+        }
+        _ => base_price.unwrap_or(0.0),
+    };
+    PoolPrice {
+        rate,
+        pricing,
+        process,
+    }
+}
+
+/// Validates `[tco]`.
+pub(super) fn tco(t: &RawTco, problems: &mut Vec<Problem>) -> TcoSpec {
+    let mut p = P { problems };
+    let (mut od, mut spot) = (t.on_demand_per_node_hour, None);
+    if let (Some(inst), Some(region)) = (&t.instance, &t.region) {
+        match lookup(inst, region) {
+            Ok(e) => {
+                od = od.or(e.on_demand);
+                spot = e.spot;
+            }
+            Err(m) => p.err("tco.instance", m),
+        }
+    }
+    let od = od.unwrap_or_else(|| {
+        p.err(
+            "tco.on_demand_per_node_hour",
+            "give on_demand_per_node_hour, or instance and region from the price catalog",
+        );
+        0.0
+    });
+    let spot = match t.spot_discount {
+        Some(d) => od * (1.0 - p.share("tco.spot_discount", d)),
+        None => spot.unwrap_or(od * 0.3),
+    };
+    if !(t.horizon_years > 0.0 && t.horizon_years <= 30.0) {
+        p.err(
+            "tco.horizon_years",
+            format!("must be in (0, 30], got {}", t.horizon_years),
+        );
+    }
+    if !(1..=1024).contains(&t.gpus_per_node) {
+        p.err(
+            "tco.gpus_per_node",
+            format!("must be 1..=1024, got {}", t.gpus_per_node),
+        );
+    }
+    let mut demand = Vec::new();
+    let mut total_share = 0.0;
+    for (i, d) in t.demand.iter().enumerate() {
+        demand.push((
+            p.nonneg(&format!("tco.demand[{i}].gpus"), d.gpus),
+            p.share(&format!("tco.demand[{i}].share"), d.share),
+        ));
+        total_share += d.share;
+    }
+    if !demand.is_empty() && (total_share - 1.0).abs() > 1e-6 {
+        p.err(
+            "tco.demand",
+            format!("shares must add up to 1, they add up to {total_share}"),
+        );
+    }
+    let mut cands = Vec::new();
+    for (i, c) in t.candidates.iter().enumerate() {
+        let n = |p: &mut P, field: &str, v: i64| -> u32 {
+            if !(0..=1_000_000).contains(&v) {
+                p.err(
+                    format!("tco.candidates[{i}].{field}"),
+                    format!("must be 0..=1000000, got {v}"),
+                );
+            }
+            v.clamp(0, 1_000_000) as u32
+        };
+        cands.push(match c {
+            RawCandidate::Buy { nodes } => TcoCandidate::Buy {
+                nodes: n(&mut p, "nodes", *nodes),
+            },
+            RawCandidate::OnDemand { nodes } => TcoCandidate::OnDemand {
+                nodes: n(&mut p, "nodes", *nodes),
+            },
+            RawCandidate::Reserve1y { nodes } => TcoCandidate::Reserve {
+                years: 1,
+                nodes: n(&mut p, "nodes", *nodes),
+            },
+            RawCandidate::Reserve3y { nodes } => TcoCandidate::Reserve {
+                years: 3,
+                nodes: n(&mut p, "nodes", *nodes),
+            },
+            RawCandidate::Hybrid {
+                owned_nodes,
+                burst_nodes,
+            } => TcoCandidate::Hybrid {
+                owned: n(&mut p, "owned_nodes", *owned_nodes),
+                burst: n(&mut p, "burst_nodes", *burst_nodes),
+            },
+            RawCandidate::Spot { nodes, spot_share } => TcoCandidate::Spot {
+                nodes: n(&mut p, "nodes", *nodes),
+                share: p.share(&format!("tco.candidates[{i}].spot_share"), *spot_share),
+            },
+        });
+    }
+    if cands.is_empty() {
+        p.err("tco.candidates", "give at least one candidate");
+    }
+    TcoSpec {
+        horizon_years: t.horizon_years,
+        discount_rate: p.nonneg("tco.discount_rate", t.discount_rate.unwrap_or(0.08)),
+        price_decline_per_year: p.share(
+            "tco.price_decline_per_year",
+            t.price_decline_per_year.unwrap_or(0.0),
+        ),
+        demand,
+        on_demand_per_node_hour: od,
+        spot_per_node_hour: spot,
+        gpus_per_node: t.gpus_per_node.clamp(1, 1024) as u32,
+        owned: owned(&mut p, "tco.owned", &t.owned),
+        // Epoch AI's estimated AWS GPU discounts: 41 % (1 y), 64 % (3 y) (ECONOMICS.md).
+        reserved_discount_1y: p.share(
+            "tco.reserved_discount_1y",
+            t.reserved_discount_1y.unwrap_or(0.41),
+        ),
+        reserved_discount_3y: p.share(
+            "tco.reserved_discount_3y",
+            t.reserved_discount_3y.unwrap_or(0.64),
+        ),
+        candidates: cands,
+    }
+}
+
+/// Validates `[spot_deadline]`.
+pub(super) fn spot_deadline(
+    s: &RawSpotDeadline,
+    base: &Path,
+    problems: &mut Vec<Problem>,
+) -> DeadlineSpec {
+    let mut p = P { problems };
+    let trace = base.join(&s.trace);
+    if !trace.is_file() {
+        p.err(
+            "spot_deadline.trace",
+            format!("trace file {} does not exist", trace.display()),
+        );
+    }
+    let work = p.dur("spot_deadline.work", &s.work);
+    let deadline = p.dur("spot_deadline.deadline", &s.deadline);
+    if work == SimTime::ZERO || deadline < work {
+        p.err(
+            "spot_deadline.deadline",
+            "the deadline must be at least the work, and the work longer than zero",
+        );
+    }
+    let changeover = s
+        .changeover
+        .as_deref()
+        .map(|c| p.dur("spot_deadline.changeover", c))
+        .unwrap_or(SimTime::from_hours_f64(0.2));
+    let od = p.nonneg("spot_deadline.on_demand_per_hour", s.on_demand_per_hour);
+    let prices = match (&s.prices, &s.prices_zone, s.spot_per_hour) {
+        (Some(f), Some(z), None) => DeadlinePrices::Trace {
+            path: base.join(f),
+            zone: z.clone(),
+        },
+        (None, None, Some(c)) => {
+            DeadlinePrices::Constant(p.nonneg("spot_deadline.spot_per_hour", c))
+        }
+        _ => {
+            p.err(
+                "spot_deadline",
+                "give spot_per_hour, or prices (a JSON price file) with prices_zone",
+            );
+            DeadlinePrices::Constant(0.0)
+        }
+    };
+    let starts = s.starts.unwrap_or(5);
+    if !(1..=1000).contains(&starts) {
+        p.err(
+            "spot_deadline.starts",
+            format!("must be 1..=1000, got {starts}"),
+        );
+    }
+    DeadlineSpec {
+        trace,
+        work,
+        deadline,
+        changeover,
+        on_demand_per_hour: od,
+        prices,
+        starts: starts.clamp(1, 1000) as u32,
+    }
+}
+
+impl super::Scenario {
+    /// Each pool's pricing for a run with `seed`: seeded spot price processes are drawn
+    /// from the stream `spot_price/<pool>`, hourly over the horizon (two years without one).
+    pub fn pool_pricing(&self, seed: u64) -> Vec<PoolPricing> {
+        let streams = crate::engine::RngStreams::new(seed);
+        let hours = self
+            .sim
+            .horizon
+            .map(|h| h.hours_f64().ceil() as usize + 1)
+            .unwrap_or(2 * HOURS_PER_YEAR as usize);
+        self.pricing
+            .iter()
+            .zip(&self.spot_processes)
+            .zip(&self.sim.pools)
+            .map(|((pricing, process), pool)| match (pricing, process) {
+                (PoolPricing::Spot { billing, .. }, Some(m)) => {
+                    let mut rng = streams.stream(&format!("spot_price/{}", pool.name));
+                    PoolPricing::Spot {
+                        price: SpotPrice::mean_reverting(
+                            m.mean,
+                            m.theta_per_hour,
+                            m.sigma_per_hour,
+                            m.floor,
+                            hours,
+                            &mut rng,
+                        ),
+                        billing: *billing,
+                    }
+                }
+                _ => pricing.clone(),
+            })
+            .collect()
+    }
+}

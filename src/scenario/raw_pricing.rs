@@ -1,0 +1,170 @@
+//! The scenario file's pricing sections as written: `[pools.pricing]` (tagged by `kind`),
+//! `[tco]` and `[spot_deadline]`.
+
+use serde::Deserialize;
+
+/// `[pools.pricing]`: how a pool is paid for.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RawPricing {
+    OnDemand {
+        #[serde(default)]
+        billing: Option<RawBilling>,
+    },
+    Reserved {
+        term: String,
+        #[serde(default)]
+        term_started: Option<String>,
+        #[serde(default)]
+        upfront_per_node: Option<f64>,
+        #[serde(default)]
+        recurring_per_node_hour: Option<f64>,
+        #[serde(default)]
+        discount: Option<f64>,
+    },
+    CapacityBlock {
+        #[serde(default)]
+        start: Option<String>,
+        duration: String,
+    },
+    Spot {
+        #[serde(default)]
+        price: Option<RawSpotPrice>,
+        #[serde(default)]
+        billing: Option<RawBilling>,
+        #[serde(default)]
+        first_hour_free: Option<bool>,
+        #[serde(default)]
+        notice: Option<String>,
+    },
+    Owned(RawOwned),
+}
+
+/// A billing rule: a name or an explicit granularity and minimum.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RawBilling {
+    Named(String),
+    Explicit {
+        granularity: String,
+        #[serde(default)]
+        minimum: Option<String>,
+    },
+}
+
+/// A spot price model.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RawSpotPrice {
+    Constant {
+        value: f64,
+    },
+    Trace {
+        path: String,
+        zone: String,
+        tick: String,
+    },
+    MeanReverting {
+        mean: f64,
+        theta_per_hour: f64,
+        sigma_per_hour: f64,
+        #[serde(default)]
+        floor: Option<f64>,
+    },
+}
+
+/// Owned hardware figures.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOwned {
+    pub capex_per_node: f64,
+    #[serde(default)]
+    pub residual_per_node: Option<f64>,
+    pub life_years: f64,
+    #[serde(default)]
+    pub cost_of_capital: Option<f64>,
+    #[serde(default)]
+    pub idle_kw_per_node: Option<f64>,
+    #[serde(default)]
+    pub full_kw_per_node: Option<f64>,
+    #[serde(default)]
+    pub pue: Option<f64>,
+    #[serde(default)]
+    pub usd_per_kwh: Option<f64>,
+    #[serde(default)]
+    pub colo_usd_per_kw_month: Option<f64>,
+    #[serde(default)]
+    pub staff_usd_per_year: Option<f64>,
+    #[serde(default)]
+    pub maintenance_share_per_year: Option<f64>,
+    #[serde(default)]
+    pub lead_time: Option<String>,
+}
+
+/// `[tco]`: buy-versus-rent candidates for `gpufleet tco`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTco {
+    pub horizon_years: f64,
+    #[serde(default)]
+    pub discount_rate: Option<f64>,
+    #[serde(default)]
+    pub price_decline_per_year: Option<f64>,
+    /// Utilization profile for the analytic path: `[{ gpus, share }]`.
+    #[serde(default)]
+    pub demand: Vec<RawDemand>,
+    pub on_demand_per_node_hour: Option<f64>,
+    #[serde(default)]
+    pub instance: Option<String>,
+    #[serde(default)]
+    pub region: Option<String>,
+    pub gpus_per_node: i64,
+    pub owned: RawOwned,
+    #[serde(default)]
+    pub spot_discount: Option<f64>,
+    #[serde(default)]
+    pub reserved_discount_1y: Option<f64>,
+    #[serde(default)]
+    pub reserved_discount_3y: Option<f64>,
+    pub candidates: Vec<RawCandidate>,
+}
+
+/// One point of the demand profile: `gpus` busy for a `share` of the hours.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawDemand {
+    pub gpus: f64,
+    pub share: f64,
+}
+
+/// A candidate fleet.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RawCandidate {
+    Buy { nodes: i64 },
+    OnDemand { nodes: i64 },
+    Reserve1y { nodes: i64 },
+    Reserve3y { nodes: i64 },
+    Hybrid { owned_nodes: i64, burst_nodes: i64 },
+    Spot { nodes: i64, spot_share: f64 },
+}
+
+/// `[spot_deadline]`: a deadline job run on spot with the Can't Be Late policies.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpotDeadline {
+    pub trace: String,
+    pub work: String,
+    pub deadline: String,
+    #[serde(default)]
+    pub changeover: Option<String>,
+    pub on_demand_per_hour: f64,
+    #[serde(default)]
+    pub spot_per_hour: Option<f64>,
+    #[serde(default)]
+    pub prices: Option<String>,
+    #[serde(default)]
+    pub prices_zone: Option<String>,
+    #[serde(default)]
+    pub starts: Option<i64>,
+}
