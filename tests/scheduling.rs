@@ -678,3 +678,66 @@ fn conservative_backfill_protects_every_reservation_not_only_the_head() {
     );
     assert_eq!(starts(&cons), vec![0, 0, 100, 20, 110]);
 }
+
+#[test]
+fn bad_autoscale_and_scheduler_settings_are_named() {
+    let text = r#"
+name = "bad"
+[[pools]]
+name = "own"
+gpu_type = "H100"
+kind = "owned"
+nodes = 2
+gpus_per_node = 8
+price_per_node_hour = 1.0
+[pools.autoscale]
+min_nodes = 5
+idle_timeout = "10 parsecs"
+[scheduler]
+policy = "tiresias"
+tenant_weights = { a = -1.0 }
+[workload]
+kind = "synthetic"
+rate_per_hour = 1.0
+jobs = 10
+sizes = [{ gpus = 1, weight = 1 }]
+duration = { kind = "fixed", value = "1h" }
+"#;
+    let e = gpufleet::scenario::Scenario::parse(
+        text,
+        std::path::Path::new("bad.toml"),
+        std::path::Path::new("."),
+    )
+    .unwrap_err()
+    .to_string();
+    for want in [
+        "pools[0].kind",
+        "only on_demand and spot pools can autoscale",
+        "pools[0].autoscale.min_nodes",
+        "pools[0].autoscale.idle_timeout",
+    ] {
+        assert!(e.contains(want), "missing {want:?} in:\n{e}");
+    }
+    let e = gpufleet::scenario::Scenario::parse(
+        &text
+            .replace("kind = \"owned\"", "kind = \"on_demand\"")
+            .replace("min_nodes = 5", "min_nodes = 1")
+            .replace("10 parsecs", "10m"),
+        std::path::Path::new("bad.toml"),
+        std::path::Path::new("."),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("scheduler.tenant_weights.a"), "{e}");
+    let e = gpufleet::scenario::Scenario::parse(
+        &text.replace("\"tiresias\"", "\"lottery\""),
+        std::path::Path::new("bad.toml"),
+        std::path::Path::new("."),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("lottery") && e.contains("greedy_fifo"),
+        "unknown policy lists the known ones: {e}"
+    );
+}

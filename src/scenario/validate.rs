@@ -561,6 +561,26 @@ pub(super) fn validate(
     if !c.0.is_empty() {
         return Err(c.0);
     }
+    // An elastic pool's release rule follows its bill: unless the autoscale table says
+    // otherwise, billing blocks and minimum come from the pool's pricing.
+    for (p, a) in autoscale.iter_mut().enumerate() {
+        let (Some(a), Some(rp)) = (a.as_mut(), raw.pools.get(p)) else {
+            continue;
+        };
+        let billing = match pricing.get(p) {
+            Some(crate::pricing::PoolPricing::OnDemand(od)) => Some(od.billing),
+            Some(crate::pricing::PoolPricing::Spot { billing, .. }) => Some(billing.billing),
+            _ => None,
+        };
+        if let (Some(b), Some(ra)) = (billing, rp.autoscale.as_ref()) {
+            if ra.billing_increment.is_none() {
+                a.billing_increment = b.granularity.max(crate::engine::SimTime(1));
+            }
+            if ra.billing_minimum.is_none() {
+                a.billing_minimum = b.minimum;
+            }
+        }
+    }
     let mut budget = crate::sched::BudgetCaps::default();
     if let Some(b) = &raw.scheduler.budget {
         if let Some(t) = b.total_usd {
