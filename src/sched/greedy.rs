@@ -64,8 +64,26 @@ impl Greedy {
 /// True when `cand` cannot fit if `failed` did not (same types and spot eligibility,
 /// at least as much of everything, and a request that is placed the same way).
 pub(crate) fn dominated(failed: &Shape, cand: &Shape, min_gpn: u32) -> bool {
-    if failed.1 != cand.1 || failed.2 != cand.2 || cand.3 < failed.3 || cand.4 < failed.4 {
+    dominated_in(failed, cand, min_gpn, false)
+}
+
+/// As [`dominated`]; with `hostless` (no pool limits CPU or memory, as a fungible pool)
+/// CPU and memory do not matter.
+pub(crate) fn dominated_in(failed: &Shape, cand: &Shape, min_gpn: u32, hostless: bool) -> bool {
+    if failed.1 != cand.1 || failed.2 != cand.2 {
         return false;
+    }
+    if !hostless && (cand.3 < failed.3 || cand.4 < failed.4) {
+        return false;
+    }
+    if hostless {
+        let gpu_ok = match (failed.0, cand.0) {
+            (GpuRequest::Fraction(a), GpuRequest::Fraction(b)) => b >= a,
+            (GpuRequest::Fraction(_), GpuRequest::Whole(_)) => true,
+            (GpuRequest::Whole(a), GpuRequest::Whole(b)) => b >= a,
+            _ => false,
+        };
+        return gpu_ok;
     }
     let gpu_ok = match (failed.0, cand.0) {
         (GpuRequest::None, GpuRequest::None) => true,
@@ -145,6 +163,11 @@ impl QueuePolicy for Greedy {
 
     fn schedule(&mut self, ctx: &mut SchedCtx) {
         let min_gpn = min_node_gpus(ctx);
+        let hostless = ctx
+            .cluster
+            .pools()
+            .iter()
+            .all(|p| p.spec.node.cpu_milli == u32::MAX && p.spec.node.mem_mib == u64::MAX);
         let mut failed: Vec<Shape> = Vec::new();
         let mut cursor: Option<(u64, JobId, u32)> = None;
         loop {
@@ -160,7 +183,10 @@ impl QueuePolicy for Greedy {
             cursor = Some(h);
             let (k, id, c) = h;
             let shape = self.shapes[c as usize];
-            if failed.iter().any(|f| dominated(f, &shape, min_gpn)) {
+            if failed
+                .iter()
+                .any(|f| dominated_in(f, &shape, min_gpn, hostless))
+            {
                 continue;
             }
             if ctx.try_start(id, None) {
