@@ -2,7 +2,11 @@
 //! the set of running jobs with their planned ends (what backfilling plans against).
 //!
 //! One policy per file. Policies never scan the whole queue or cluster on every event:
-//! see each file for the index it keeps.
+//! see each file for the index it keeps and the cost of a pass. Preemptive policies stop
+//! running jobs through [`SchedCtx::start_preempting`] (only as many victims as it takes,
+//! rolled back if they would not make room). Pool order and budget caps live in
+//! `budget.rs`, the elastic pools' autoscaler rules in `autoscaler.rs` (the simulation
+//! drives them).
 
 mod autoscaler;
 mod budget;
