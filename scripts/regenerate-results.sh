@@ -9,18 +9,22 @@
 #   run   <name> <scenario file>     -> results/<name>/  (gpufleet run, scenario's seed)
 #   sweep <name> <sweep file>        -> results/<name>/  (gpufleet sweep)
 # Hooks for results that depend on other work, to be added as their scenarios land:
-#   the scheduler comparison on openb, the FGD reproduction, buy versus rent for H100s over
-#   5 years.
+#   buy versus rent for H100s over 5 years.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CANONICAL=(
   "run quickstart scenarios/quickstart.toml"
   "run llama3-scale-failures scenarios/llama3-scale-failures.toml"
+  "run spot-checkpointing scenarios/spot-checkpointing.toml"
+  "run fgd-openb-default scenarios/fgd-openb-default.toml"
+  "run fgd-openb-gpushare40 scenarios/fgd-openb-gpushare40.toml"
+  "run compare-schedulers-openb scenarios/compare-schedulers-openb.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
+  "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
 )
 # The files compared by --check (charts are redrawn from these).
-SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv"
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv"
 
 check=0
 [ "${1:-}" = "--check" ] && check=1

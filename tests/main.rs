@@ -5,5 +5,7 @@ mod common;
 mod economics;
 mod faults;
 mod foundation;
+mod placement;
 mod scheduling;
 mod sweep;
+mod workload;

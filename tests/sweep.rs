@@ -537,9 +537,20 @@ fn sweep_runs_match_gpufleet_run_for_every_shipped_scenario() {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        // Experiment scenarios (FGD reproduction, placement comparison) are not simulations.
+        .filter(|p| {
+            let t = std::fs::read_to_string(p).unwrap_or_default();
+            !gpufleet::scenario::is_fgd_scenario(&t) && !gpufleet::scenario::is_compare_scenario(&t)
+        })
         .collect();
     files.sort();
     for f in files {
+        // Experiment scenarios (the FGD reproduction, the placement comparison) are run by
+        // their own drivers, not by the simulation a sweep point runs.
+        let text = read(&f);
+        if text.contains("[fgd_experiment]") || text.contains("[placement_comparison]") {
+            continue;
+        }
         let out = d.path().join(f.file_stem().unwrap());
         gpufleet()
             .args([
@@ -559,4 +570,36 @@ fn sweep_runs_match_gpufleet_run_for_every_shipped_scenario() {
         n += 1;
     }
     assert!(n >= 2);
+}
+
+#[test]
+fn progress_is_plain_lines_off_a_terminal_and_quiet_silences_it() {
+    let d = tempfile::tempdir().unwrap();
+    let f = sweep_file(d.path(), GRID);
+    let a = gpufleet()
+        .args([
+            "sweep",
+            f.to_str().unwrap(),
+            "--out",
+            d.path().join("a").to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("sweep: 18/18 runs done (100 %)"), "{err}");
+    assert!(
+        !err.contains('\r') && !err.contains('\u{1b}'),
+        "no bar off a terminal: {err:?}"
+    );
+    let a = gpufleet()
+        .args([
+            "sweep",
+            f.to_str().unwrap(),
+            "--out",
+            d.path().join("b").to_str().unwrap(),
+            "-q",
+        ])
+        .assert()
+        .success();
+    assert!(a.get_output().stderr.is_empty() && a.get_output().stdout.is_empty());
 }

@@ -2,7 +2,11 @@
 //! summary every run writes.
 
 mod cost;
+mod fairness;
 mod summary;
 
 pub use cost::{held_intervals, ledger_from_run, run_cost, RunCost};
-pub use summary::{build_summary, CauseCounts, JobCounts, Quantiles, RunMeta, Summary};
+pub use fairness::{jain_index, tenant_slowdowns};
+pub use summary::{
+    build_summary, CauseCounts, JobCounts, Quantiles, RunMeta, Summary, TenantFigures,
+};

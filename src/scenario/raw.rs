@@ -29,6 +29,9 @@ pub struct RawScenario {
     pub checkpoint: Option<RawCheckpoint>,
     #[serde(default)]
     pub maintenance: Vec<RawMaintenance>,
+    /// `[[spot_interruptions]]` tables (validated in `faults.rs`).
+    #[serde(default)]
+    pub spot_interruptions: Vec<toml::Table>,
     #[serde(default)]
     pub tco: Option<super::raw_pricing::RawTco>,
     #[serde(default)]
@@ -157,6 +160,10 @@ pub struct RawBudget {
 pub enum RawPlacement {
     BestFit,
     WorstFit,
+    FirstFit,
+    GpuPacking,
+    DotProduct,
+    Fgd,
 }
 
 #[derive(Debug, Deserialize)]
@@ -184,6 +191,10 @@ pub enum RawWorkload {
         #[serde(default)]
         skip_bad_rows: bool,
     },
+    /// A trace in any supported format, filtered and shaped at load time.
+    Trace(super::raw_trace::RawTrace),
+    /// A generative model (what `gpufleet trace fit` writes).
+    Model(super::raw_trace::RawModel),
     PaiSim {
         path: String,
         #[serde(default)]
@@ -223,7 +234,23 @@ pub struct RawTenant {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawDuration {
-    Lognormal { median: String, sigma: f64 },
-    Exponential { mean: String },
-    Fixed { value: String },
+    Lognormal {
+        median: String,
+        sigma: f64,
+    },
+    Exponential {
+        mean: String,
+    },
+    Fixed {
+        value: String,
+    },
+    Weibull {
+        scale: String,
+        shape: f64,
+    },
+    Empirical {
+        path: String,
+        #[serde(default)]
+        column: Option<String>,
+    },
 }

@@ -111,6 +111,18 @@ impl<'w> Simulation<'w> {
     ) -> Self {
         let mut cluster = Cluster::new(cfg.pools.clone());
         cluster.set_node_choice(cfg.node_choice);
+        if let Some(scorer) = crate::sched::placement::PolicyScorer::for_choice(
+            cfg.node_choice,
+            workload,
+            cfg.pools
+                .iter()
+                .map(|p| p.node.cpu_milli)
+                .max()
+                .unwrap_or(0),
+            cfg.pools.iter().map(|p| p.node.gpus).max().unwrap_or(0),
+        ) {
+            cluster.set_scorer(std::sync::Arc::new(scorer));
+        }
         let elastic =
             elastic::Elastic::new(&cfg.options.autoscale, &mut cluster, workload.jobs.len());
         let mut pools = PoolChoice::new(&cluster);
@@ -225,7 +237,10 @@ impl<'w> Simulation<'w> {
                     | Event::TraceFail { .. }
                     | Event::Drain { .. }
                     | Event::MaintenanceStart { .. }
-                    | Event::MaintenanceEnd { .. } => {
+                    | Event::MaintenanceEnd { .. }
+                    | Event::SpotNotice { .. }
+                    | Event::SpotOutage { .. }
+                    | Event::SpotRestore { .. } => {
                         self.fault_event(s.event, t);
                         changed = true;
                     }
