@@ -6,5 +6,6 @@ mod economics;
 mod faults;
 mod foundation;
 mod placement;
+mod scheduling;
 mod sweep;
 mod workload;

@@ -19,14 +19,38 @@ pub struct RunCost {
     pub job_usd: Vec<f64>,
 }
 
-/// The intervals each pool held. Fixed-size pools hold every node over `[0, end]`; pools
-/// that grow and shrink will report their own intervals here.
+/// The intervals each pool held. Fixed-size pools hold every node over `[0, end]`;
+/// elastic pools (those with `billed_node_ms`) one interval per node grant, from the
+/// autoscaler's record (a node still held at a horizon is cut there).
 pub fn held_intervals(result: &RunResult) -> Vec<Vec<HeldInterval>> {
-    result
+    let mut out: Vec<Vec<HeldInterval>> = result
         .pools
         .iter()
-        .map(|p| vec![HeldInterval::whole_run(p.nodes, result.end)])
-        .collect()
+        .map(|p| match p.billed_node_ms {
+            None => vec![HeldInterval::whole_run(p.nodes, result.end)],
+            Some(_) => Vec::new(),
+        })
+        .collect();
+    for iv in &result.node_intervals {
+        let p = iv.pool as usize;
+        if result
+            .pools
+            .get(p)
+            .is_some_and(|u| u.billed_node_ms.is_some())
+            && iv.requested < result.end
+        {
+            out[p].push(HeldInterval {
+                requested: iv.requested,
+                ready: iv.ready,
+                // Released after the end only when the run ended with its work done and
+                // the node was kept to its paid block's end (see the simulation's wind-down).
+                released: iv.released.unwrap_or(result.end),
+                nodes: 1,
+                interrupted_by_provider: false,
+            });
+        }
+    }
+    out
 }
 
 /// The ledger of a finished run under flat rates (each pool costs `nodes x hours x rate`).

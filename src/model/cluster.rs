@@ -608,6 +608,16 @@ impl Cluster {
             .unwrap_or(0) as u16
     }
 
+    /// Wholly free GPUs over the up nodes of pool `p`, from the index: O(GPUs per node).
+    pub fn pool_free_whole_gpus(&self, p: usize) -> u64 {
+        let pool = &self.pools[p];
+        pool.buckets
+            .iter()
+            .enumerate()
+            .map(|(k, b)| k as u64 * b.len() as u64)
+            .sum()
+    }
+
     /// Free milli-GPU summed over the up nodes of pool `p`.
     pub fn pool_free_milli(&self, p: usize) -> u64 {
         let pool = &self.pools[p];

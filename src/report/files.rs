@@ -247,6 +247,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             "provisioned_gpus",
             "queued_jobs",
             "running_jobs",
+            "nodes_up",
         ],
         r.timeline.iter().flat_map(|row| {
             row.pools.iter().enumerate().map(move |(p, &(busy, prov))| {
@@ -258,6 +259,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                     f(prov as f64 / 1000.0),
                     row.queued.to_string(),
                     row.running.to_string(),
+                    row.nodes.get(p).copied().unwrap_or(0).to_string(),
                 ]
             })
         }),

@@ -106,6 +106,35 @@ pub struct RawPool {
     /// One pool of `nodes x gpus_per_node` fungible GPUs, no node boundaries.
     #[serde(default)]
     pub fungible: bool,
+    /// Elastic pool: `nodes` is its maximum.
+    #[serde(default)]
+    pub autoscale: Option<RawAutoscale>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAutoscale {
+    #[serde(default)]
+    pub min_nodes: Option<i64>,
+    #[serde(default)]
+    pub provisioning_delay: Option<String>,
+    #[serde(default)]
+    pub idle_timeout: Option<String>,
+    #[serde(default)]
+    pub billing_increment: Option<String>,
+    #[serde(default)]
+    pub billing_minimum: Option<String>,
+    #[serde(default)]
+    pub scale_up_after: Option<String>,
+    #[serde(default)]
+    pub availability: Vec<RawStock>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStock {
+    pub at: String,
+    pub nodes: i64,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -115,6 +144,21 @@ pub struct RawScheduler {
     pub policy: Option<crate::sched::PolicyKind>,
     #[serde(default)]
     pub placement: Option<RawPlacement>,
+    #[serde(default)]
+    pub pool_order: Option<crate::sched::PoolOrder>,
+    #[serde(default)]
+    pub tenant_weights: std::collections::BTreeMap<String, f64>,
+    #[serde(default)]
+    pub budget: Option<RawBudget>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawBudget {
+    #[serde(default)]
+    pub total_usd: Option<f64>,
+    #[serde(default)]
+    pub per_tenant_usd: std::collections::BTreeMap<String, f64>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]

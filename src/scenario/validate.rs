@@ -121,6 +121,85 @@ fn builtin_gpu(name: &str) -> Option<GpuType> {
     })
 }
 
+/// An elastic pool's autoscaler from its `[pools.autoscale]` table.
+fn autoscale_of(
+    c: &mut Collector,
+    p: &str,
+    a: &super::raw::RawAutoscale,
+    rp: &super::raw::RawPool,
+    nodes: u32,
+) -> crate::sched::Autoscale {
+    use crate::model::CapacityKind;
+    let d = crate::sched::Autoscale::default();
+    let at = format!("{p}.autoscale");
+    if !matches!(rp.kind, CapacityKind::OnDemand | CapacityKind::Spot) {
+        c.err(
+            format!("{p}.kind"),
+            format!(
+                "only on_demand and spot pools can autoscale, not {}",
+                rp.kind
+            ),
+        );
+    }
+    let min = a.min_nodes.unwrap_or(0);
+    if min < 0 || min > nodes as i64 {
+        c.err(
+            format!("{at}.min_nodes"),
+            format!("must be between 0 and the pool's nodes ({nodes}), got {min}"),
+        );
+    }
+    let mut dur = |field: &str, v: &Option<String>, default: SimTime| match v {
+        Some(text) => c
+            .duration(&format!("{at}.{field}"), text)
+            .unwrap_or(default),
+        None => default,
+    };
+    let provisioning_delay = dur(
+        "provisioning_delay",
+        &a.provisioning_delay,
+        d.provisioning_delay,
+    );
+    let idle_timeout = dur("idle_timeout", &a.idle_timeout, d.idle_timeout);
+    let billing_increment = dur(
+        "billing_increment",
+        &a.billing_increment,
+        d.billing_increment,
+    );
+    let billing_minimum = dur("billing_minimum", &a.billing_minimum, d.billing_minimum);
+    let scale_up_after = dur("scale_up_after", &a.scale_up_after, d.scale_up_after);
+    if billing_increment == SimTime::ZERO {
+        c.err(
+            format!("{at}.billing_increment"),
+            "must be longer than zero",
+        );
+    }
+    let mut availability = Vec::new();
+    for (i, s) in a.availability.iter().enumerate() {
+        let t = c.duration(&format!("{at}.availability[{i}].at"), &s.at);
+        if s.nodes < 0 {
+            c.err(
+                format!("{at}.availability[{i}].nodes"),
+                format!("must be zero or more, got {}", s.nodes),
+            );
+        }
+        if let Some(t) = t {
+            if availability.last().is_some_and(|&(prev, _)| prev >= t) {
+                c.err(format!("{at}.availability[{i}].at"), "times must increase");
+            }
+            availability.push((t, s.nodes.clamp(0, u32::MAX as i64) as u32));
+        }
+    }
+    crate::sched::Autoscale {
+        min_nodes: min.clamp(0, nodes as i64) as u32,
+        provisioning_delay,
+        idle_timeout,
+        billing_increment,
+        billing_minimum,
+        scale_up_after,
+        availability,
+    }
+}
+
 pub(super) fn validate(
     raw: RawScenario,
     text: &str,
@@ -176,6 +255,7 @@ pub(super) fn validate(
     }
     let mut pools = Vec::new();
     let mut rates = Vec::new();
+    let mut autoscale: Vec<Option<crate::sched::Autoscale>> = Vec::new();
     let mut pricing = Vec::new();
     let mut spot_processes = Vec::new();
     for (i, rp) in raw.pools.iter().enumerate() {
@@ -233,6 +313,17 @@ pub(super) fn validate(
             super::pricing::pool_price(i, rp, rp.nodes.clamp(1, 1_000_000) as u32, base, &mut c.0);
         let price = priced.rate;
         let nodes = rp.nodes.clamp(1, 1_000_000) as u32;
+        autoscale.push(
+            rp.autoscale
+                .as_ref()
+                .map(|a| autoscale_of(&mut c, &p, a, rp, nodes)),
+        );
+        if rp.fungible && rp.autoscale.is_some() {
+            c.err(
+                format!("{p}.fungible"),
+                "a fungible pool cannot autoscale (it has no nodes to rent)",
+            );
+        }
         if rp.fungible {
             // No node boundaries: every GPU is a slot of its own with no CPU or memory
             // limit, so any job that asks for at most the pool's GPUs fits once they are free.
@@ -491,6 +582,44 @@ pub(super) fn validate(
     if !c.0.is_empty() {
         return Err(c.0);
     }
+    // An elastic pool's release rule follows its bill: unless the autoscale table says
+    // otherwise, billing blocks and minimum come from the pool's pricing.
+    for (p, a) in autoscale.iter_mut().enumerate() {
+        let (Some(a), Some(rp)) = (a.as_mut(), raw.pools.get(p)) else {
+            continue;
+        };
+        let billing = match pricing.get(p) {
+            Some(crate::pricing::PoolPricing::OnDemand(od)) => Some(od.billing),
+            Some(crate::pricing::PoolPricing::Spot { billing, .. }) => Some(billing.billing),
+            _ => None,
+        };
+        if let (Some(b), Some(ra)) = (billing, rp.autoscale.as_ref()) {
+            if ra.billing_increment.is_none() {
+                a.billing_increment = b.granularity.max(crate::engine::SimTime(1));
+            }
+            if ra.billing_minimum.is_none() {
+                a.billing_minimum = b.minimum;
+            }
+        }
+    }
+    let mut budget = crate::sched::BudgetCaps::default();
+    if let Some(b) = &raw.scheduler.budget {
+        if let Some(t) = b.total_usd {
+            budget.total_usd = Some(c.non_negative("scheduler.budget.total_usd", t));
+        }
+        for (name, &usd) in &b.per_tenant_usd {
+            c.non_negative(&format!("scheduler.budget.per_tenant_usd.{name}"), usd);
+            budget.per_tenant_usd.push((name.clone(), usd));
+        }
+    }
+    let mut weights = Vec::new();
+    for (name, &w) in &raw.scheduler.tenant_weights {
+        c.positive(&format!("scheduler.tenant_weights.{name}"), w);
+        weights.push((name.clone(), w));
+    }
+    if !c.0.is_empty() {
+        return Err(c.0);
+    }
     let gpu_hour_usd: Vec<f64> = pools
         .iter()
         .zip(&rates)
@@ -518,6 +647,10 @@ pub(super) fn validate(
             sample_every: sample,
             options: crate::sched::SchedOptions {
                 gpu_hour_usd: gpu_hour_usd.clone(),
+                autoscale,
+                pool_order: raw.scheduler.pool_order.unwrap_or_default(),
+                budget,
+                tenant_weights_by_name: weights,
                 ..Default::default()
             },
         },

@@ -79,7 +79,9 @@ impl EasyBackfill {
                 .cluster
                 .find(p, job.gpus, job.cpu_milli, job.mem_mib, avoid)
             {
-                return Some((a, end));
+                if ctx.within_budget(id, &a, end) {
+                    return Some((a, end));
+                }
             }
         }
         None

@@ -26,7 +26,8 @@ pub enum GreedyKey {
     ShortestDuration,
 }
 
-type Shape = (GpuRequest, TypeMask, bool, u32, u64);
+/// A request's shape: GPUs, allowed types, preemptible, CPU milli, memory MiB.
+pub(crate) type Shape = (GpuRequest, TypeMask, bool, u32, u64);
 
 /// Greedy list scheduling.
 #[derive(Debug)]
@@ -62,9 +63,27 @@ impl Greedy {
 
 /// True when `cand` cannot fit if `failed` did not (same types and spot eligibility,
 /// at least as much of everything, and a request that is placed the same way).
-fn dominated(failed: &Shape, cand: &Shape, min_gpn: u32) -> bool {
-    if failed.1 != cand.1 || failed.2 != cand.2 || cand.3 < failed.3 || cand.4 < failed.4 {
+pub(crate) fn dominated(failed: &Shape, cand: &Shape, min_gpn: u32) -> bool {
+    dominated_in(failed, cand, min_gpn, false)
+}
+
+/// As [`dominated`]; with `hostless` (no pool limits CPU or memory, as a fungible pool)
+/// CPU and memory do not matter.
+pub(crate) fn dominated_in(failed: &Shape, cand: &Shape, min_gpn: u32, hostless: bool) -> bool {
+    if failed.1 != cand.1 || failed.2 != cand.2 {
         return false;
+    }
+    if !hostless && (cand.3 < failed.3 || cand.4 < failed.4) {
+        return false;
+    }
+    if hostless {
+        let gpu_ok = match (failed.0, cand.0) {
+            (GpuRequest::Fraction(a), GpuRequest::Fraction(b)) => b >= a,
+            (GpuRequest::Fraction(_), GpuRequest::Whole(_)) => true,
+            (GpuRequest::Whole(a), GpuRequest::Whole(b)) => b >= a,
+            _ => false,
+        };
+        return gpu_ok;
     }
     let gpu_ok = match (failed.0, cand.0) {
         (GpuRequest::None, GpuRequest::None) => true,
@@ -80,6 +99,27 @@ fn dominated(failed: &Shape, cand: &Shape, min_gpn: u32) -> bool {
         _ => true,
     };
     gpu_ok && host_ok
+}
+
+/// Fewest GPUs per node over the cluster's pools.
+pub(crate) fn min_node_gpus(ctx: &SchedCtx) -> u32 {
+    ctx.cluster
+        .pools()
+        .iter()
+        .map(|p| p.spec.node.gpus as u32)
+        .min()
+        .unwrap_or(0)
+}
+
+/// A job's shape.
+pub(crate) fn shape_of(job: &Job) -> Shape {
+    (
+        job.gpus,
+        job.gpu_types,
+        job.preemptible,
+        job.cpu_milli,
+        job.mem_mib,
+    )
 }
 
 impl QueuePolicy for Greedy {
@@ -122,13 +162,12 @@ impl QueuePolicy for Greedy {
     }
 
     fn schedule(&mut self, ctx: &mut SchedCtx) {
-        let min_gpn = ctx
+        let min_gpn = min_node_gpus(ctx);
+        let hostless = ctx
             .cluster
             .pools()
             .iter()
-            .map(|p| p.spec.node.gpus as u32)
-            .min()
-            .unwrap_or(0);
+            .all(|p| p.spec.node.cpu_milli == u32::MAX && p.spec.node.mem_mib == u64::MAX);
         let mut failed: Vec<Shape> = Vec::new();
         let mut cursor: Option<(u64, JobId, u32)> = None;
         loop {
@@ -144,7 +183,10 @@ impl QueuePolicy for Greedy {
             cursor = Some(h);
             let (k, id, c) = h;
             let shape = self.shapes[c as usize];
-            if failed.iter().any(|f| dominated(f, &shape, min_gpn)) {
+            if failed
+                .iter()
+                .any(|f| dominated_in(f, &shape, min_gpn, hostless))
+            {
                 continue;
             }
             if ctx.try_start(id, None) {

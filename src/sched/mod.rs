@@ -2,9 +2,16 @@
 //! the set of running jobs with their planned ends (what backfilling plans against).
 //!
 //! One policy per file. Policies never scan the whole queue or cluster on every event:
-//! see each file for the index it keeps.
+//! see each file for the index it keeps and the cost of a pass. Preemptive policies stop
+//! running jobs through [`SchedCtx::start_preempting`] (only as many victims as it takes,
+//! rolled back if they would not make room). Pool order and budget caps live in
+//! `budget.rs`, the elastic pools' autoscaler rules in `autoscaler.rs` (the simulation
+//! drives them).
 
+mod autoscaler;
+mod budget;
 mod class_queue;
+mod conservative_backfill;
 mod easy_backfill;
 mod fair_share;
 mod fifo;
@@ -19,7 +26,10 @@ mod srtf;
 mod throughput_per_dollar;
 mod tiresias;
 
+pub use autoscaler::{Autoscale, NodeInterval};
+pub use budget::{pool_order, rent_commitment, Budget, BudgetCaps, PoolOrder};
 pub use class_queue::ClassQueue;
+pub use conservative_backfill::ConservativeBackfill;
 pub use easy_backfill::EasyBackfill;
 pub use fair_share::FairShare;
 pub use fifo::Fifo;
@@ -33,7 +43,7 @@ pub use throughput_per_dollar::ThroughputPerDollar;
 pub use tiresias::Tiresias;
 
 use crate::engine::SimTime;
-use crate::model::{Allocation, CapacityKind, Cluster, Job, JobId, ReservedNodes};
+use crate::model::{Allocation, CapacityKind, Cluster, Job, JobId, ReservedNodes, MILLI_PER_GPU};
 
 /// The queue policies a scenario can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -60,6 +70,8 @@ pub enum PolicyKind {
     FairShare,
     /// Each job in the pool where its throughput per dollar is best (the Gavel idea).
     ThroughputPerDollar,
+    /// Conservative backfill: every waiting job holds a reservation no later job may delay.
+    ConservativeBackfill,
 }
 
 impl PolicyKind {
@@ -83,10 +95,11 @@ impl PolicyKind {
             PolicyKind::Priority => Box::new(PriorityPreempt::default()),
             PolicyKind::FairShare => Box::new(FairShare::new(o.tenant_weights.clone())),
             PolicyKind::ThroughputPerDollar => Box::new(ThroughputPerDollar::default()),
+            PolicyKind::ConservativeBackfill => Box::new(ConservativeBackfill::default()),
         }
     }
     /// Every policy, for tests and benchmarks.
-    pub const ALL: [PolicyKind; 10] = [
+    pub const ALL: [PolicyKind; 11] = [
         PolicyKind::Fifo,
         PolicyKind::EasyBackfill,
         PolicyKind::GreedyFifo,
@@ -97,6 +110,7 @@ impl PolicyKind {
         PolicyKind::Priority,
         PolicyKind::FairShare,
         PolicyKind::ThroughputPerDollar,
+        PolicyKind::ConservativeBackfill,
     ];
     /// The scenario-file spelling.
     pub fn as_str(self) -> &'static str {
@@ -111,6 +125,7 @@ impl PolicyKind {
             PolicyKind::Priority => "priority",
             PolicyKind::FairShare => "fair_share",
             PolicyKind::ThroughputPerDollar => "throughput_per_dollar",
+            PolicyKind::ConservativeBackfill => "conservative_backfill",
         }
     }
 }
@@ -121,6 +136,8 @@ impl PolicyKind {
 pub struct PoolChoice {
     /// Per pool: (GPU type index, capacity kind, speed).
     pools: Vec<(usize, CapacityKind, f64)>,
+    /// Pool indices in the order jobs try them.
+    order: Vec<usize>,
     /// Per pool: price of one GPU-hour (zero when unknown).
     gpu_hour_usd: Vec<f64>,
 }
@@ -135,7 +152,25 @@ impl PoolChoice {
                 .map(|p| (p.spec.gpu_type, p.spec.kind, p.spec.speed))
                 .collect(),
             gpu_hour_usd: vec![0.0; cluster.pools().len()],
+            order: (0..cluster.pools().len()).collect(),
         }
+    }
+
+    /// Sets the order in which jobs try pools (after prices are set).
+    pub fn set_order(&mut self, order: PoolOrder) {
+        let info: Vec<(CapacityKind, f64, f64)> = self
+            .pools
+            .iter()
+            .zip(&self.gpu_hour_usd)
+            .map(|(&(_, k, s), &usd)| (k, s, usd))
+            .collect();
+        self.order = pool_order(order, &info);
+    }
+
+    /// What starting `milli` GPU-thousandths for `runtime` in pool `p` commits against
+    /// budget caps (zero unless the pool is rented).
+    pub fn commitment(&self, p: usize, milli: u64, runtime: SimTime) -> f64 {
+        rent_commitment(self.pools[p].1, self.gpu_hour_usd[p], milli, runtime)
     }
 
     /// Sets each pool's price per GPU-hour (for price-aware policies).
@@ -168,7 +203,10 @@ impl PoolChoice {
 
     /// Pools `job` may use, in preference order.
     pub fn eligible<'a>(&'a self, job: &'a Job) -> impl Iterator<Item = usize> + 'a {
-        (0..self.pools.len()).filter(move |&p| self.allows(job, p))
+        self.order
+            .iter()
+            .copied()
+            .filter(move |&p| self.allows(job, p))
     }
 
     /// Speed of pool `p`'s GPUs.
@@ -186,6 +224,9 @@ impl PoolChoice {
         }
     }
 }
+
+/// Most running jobs one start may preempt (bounds the work of a failed attempt).
+pub const MAX_VICTIMS: usize = 64;
 
 /// What a policy sees and may change during one scheduling pass.
 pub struct SchedCtx<'a> {
@@ -208,6 +249,8 @@ pub struct SchedCtx<'a> {
     /// The earliest time the policy asks to be called again without any other event
     /// (e.g. when a running job crosses a priority threshold); `None`: no request.
     pub wake: &'a mut Option<SimTime>,
+    /// Spending caps on rented pools and what starts have committed against them.
+    pub budget: &'a mut Budget,
 }
 
 impl SchedCtx<'_> {
@@ -230,6 +273,9 @@ impl SchedCtx<'_> {
                 .cluster
                 .find(p, job.gpus, job.cpu_milli, job.mem_mib, avoid_here)
             {
+                if !self.within_budget(id, &a, planned_end) {
+                    continue;
+                }
                 self.start(id, a, planned_end);
                 return true;
             }
@@ -237,8 +283,22 @@ impl SchedCtx<'_> {
         false
     }
 
+    /// True when starting `id` with `a` until `planned_end` stays within the budget caps.
+    pub fn within_budget(&self, id: JobId, a: &Allocation, planned_end: SimTime) -> bool {
+        let held: u64 = a.gpus.iter().map(|s| s.milli as u64).sum();
+        let usd = self
+            .pools
+            .commitment(a.pool as usize, held, planned_end.since(self.now));
+        self.budget.allows(self.jobs[id as usize].tenant, usd)
+    }
+
     /// Records a start with an allocation already found.
     pub fn start(&mut self, id: JobId, a: Allocation, planned_end: SimTime) {
+        let held: u64 = a.gpus.iter().map(|s| s.milli as u64).sum();
+        let usd = self
+            .pools
+            .commitment(a.pool as usize, held, planned_end.since(self.now));
+        self.budget.charge(self.jobs[id as usize].tenant, usd);
         self.cluster.take(&a);
         self.running.insert(id, a, self.now, planned_end);
         self.started.push(id);
@@ -257,11 +317,11 @@ impl SchedCtx<'_> {
             .cluster
             .find(p, job.gpus, job.cpu_milli, job.mem_mib, None)
         {
-            Some(a) => {
+            Some(a) if self.within_budget(id, &a, planned_end) => {
                 self.start(id, a, planned_end);
                 true
             }
-            None => false,
+            _ => false,
         }
     }
 
@@ -291,6 +351,59 @@ impl SchedCtx<'_> {
             }
             None => false,
         }
+    }
+
+    /// Starts `id` by preempting running jobs from `victims`, in that order, only as many
+    /// as it takes: after each victim's capacity is freed the job is tried again. If it
+    /// still does not fit after `MAX_VICTIMS` victims (or all of them), nothing is
+    /// preempted and every victim keeps running. Returns true when the job started.
+    pub fn start_preempting(
+        &mut self,
+        id: JobId,
+        victims: impl IntoIterator<Item = JobId>,
+    ) -> bool {
+        let victims: Vec<JobId> = victims.into_iter().take(MAX_VICTIMS).collect();
+        // Cheap necessary condition first: whole free GPUs in the eligible pools plus the
+        // victims' GPUs must cover the request (fractions count as one GPU).
+        let job = &self.jobs[id as usize];
+        let need = job.gpus.milli().div_ceil(MILLI_PER_GPU as u64);
+        let mut have: u64 = self
+            .pools
+            .eligible(job)
+            .map(|p| self.cluster.pool_free_whole_gpus(p))
+            .sum();
+        for &v in &victims {
+            if have >= need {
+                break;
+            }
+            if let Some(r) = self.running.get(v) {
+                have +=
+                    r.alloc.gpus.iter().map(|s| s.milli as u64).sum::<u64>() / MILLI_PER_GPU as u64;
+            }
+        }
+        if have < need {
+            return false;
+        }
+        let mut taken: Vec<(JobId, RunningJob)> = Vec::new();
+        for v in victims {
+            let Some(r) = self.running.remove(v) else {
+                continue;
+            };
+            self.cluster.give_back(&r.alloc);
+            taken.push((v, r));
+            if self.try_start(id, None) {
+                for (v, r) in taken {
+                    self.preempted.push(v);
+                    self.running.note_stopped(v, r);
+                }
+                return true;
+            }
+        }
+        for (v, r) in taken.into_iter().rev() {
+            self.cluster.take(&r.alloc);
+            self.running.insert(v, r.alloc, r.start, r.planned_end);
+        }
+        false
     }
 
     /// Asks to be called again at `t` (the earliest request of a pass wins).

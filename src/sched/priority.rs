@@ -1,13 +1,13 @@
 //! Priority classes with preemption: waiting jobs in order of priority (higher first),
 //! then arrival. When the first waiting job does not fit, running jobs of strictly lower
-//! priority are preempted, lowest priority and most recently started first, if together
-//! with the free capacity they cover its request; otherwise it waits and blocks the
-//! jobs behind it (so a high class is never starved by lower ones).
+//! priority are preempted, lowest priority and most recently started first, as many as it
+//! takes to make it fit (none if they cannot); otherwise it waits and blocks the jobs
+//! behind it (so a high class is never starved by lower ones).
 //!
 //! Speed: one ordered set of waiting jobs and one of running jobs by priority; a pass
 //! costs O((s + v + 1) log n) for s starts and v victims examined.
 
-use super::{QueuePolicy, SchedCtx};
+use super::{QueuePolicy, SchedCtx, MAX_VICTIMS};
 use crate::model::{Job, JobId};
 use std::collections::{BTreeSet, HashMap};
 
@@ -23,34 +23,33 @@ pub struct PriorityPreempt {
 }
 
 impl PriorityPreempt {
-    fn make_room(&mut self, ctx: &mut SchedCtx, id: JobId) -> bool {
+    /// Starts `id` by preempting lower-priority jobs, lowest first, as many as it takes.
+    fn start_preempting(&mut self, ctx: &mut SchedCtx, id: JobId) -> bool {
         let job = &ctx.jobs[id as usize];
-        let need = job.gpus.milli();
-        let eligible: Vec<usize> = ctx.pools.eligible(job).collect();
-        let mut got: u64 = eligible
+        let victims: Vec<JobId> = self
+            .running
             .iter()
-            .map(|&p| ctx.cluster.pool_free_milli(p))
-            .sum();
-        let mut victims = Vec::new();
-        for &(prio, _, v) in &self.running {
-            if prio >= job.priority || got >= need {
-                break;
-            }
-            if let Some(r) = ctx.running.get(v) {
-                if eligible.contains(&(r.alloc.pool as usize)) {
-                    got += r.alloc.gpus.iter().map(|s| s.milli as u64).sum::<u64>();
-                    victims.push(v);
-                }
-            }
-        }
-        if victims.is_empty() || got < need {
+            .take_while(|&&(prio, _, _)| prio < job.priority)
+            .map(|&(_, _, v)| v)
+            .filter(|&v| {
+                ctx.running
+                    .get(v)
+                    .is_some_and(|r| ctx.pools.allows(job, r.alloc.pool as usize))
+            })
+            .take(MAX_VICTIMS)
+            .collect();
+        if victims.is_empty() {
             return false;
         }
-        for v in victims {
+        let before = ctx.preempted.len();
+        if !ctx.start_preempting(id, victims) {
+            return false;
+        }
+        for i in before..ctx.preempted.len() {
+            let v = ctx.preempted[i];
             if let Some((p, s)) = self.running_key.remove(&v) {
                 self.running.remove(&(p, s, v));
             }
-            ctx.preempt(v);
         }
         true
     }
@@ -75,8 +74,7 @@ impl QueuePolicy for PriorityPreempt {
     fn schedule(&mut self, ctx: &mut SchedCtx) {
         while let Some(&first) = self.waiting.first() {
             let id = first.2;
-            let ok =
-                ctx.try_start(id, None) || (self.make_room(ctx, id) && ctx.try_start(id, None));
+            let ok = ctx.try_start(id, None) || self.start_preempting(ctx, id);
             if !ok {
                 break;
             }

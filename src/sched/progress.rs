@@ -16,8 +16,10 @@ pub struct Progress {
     pub preemptions: u32,
     /// When the job last stopped running (preempted), if it ever did.
     pub last_stop: Option<SimTime>,
-    /// Length of its last run (for starvation guards).
+    /// Length of its last run.
     pub last_run: SimTime,
+    /// Wall-clock time run in all earlier runs (for starvation guards).
+    pub ran: SimTime,
 }
 
 /// What a preempted job loses. Until checkpoints are modelled by the failures work, a run
@@ -69,14 +71,22 @@ pub struct SchedOptions {
     /// Tiresias: attained-service thresholds between queues, in GPU-seconds, ascending
     /// (K thresholds make K + 1 queues).
     pub tiresias_thresholds_gpu_s: Vec<u64>,
-    /// Tiresias: a job waiting longer than this factor times its last run (or since its
-    /// arrival, if it never ran, counted against the threshold of its queue) is promoted
-    /// to the top queue.
+    /// Tiresias: a preempted job waiting longer than this factor times the time it has
+    /// run so far is promoted to the top queue.
     pub tiresias_starvation_factor: f64,
     /// Fair share: weight per tenant index (missing tenants weigh 1).
     pub tenant_weights: Vec<f64>,
     /// Price of a GPU-hour per pool (for price-aware policies; missing pools cost 0).
     pub gpu_hour_usd: Vec<f64>,
+    /// Per pool: its autoscaler, for elastic pools (missing or `None`: a fixed pool).
+    pub autoscale: Vec<Option<super::Autoscale>>,
+    /// Order in which jobs try pools.
+    pub pool_order: super::PoolOrder,
+    /// Spending caps on rented pools.
+    pub budget: super::BudgetCaps,
+    /// Fair share weights by tenant name (resolved at the start; override
+    /// `tenant_weights` for the tenants they name).
+    pub tenant_weights_by_name: Vec<(String, f64)>,
 }
 
 impl Default for SchedOptions {
@@ -88,6 +98,10 @@ impl Default for SchedOptions {
             tiresias_starvation_factor: 8.0,
             tenant_weights: Vec::new(),
             gpu_hour_usd: Vec::new(),
+            autoscale: Vec::new(),
+            pool_order: super::PoolOrder::Scenario,
+            budget: super::BudgetCaps::default(),
+            tenant_weights_by_name: Vec::new(),
         }
     }
 }

@@ -1,15 +1,17 @@
 //! Shortest remaining time first (preemptive SJF): waiting jobs in order of estimated
 //! remaining work; when the shortest waiting job does not fit, running jobs whose
 //! estimated remaining time is longer than its own are preempted, longest first, as long
-//! as that can make room for it. The head then blocks the rest, as in SJF.
+//! as it takes to make room for it (none if they cannot). The head then blocks the
+//! rest, as in SJF.
 //!
 //! A running job's remaining time is its planned end minus now, so the running set kept
 //! per pool by planned end is already ordered by remaining time: finding victims walks it
 //! from the latest end and stops at the first job that ends sooner than the head would.
 //! A pass costs O((s + v + 1) log n) for s starts and v victims examined.
 
-use super::{Progress, QueuePolicy, SchedCtx};
-use crate::model::{GpuRequest, Job, JobId, MILLI_PER_GPU};
+use super::{Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
+use crate::engine::SimTime;
+use crate::model::{Job, JobId};
 use std::collections::BTreeSet;
 
 /// Preemptive shortest remaining time first.
@@ -25,46 +27,21 @@ impl Srtf {
         self.seq += 1;
     }
 
-    /// Preempts running jobs longer than `head` in one eligible pool if their GPUs plus
-    /// the pool's free GPUs cover the head's request; returns true if any was preempted.
-    fn make_room(ctx: &mut SchedCtx, head: JobId, left: u64) -> bool {
+    /// Running jobs whose remaining time is longer than `head` would take, per eligible
+    /// pool in preference order, longest remaining first.
+    fn victims(ctx: &SchedCtx, head: JobId, left: u64) -> Vec<JobId> {
         let job = &ctx.jobs[head as usize];
-        let need = job.gpus.milli();
-        let pools: Vec<usize> = ctx.pools.eligible(job).collect();
-        for p in pools {
-            let gpn = ctx.cluster.pools()[p].spec.node.gpus as u64;
-            // Whole free GPUs (milli) in this pool; a fraction needs one GPU's worth at most.
-            let free = ctx.cluster.pool_free_milli(p);
-            let gang = matches!(job.gpus, GpuRequest::Whole(w) if w as u64 > gpn);
-            let mut victims = Vec::new();
-            let mut got = free;
+        let mut out = Vec::new();
+        for p in ctx.pools.eligible(job) {
+            let head_runtime = ctx.pools.runtime(SimTime(left), p).0;
             for (end, id) in ctx.running.latest_ends(p) {
-                let their_left = end.since(ctx.now).0;
-                if their_left <= left {
+                if end.since(ctx.now).0 <= head_runtime || out.len() >= MAX_VICTIMS {
                     break;
                 }
-                if let Some(r) = ctx.running.get(id) {
-                    got += r.alloc.gpus.iter().map(|s| s.milli as u64).sum::<u64>();
-                }
-                victims.push(id);
-                let enough = if gang {
-                    got >= need.div_ceil(gpn * MILLI_PER_GPU as u64) * gpn * 1000
-                } else {
-                    got >= need
-                };
-                if enough {
-                    break;
-                }
+                out.push(id);
             }
-            if victims.is_empty() || got < need {
-                continue;
-            }
-            for v in victims {
-                ctx.preempt(v);
-            }
-            return true;
         }
-        false
+        out
     }
 }
 
@@ -88,7 +65,8 @@ impl QueuePolicy for Srtf {
                 self.queue.pop_first();
                 continue;
             }
-            if !Self::make_room(ctx, id, left) || !ctx.try_start(id, None) {
+            let victims = Self::victims(ctx, id, left);
+            if victims.is_empty() || !ctx.start_preempting(id, victims) {
                 break;
             }
             self.queue.remove(&(left, seq, id));

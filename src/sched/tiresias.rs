@@ -5,7 +5,7 @@
 //! attained service is between thresholds i - 1 and i. Lower queues go first; within a
 //! queue, jobs go in arrival order. A running job that crosses a threshold is demoted and
 //! may then be preempted by a waiting job of a higher queue. Starvation guard: a job that
-//! has waited, since it was last stopped, more than `factor` times its last run is
+//! has waited, since it was last stopped, more than `factor` times its total run time is
 //! promoted to the top queue with its attained service counted from zero again.
 //!
 //! Speed: waiting jobs sit in one ordered set per queue; running jobs in one set ordered
@@ -13,14 +13,19 @@
 //! timed in ordered sets and the policy asks the simulation to wake it at the next one.
 //! A pass costs O((s + v + d + f) log n) for s starts, v victims, d demotions or
 //! promotions and f failed placement attempts, which are capped at `SCAN_LIMIT` per pass:
-//! past that many jobs that cannot start even with preemption, the pass stops.
+//! past that many jobs that cannot start, the pass stops. Only the first job of a pass
+//! that does not fit may preempt (at most `MAX_VICTIMS` victims, and only if that makes
+//! it fit).
 
-use super::{Progress, QueuePolicy, SchedCtx};
+use super::{Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
 use crate::engine::SimTime;
 use crate::model::{Job, JobId};
 use std::collections::{BTreeSet, HashMap};
 
-const SCAN_LIMIT: usize = 64;
+const SCAN_LIMIT: usize = 16;
+/// Most waiting jobs a pass looks at (jobs skipped because a smaller request of the
+/// same kind already failed are cheap, but still bounded).
+const VISIT_LIMIT: usize = 32;
 
 /// Tiresias 2D-LAS.
 #[derive(Debug)]
@@ -38,6 +43,7 @@ pub struct Tiresias {
     crossing_of: HashMap<JobId, SimTime>,
     /// (time, job) at which a waiting job is promoted to the top queue.
     promotions: BTreeSet<(SimTime, JobId)>,
+    promotion_of: HashMap<JobId, SimTime>,
     /// Attained service (GPU-ms) not counted after a promotion.
     base: HashMap<JobId, u64>,
     /// Requeued jobs with their progress, waiting for the next pass to be placed.
@@ -62,6 +68,7 @@ impl Tiresias {
             crossings: BTreeSet::new(),
             crossing_of: HashMap::new(),
             promotions: BTreeSet::new(),
+            promotion_of: HashMap::new(),
             base: HashMap::new(),
             inbox: Vec::new(),
             len: 0,
@@ -123,6 +130,9 @@ impl Tiresias {
         if let Some(q) = self.waiting_q.remove(&id) {
             self.waiting[q as usize].remove(&(submit, id));
         }
+        if let Some(t) = self.promotion_of.remove(&id) {
+            self.promotions.remove(&(t, id));
+        }
         self.len -= 1;
     }
 
@@ -148,6 +158,7 @@ impl Tiresias {
                 break;
             }
             self.promotions.pop_first();
+            self.promotion_of.remove(&id);
             if let Some(q) = self.waiting_q.get(&id).copied() {
                 if q > 0 {
                     let s = ctx.jobs[id as usize].submit.0;
@@ -160,34 +171,33 @@ impl Tiresias {
         }
     }
 
-    /// Preempts running jobs of lower queues than `q` (lowest priority first) if, with
-    /// the free capacity, they cover `id`'s request in its eligible pools.
-    fn make_room(&mut self, ctx: &mut SchedCtx, id: JobId, q: u8) -> bool {
+    /// Starts `id` (of queue `q`) by preempting running jobs of lower queues, lowest
+    /// priority first, only as many as it takes.
+    fn start_preempting(&mut self, ctx: &mut SchedCtx, id: JobId, q: u8) -> bool {
         let job = &ctx.jobs[id as usize];
-        let need = job.gpus.milli();
-        let eligible: Vec<usize> = ctx.pools.eligible(job).collect();
-        let mut got: u64 = eligible
+        let victims: Vec<JobId> = self
+            .running
             .iter()
-            .map(|&p| ctx.cluster.pool_free_milli(p))
-            .sum();
-        let mut victims = Vec::new();
-        for &(vq, _, v) in self.running.iter().rev() {
-            if vq <= q || got >= need {
-                break;
-            }
-            if let Some(r) = ctx.running.get(v) {
-                if eligible.contains(&(r.alloc.pool as usize)) {
-                    got += r.alloc.gpus.iter().map(|s| s.milli as u64).sum::<u64>();
-                    victims.push(v);
-                }
-            }
-        }
-        if victims.is_empty() || got < need {
+            .rev()
+            .take_while(|&&(vq, _, _)| vq > q)
+            .map(|&(_, _, v)| v)
+            .filter(|&v| {
+                ctx.running
+                    .get(v)
+                    .is_some_and(|r| ctx.pools.allows(job, r.alloc.pool as usize))
+            })
+            .take(MAX_VICTIMS)
+            .collect();
+        if victims.is_empty() {
             return false;
         }
-        for v in victims {
+        let before = ctx.preempted.len();
+        if !ctx.start_preempting(id, victims) {
+            return false;
+        }
+        for i in before..ctx.preempted.len() {
+            let v = ctx.preempted[i];
             self.untrack_running(v);
-            ctx.preempt(v);
         }
         true
     }
@@ -222,16 +232,20 @@ impl QueuePolicy for Tiresias {
             self.enqueue(id, ctx.jobs[id as usize].submit.0, q);
             if q > 0 {
                 let stop = p.last_stop.unwrap_or(ctx.now);
-                let wait = (p.last_run.0 as f64 * self.factor).ceil() as u64;
+                let wait = (p.ran.0 as f64 * self.factor).ceil() as u64;
                 self.promotions
                     .insert((stop.plus(SimTime(wait.max(1))), id));
             }
         }
         self.advance(ctx);
         let mut failures = 0;
+        let mut visits = 0;
+        let mut tried_preempt = false;
+        let min_gpn = super::greedy::min_node_gpus(ctx);
+        let mut failed: Vec<super::greedy::Shape> = Vec::new();
         let mut q = 0usize;
         let mut cursor: Option<(u64, JobId)> = None;
-        while q < self.waiting.len() && failures < SCAN_LIMIT {
+        while q < self.waiting.len() && failures < SCAN_LIMIT && visits < VISIT_LIMIT {
             let next = match cursor {
                 None => self.waiting[q].first().copied(),
                 Some(c) => self.waiting[q]
@@ -245,13 +259,28 @@ impl QueuePolicy for Tiresias {
                 continue;
             };
             cursor = Some((s, id));
+            visits += 1;
+            let shape = super::greedy::shape_of(&ctx.jobs[id as usize]);
+            if tried_preempt
+                && failed
+                    .iter()
+                    .any(|f| super::greedy::dominated(f, &shape, min_gpn))
+            {
+                continue;
+            }
+            // Only the first job that does not fit may preempt, once per pass: this bounds
+            // a pass's work and keeps a stream of preemptions from one crowded moment.
             let started = ctx.try_start(id, None)
-                || (self.make_room(ctx, id, q as u8) && ctx.try_start(id, None));
+                || (!tried_preempt && {
+                    tried_preempt = true;
+                    self.start_preempting(ctx, id, q as u8)
+                });
             if started {
                 self.dequeue(id, s);
                 self.track_running(ctx, id);
             } else {
                 failures += 1;
+                failed.push(shape);
             }
         }
         let next = [self.crossings.first(), self.promotions.first()]

@@ -20,6 +20,21 @@ pub enum Event {
         /// Wake generation.
         gen: u32,
     },
+    /// A rented node of an elastic pool is ready to take jobs.
+    NodeReady {
+        /// The node.
+        node: u32,
+    },
+    /// Release check of an elastic node that went idle; stale when the node's idle
+    /// generation moved on (a job started on it since).
+    NodeRelease {
+        /// The node.
+        node: u32,
+        /// The node's idle generation when it went idle.
+        gen: u32,
+    },
+    /// The autoscaler looks again (a wait target or a stock change is due).
+    Autoscale,
     /// A failure process strikes a node.
     NodeFail {
         /// Node index.

@@ -21,7 +21,7 @@ pub(super) struct FaultState {
     /// Jobs on each node (few per node; kept sorted).
     node_jobs: Vec<Vec<JobId>>,
     /// Reasons each node is down (failure, drain); up when zero.
-    down: Vec<u8>,
+    pub(super) down: Vec<u8>,
     down_since: Vec<SimTime>,
     down_ms: Vec<u128>,
     /// Resolved node of each trace failure (None: out of range, ignored and counted).
@@ -285,6 +285,7 @@ impl Simulation<'_> {
         };
         self.policy.invalidate();
         self.cluster.give_back(&run.alloc);
+        self.elastic_freed(&run.alloc, t);
         let p = run.alloc.pool as usize;
         let held = self.records[id as usize].gpu_milli;
         self.busy_milli[p] -= held;
@@ -316,6 +317,7 @@ impl Simulation<'_> {
                 &self.workload.jobs[id as usize],
                 &self.progress[id as usize],
             );
+            self.elastic_queued(id, t);
         }
     }
 
@@ -339,7 +341,10 @@ impl Simulation<'_> {
         *d -= 1;
         if *d == 0 {
             st.down_ms[pool] += t.since(st.down_since[node as usize]).0 as u128;
-            self.cluster.set_up(node, true);
+            // An elastic pool's node that is not held stays down.
+            if self.elastic_holds(node) {
+                self.cluster.set_up(node, true);
+            }
             self.policy.invalidate();
         }
     }
@@ -490,7 +495,13 @@ impl Simulation<'_> {
                     );
                 }
             }
-            Event::JobEnd { .. } | Event::Wake { .. } | Event::Sample | Event::Horizon => {}
+            Event::JobEnd { .. }
+            | Event::Wake { .. }
+            | Event::NodeReady { .. }
+            | Event::NodeRelease { .. }
+            | Event::Autoscale
+            | Event::Sample
+            | Event::Horizon => {}
         }
     }
 

@@ -22,6 +22,7 @@
 //! completed checkpoint, and a job preempted by its policy is stopped the same way (its
 //! checkpoints decide what it keeps, not the policy's `PreemptionCost`).
 
+mod elastic;
 mod event;
 mod faults;
 mod record;
@@ -78,6 +79,8 @@ pub struct Simulation<'w> {
     wake_pending: Option<SimTime>,
     wake_request: Option<SimTime>,
     stopped_runs: Vec<StoppedRun>,
+    elastic: Option<elastic::Elastic>,
+    budget: crate::sched::Budget,
     /// Milli-GPU x ms held per (pool, tenant), over every run segment.
     tenant_busy: std::collections::BTreeMap<(u32, u32), u128>,
     /// Failure state; `None` keeps the common case free of fault bookkeeping.
@@ -86,7 +89,16 @@ pub struct Simulation<'w> {
 
 impl<'w> Simulation<'w> {
     /// Prepares a run of `workload` (jobs must be in submit order) under `cfg`.
-    pub fn new(cfg: SimConfig, workload: &'w Workload) -> Self {
+    pub fn new(mut cfg: SimConfig, workload: &'w Workload) -> Self {
+        // Tenant weights given by name take the workload's tenant indices.
+        for (name, w) in cfg.options.tenant_weights_by_name.clone() {
+            if let Some(i) = workload.tenants.iter().position(|t| *t == name) {
+                if cfg.options.tenant_weights.len() <= i {
+                    cfg.options.tenant_weights.resize(i + 1, 1.0);
+                }
+                cfg.options.tenant_weights[i] = w;
+            }
+        }
         let policy = cfg.policy.build_with(&cfg.options);
         Self::with_policy(cfg, workload, policy)
     }
@@ -111,8 +123,12 @@ impl<'w> Simulation<'w> {
         ) {
             cluster.set_scorer(std::sync::Arc::new(scorer));
         }
+        let elastic =
+            elastic::Elastic::new(&cfg.options.autoscale, &mut cluster, workload.jobs.len());
         let mut pools = PoolChoice::new(&cluster);
         pools.set_gpu_hour_prices(&cfg.options.gpu_hour_usd);
+        pools.set_order(cfg.options.pool_order);
+        let budget = crate::sched::Budget::new(&cfg.options.budget, &workload.tenants);
         let n = cfg.pools.len();
         let mut queue = EventQueue::with_capacity(1024);
         if let Some(dt) = cfg.sample_every {
@@ -145,6 +161,8 @@ impl<'w> Simulation<'w> {
             wake_pending: None,
             wake_request: None,
             stopped_runs: Vec::new(),
+            elastic,
+            budget,
             tenant_busy: Default::default(),
             faults: None,
         }
@@ -232,6 +250,12 @@ impl<'w> Simulation<'w> {
                             changed = true;
                         }
                     }
+                    Event::NodeReady { node } => {
+                        self.node_ready(node, t);
+                        changed = true;
+                    }
+                    Event::NodeRelease { node, gen } => self.node_release(node, gen, t),
+                    Event::Autoscale => changed = true,
                     Event::Sample => sample_due = true,
                     Event::Horizon => stop = true,
                 }
@@ -283,6 +307,7 @@ impl<'w> Simulation<'w> {
             return;
         }
         self.policy.push(id, job);
+        self.elastic_queued(id, t);
     }
 
     fn all_done(&self) -> bool {
@@ -305,6 +330,7 @@ impl<'w> Simulation<'w> {
                 self.queue.schedule(w, Event::Wake { gen: self.wake_gen });
             }
         }
+        self.autoscale(t);
     }
 
     fn pass_once(&mut self, t: SimTime) {
@@ -320,6 +346,7 @@ impl<'w> Simulation<'w> {
             progress: &self.progress,
             preempted: &mut self.preempted,
             wake: &mut wake,
+            budget: &mut self.budget,
         };
         self.policy.schedule(&mut ctx);
         if let Some(w) = wake {
@@ -334,6 +361,10 @@ impl<'w> Simulation<'w> {
             let p = run.alloc.pool as usize;
             let held: u64 = run.alloc.gpus.iter().map(|s| s.milli as u64).sum();
             let nodes = run.alloc.hosts.len() as u32;
+            if self.elastic.is_some() {
+                let alloc = run.alloc.clone();
+                self.elastic_started(id, &alloc);
+            }
             let runtime = match self.faults {
                 None => self.pools.runtime(self.true_remaining(id), p),
                 Some(_) => self.start_segment(id),
@@ -365,6 +396,7 @@ impl<'w> Simulation<'w> {
     /// Accounts for a run a policy stopped: usage, work kept, generation.
     fn stop_run(&mut self, id: JobId, run: crate::sched::RunningJob, t: SimTime) {
         self.ensure_progress();
+        self.elastic_freed(&run.alloc, t);
         let p = run.alloc.pool as usize;
         let held_ms = t.since(run.start);
         let milli_held = self.records[id as usize].gpu_milli;
@@ -427,13 +459,15 @@ impl<'w> Simulation<'w> {
         pr.preemptions += 1;
         pr.last_stop = Some(t);
         pr.last_run = held_ms;
+        pr.ran = pr.ran.plus(held_ms);
         self.gen[id as usize] = self.gen[id as usize].wrapping_add(1);
     }
 
-    fn requeue_preempted(&mut self, _t: SimTime) {
+    fn requeue_preempted(&mut self, t: SimTime) {
         for id in std::mem::take(&mut self.preempted) {
             let job = &self.workload.jobs[id as usize];
             self.policy.requeue(id, job, &self.progress[id as usize]);
+            self.elastic_queued(id, t);
         }
     }
 
@@ -446,6 +480,7 @@ impl<'w> Simulation<'w> {
         }
         self.policy.ended(id, &self.workload.jobs[id as usize]);
         self.cluster.give_back(&run.alloc);
+        self.elastic_freed(&run.alloc, t);
         let p = run.alloc.pool as usize;
         let held = self.records[id as usize].gpu_milli;
         self.busy_milli[p] -= held;
@@ -473,18 +508,27 @@ impl<'w> Simulation<'w> {
     }
 
     fn sample(&mut self, t: SimTime) {
-        let pools = (0..self.cluster.pools().len())
-            .map(|p| (self.busy_milli[p], self.cluster.pool_gpus(p) * 1000))
+        let n = self.cluster.pools().len();
+        let nodes: Vec<u64> = (0..n).map(|p| self.up_nodes(p)).collect();
+        let pools = (0..n)
+            .map(|p| {
+                let gpn = self.cluster.pools()[p].spec.node.gpus as u64;
+                (self.busy_milli[p], nodes[p] * gpn * 1000)
+            })
             .collect();
         self.timeline.push(TimelineRow {
             time: t,
             queued: self.policy.len() as u64,
             running: self.running.len() as u64,
             pools,
+            nodes,
         });
     }
 
     fn finish(mut self, end: SimTime) -> RunResult {
+        if self.cfg.horizon.is_none() {
+            self.elastic_wind_down();
+        }
         // Jobs still running at the end count their GPU-time up to the end; the work they
         // did in their current segment counts as useful (they are not killed).
         let mut still: Vec<JobId> = self.running.ids().collect();
@@ -513,15 +557,25 @@ impl<'w> Simulation<'w> {
             .pools()
             .iter()
             .enumerate()
-            .map(|(p, pool)| PoolUsage {
-                name: pool.spec.name.clone(),
-                kind: pool.spec.kind,
-                nodes: pool.spec.nodes,
-                gpus: self.cluster.pool_gpus(p),
-                provisioned_gpu_ms: self.cluster.pool_gpus(p) as u128 * end.0 as u128,
-                busy_gpu_ms: self.busy_ms[p] / 1000,
+            .map(|(p, pool)| {
+                let elastic = self.elastic_usage(p, end);
+                PoolUsage {
+                    name: pool.spec.name.clone(),
+                    kind: pool.spec.kind,
+                    nodes: pool.spec.nodes,
+                    gpus: self.cluster.pool_gpus(p),
+                    provisioned_gpu_ms: elastic
+                        .map_or(self.cluster.pool_gpus(p) as u128 * end.0 as u128, |e| e.0),
+                    busy_gpu_ms: self.busy_ms[p] / 1000,
+                    billed_node_ms: elastic.map(|e| e.1),
+                }
             })
             .collect();
+        let node_intervals = self
+            .elastic
+            .as_ref()
+            .map(|e| e.intervals.clone())
+            .unwrap_or_default();
         let cluster = &self.cluster;
         let faults = self
             .faults
@@ -533,6 +587,7 @@ impl<'w> Simulation<'w> {
             pools,
             timeline: self.timeline,
             stopped_runs: self.stopped_runs,
+            node_intervals,
             faults,
             tenant_busy_gpu_ms: self
                 .tenant_busy

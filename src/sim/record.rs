@@ -118,6 +118,9 @@ pub struct PoolUsage {
     pub provisioned_gpu_ms: u128,
     /// GPU-milliseconds held by running jobs.
     pub busy_gpu_ms: u128,
+    /// Elastic pools: node-milliseconds billed over the held intervals (billing blocks
+    /// and minimum applied); `None` for a fixed pool (paid for the whole run).
+    pub billed_node_ms: Option<u128>,
 }
 
 /// One sampled moment.
@@ -131,6 +134,8 @@ pub struct TimelineRow {
     pub running: u64,
     /// Per pool: (busy milli-GPU, provisioned milli-GPU).
     pub pools: Vec<(u64, u64)>,
+    /// Per pool: nodes up (held and ready).
+    pub nodes: Vec<u64>,
 }
 
 /// The result of one run.
@@ -148,6 +153,8 @@ pub struct RunResult {
     pub timeline: Vec<TimelineRow>,
     /// Runs stopped by preemption, in stop order.
     pub stopped_runs: Vec<StoppedRun>,
+    /// Held intervals of elastic pools' nodes (request, ready, release), for billing.
+    pub node_intervals: Vec<crate::sched::NodeInterval>,
     /// Failures, when the run had any configured.
     pub faults: Option<FaultSummary>,
     /// GPU-milliseconds held per (pool, tenant), in key order.

@@ -1,0 +1,116 @@
+//! Time replay under each queue policy: 100,000 synthetic jobs on 1,024 GPUs (128 nodes
+//! of 8) at about 90 % offered load, then the 1,000,000-job replays the lead tracks
+//! (FIFO, EASY backfill, greedy FIFO). Prints wall time and events per second.
+//!
+//! Run: `cargo bench --bench policies` (add `-- quick` for the 100k part only, and
+//! policy names to run only those).
+
+use gpufleet::engine::{RngStreams, SimTime};
+use gpufleet::model::{CapacityKind, GpuRequest, NodeSpec, PoolSpec, Workload};
+use gpufleet::sched::PolicyKind;
+use gpufleet::sim::{SimConfig, Simulation};
+use gpufleet::workload::{DurationDist, SyntheticSpec};
+use std::time::Instant;
+
+fn workload(jobs: u64) -> Workload {
+    // Mean GPUs 3.2, mean duration 2.05 h (log-normal, median 1 h, sigma 1.2):
+    // 6.6 GPU-hours a job; 140 jobs an hour offer 920 GPU-hours an hour to 1,024 GPUs.
+    let spec = SyntheticSpec {
+        rate_per_hour: 140.0,
+        until: None,
+        jobs: Some(jobs),
+        sizes: vec![
+            (GpuRequest::Whole(1), 45.0),
+            (GpuRequest::Whole(2), 15.0),
+            (GpuRequest::Whole(4), 15.0),
+            (GpuRequest::Whole(8), 20.0),
+            (GpuRequest::Whole(16), 5.0),
+        ],
+        duration: DurationDist::LogNormal {
+            median: SimTime::from_secs(3600),
+            sigma: 1.2,
+        },
+        tenants: (0..4).map(|i| (format!("t{i}"), 1.0)).collect(),
+        preemptible_share: 0.3,
+        cpu_milli_per_gpu: 0,
+        mem_mib_per_gpu: 0,
+    };
+    let mut w = spec.generate(&RngStreams::new(7));
+    // Priorities for the priority policy: a fifth of the jobs are urgent.
+    for (i, j) in w.jobs.iter_mut().enumerate() {
+        j.priority = (i % 5 == 0) as i32;
+    }
+    w
+}
+
+fn config(policy: PolicyKind) -> SimConfig {
+    SimConfig {
+        pools: vec![PoolSpec {
+            name: "gpus".into(),
+            gpu_type: 0,
+            kind: CapacityKind::Owned,
+            node: NodeSpec {
+                gpus: 8,
+                cpu_milli: 1 << 30,
+                mem_mib: 1 << 40,
+            },
+            nodes: 128,
+            speed: 1.0,
+        }],
+        policy,
+        node_choice: Default::default(),
+        horizon: None,
+        sample_every: None,
+        options: Default::default(),
+    }
+}
+
+fn replay(w: &Workload, policy: PolicyKind) {
+    let t = Instant::now();
+    let r = Simulation::new(config(policy), w).run();
+    let s = t.elapsed().as_secs_f64();
+    let waits: Vec<f64> = w
+        .jobs
+        .iter()
+        .zip(&r.jobs)
+        .filter_map(|(j, rec)| rec.start.map(|st| st.since(j.submit).hours_f64()))
+        .collect();
+    let preempted: u64 = r.jobs.iter().map(|j| j.preemptions as u64).sum();
+    println!(
+        "{:>22}  {:>9} jobs  {:>7.3} s  {:>6.2} M events/s  mean wait {:>7.2} h  preemptions {}",
+        policy.as_str(),
+        w.jobs.len(),
+        s,
+        r.events as f64 / s / 1e6,
+        waits.iter().sum::<f64>() / waits.len().max(1) as f64,
+        preempted
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "quick");
+    // Policy names among the arguments restrict the 100k part to them.
+    let only: Vec<PolicyKind> = PolicyKind::ALL
+        .into_iter()
+        .filter(|p| args.iter().any(|a| a == p.as_str()))
+        .collect();
+    let w = workload(100_000);
+    println!("100,000 jobs on 1,024 GPUs, ~90 % offered load");
+    for p in PolicyKind::ALL {
+        if only.is_empty() || only.contains(&p) {
+            replay(&w, p);
+        }
+    }
+    if !quick {
+        let w = workload(1_000_000);
+        println!("1,000,000 jobs on 1,024 GPUs");
+        for p in [
+            PolicyKind::Fifo,
+            PolicyKind::EasyBackfill,
+            PolicyKind::GreedyFifo,
+        ] {
+            replay(&w, p);
+        }
+    }
+}
