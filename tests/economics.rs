@@ -99,7 +99,11 @@ fn capacity_block_is_paid_upfront_in_full() {
         duration: SimTime::from_hours_f64(336.0),
         usd_per_node_hour: 31.46,
     };
-    assert!(close(b.cost_in(SimTime::from_hours_f64(168.0)), 21_141.12, 1e-9));
+    assert!(close(
+        b.cost_in(SimTime::from_hours_f64(168.0)),
+        21_141.12,
+        1e-9
+    ));
 }
 
 // ---- owned hardware ------------------------------------------------------------------
@@ -108,14 +112,23 @@ fn capacity_block_is_paid_upfront_in_full() {
 fn annuity_repays_the_capital() {
     // An annuity A over L years at rate r, plus the residual at the end, has a present
     // value equal to the capital: sum A (1+r)^-k + S (1+r)^-L = capex.
-    for (capex, s, r, l) in [(400_000.0, 40_000.0, 0.13, 5.0), (200_000.0, 0.0, 0.08, 4.0)] {
+    for (capex, s, r, l) in [
+        (400_000.0, 40_000.0, 0.13, 5.0),
+        (200_000.0, 0.0, 0.08, 4.0),
+    ] {
         let a = annuity(capex, s, r, l);
-        let pv: f64 = (1..=l as i32).map(|k| a / (1.0f64 + r).powi(k)).sum::<f64>()
+        let pv: f64 = (1..=l as i32)
+            .map(|k| a / (1.0f64 + r).powi(k))
+            .sum::<f64>()
             + s / (1.0f64 + r).powi(l as i32);
         assert!(close(pv, capex, 1e-9), "{pv} vs {capex}");
     }
     // Python: (400000 - 40000 * 1.13**-5) * 0.13 / (1 - 1.13**-5) = 107553.2356...
-    assert!(close(annuity(400_000.0, 40_000.0, 0.13, 5.0), 107_553.2356, 1e-9));
+    assert!(close(
+        annuity(400_000.0, 40_000.0, 0.13, 5.0),
+        107_553.235_6,
+        1e-9
+    ));
     // r = 0: straight line.
     assert!(close(annuity(100.0, 20.0, 0.0, 4.0), 20.0, 1e-12));
 }
@@ -158,7 +171,11 @@ fn owned_hardware_at_zero_load_still_pays() {
     let cost = run_cost(&r, &[PoolPricing::Owned(simple_owned())], |_| 0);
     let kind = |k: CostKind| cost.ledger.sum_where(|key| key.kind == k);
     assert!(close(kind(CostKind::Capital), 2.0 * 720.0 * 10.0, 1e-9));
-    assert!(close(kind(CostKind::Facility), 2.0 * 720.0 * 1000.0 / 730.0, 1e-9));
+    assert!(close(
+        kind(CostKind::Facility),
+        2.0 * 720.0 * 1000.0 / 730.0,
+        1e-9
+    ));
     assert!(close(kind(CostKind::Staff), 720.0 * 10.0, 1e-9));
     assert!(close(kind(CostKind::Power), 2.0 * 720.0 * 0.30, 1e-9));
     assert!(close(
@@ -197,10 +214,8 @@ fn aws_availability_readers_match_awk() {
         ("us-east-2a", 20158, 15306),
         ("us-west-2b", 20158, 18242),
     ] {
-        let t = read_availability_csv(&shared(&format!(
-            "spot/aws-v100-2023-02/{zone}_v100_1.csv"
-        )))
-        .unwrap();
+        let t = read_availability_csv(&shared(&format!("spot/aws-v100-2023-02/{zone}_v100_1.csv")))
+            .unwrap();
         assert_eq!(t.len(), n, "{zone}");
         assert!(
             close(t.available_fraction(), up as f64 / n as f64, 1e-12),
@@ -210,8 +225,8 @@ fn aws_availability_readers_match_awk() {
         assert!((190_000..200_000).contains(&t.tick().0), "{zone}");
     }
     // The project's own copy is the same trace.
-    let own = read_availability_csv(&root().join("data/spot/us-east-1a_v100_1.csv")).unwrap();
-    assert!(close(own.available_fraction(), 3360.0 / 20158.0, 1e-12));
+    let own = read_availability_csv(&root().join("data/spot/us-east-1f_v100_1.csv")).unwrap();
+    assert!(close(own.available_fraction(), 11917.0 / 20158.0, 1e-12));
 }
 
 #[test]
@@ -246,15 +261,15 @@ fn gcp_probe_reader_matches_awk() {
 
 #[test]
 fn spot_price_trace_mean_matches_python() {
-    // python: sum(d['us-east-1a_v100_1']) / len(...) = 1.6539033783113775 over 20158 ticks.
+    // python: sum(d['us-east-1f_v100_1']) / len(...) = 1.2650475121540714 over 20158 ticks.
     let p = read_spot_price_json(
-        &root().join("data/spot/us-east-1a_v100_prices.json"),
-        "us-east-1a_v100_1",
+        &root().join("data/spot/us-east-1f_v100_prices.json"),
+        "us-east-1f_v100_1",
         SimTime::from_secs(195),
     )
     .unwrap();
     let end = SimTime::from_secs(195 * 20_158);
-    assert!(close(p.mean_over(end), 1.653_903_378_311_377_5, 1e-9));
+    assert!(close(p.mean_over(end), 1.265_047_512_154_071_4, 1e-9));
 }
 
 #[test]
@@ -282,10 +297,8 @@ fn poisson_interruptions_match_the_configured_rate() {
 // ---- spot deadline policies ----------------------------------------------------------
 
 fn zone_problems(zone: &str, starts: usize) -> Vec<DeadlineProblem> {
-    let trace = read_availability_csv(&shared(&format!(
-        "spot/aws-v100-2023-02/{zone}_v100_1.csv"
-    )))
-    .unwrap();
+    let trace = read_availability_csv(&shared(&format!("spot/aws-v100-2023-02/{zone}_v100_1.csv")))
+        .unwrap();
     let prices = read_spot_price_json(
         &shared("spot/aws-v100-2023-02/v100_spot_prices.json"),
         &format!("{zone}_v100_1"),
@@ -305,6 +318,7 @@ fn zone_problems(zone: &str, starts: usize) -> Vec<DeadlineProblem> {
         on_demand_per_hour: 3.06,
         prices: DeadlinePrices::Constant(0.0),
         starts: 1,
+        first_hour_free: true,
     };
     let span = ticks(spec.deadline, tick) as usize;
     (0..starts)
@@ -315,6 +329,12 @@ fn zone_problems(zone: &str, starts: usize) -> Vec<DeadlineProblem> {
         .collect()
 }
 
+/// On each zone trace, a 16 h job due in 24 h, started at 8 times spread over the trace.
+/// Per start: Greedy and Uniform Progress meet the deadline and no policy beats the
+/// optimum. Per trace (mean over the starts): optimum <= Uniform Progress <= on-demand.
+/// Uniform Progress is not below on-demand at every single start: a spot run that dies
+/// just after its changeover costs an extra on-demand changeover (the bench
+/// `spot_deadline` prints the worst start per zone, up to 4 % above on-demand).
 #[test]
 fn deadline_policies_on_every_aws_zone_trace() {
     for zone in [
@@ -324,23 +344,42 @@ fn deadline_policies_on_every_aws_zone_trace() {
         "us-east-2a",
         "us-west-2b",
     ] {
-        for (i, p) in zone_problems(zone, 6).iter().enumerate() {
+        let (mut sum_od, mut sum_up, mut sum_opt) = (0.0, 0.0, 0.0);
+        for (i, p) in zone_problems(zone, 8).iter().enumerate() {
             let od = simulate(p, &mut OnDemandOnly);
             let gr = simulate(p, &mut Greedy);
             let up = simulate(p, &mut UniformProgress);
             let opt = optimal_cost(p).expect("on-demand alone meets the deadline");
-            assert!(od.met && gr.met && up.met, "{zone} start {i}: a policy missed");
-            // On-demand only: (work + one changeover) ticks at the on-demand price.
-            assert!(close(od.cost, (p.work + p.changeover) as f64 * p.od_cost, 1e-9));
-            assert!(opt <= up.cost + 1e-9, "{zone} {i}: opt {opt} > UP {}", up.cost);
-            assert!(opt <= gr.cost + 1e-9, "{zone} {i}: opt {opt} > greedy {}", gr.cost);
             assert!(
-                up.cost <= od.cost + 1e-9,
-                "{zone} {i}: UP {} > OD {}",
-                up.cost,
-                od.cost
+                od.met && gr.met && up.met,
+                "{zone} start {i}: a policy missed"
             );
+            // On-demand only: (work + one changeover) ticks at the on-demand price.
+            assert!(close(
+                od.cost,
+                (p.work + p.changeover) as f64 * p.od_cost,
+                1e-9
+            ));
+            assert!(
+                opt <= up.cost + 1e-9,
+                "{zone} {i}: opt {opt} > UP {}",
+                up.cost
+            );
+            assert!(
+                opt <= gr.cost + 1e-9,
+                "{zone} {i}: opt {opt} > greedy {}",
+                gr.cost
+            );
+            assert!(opt <= od.cost + 1e-9);
+            sum_od += od.cost;
+            sum_up += up.cost;
+            sum_opt += opt;
         }
+        assert!(sum_opt <= sum_up + 1e-9, "{zone}: optimum above UP");
+        assert!(
+            sum_up <= sum_od + 1e-9,
+            "{zone}: UP {sum_up} above on-demand {sum_od}"
+        );
     }
 }
 
@@ -354,6 +393,8 @@ proptest! {
         work in 1u32..5,
         extra in 0u32..4,
         changeover in 0u32..3,
+        first_hour_free in any::<bool>(),
+        hour_ticks in 1u32..4,
     ) {
         let deadline = (work + changeover + extra).min(9);
         let p = DeadlineProblem {
@@ -363,6 +404,8 @@ proptest! {
             work,
             deadline,
             changeover,
+            first_hour_free,
+            hour_ticks,
         };
         let dp = optimal_cost(&p);
         let bf = brute_force_cost(&p);
@@ -506,7 +549,11 @@ price_per_node_hour = 50.0
     let r = Simulation::new(s.sim.clone(), &w).run();
     let cost = run_cost(&r, &s.pool_pricing(1), |_| 0);
     // aws_gpu_instances.csv: p5.48xlarge us-east-1 = $98.32/h; 2 nodes x 10 h = $1966.40.
-    assert!(close(cost.ledger.sum_where(|k| k.pool == 0), 1_966.40, 1e-9));
+    assert!(close(
+        cost.ledger.sum_where(|k| k.pool == 0),
+        1_966.40,
+        1e-9
+    ));
     assert!(close(cost.ledger.sum_where(|k| k.pool == 1), 500.0, 1e-9));
 }
 
@@ -539,10 +586,10 @@ discount = 0.41
     let want = 4.0 * 360.0 * 32.7726 * 0.59 + 4.0 * 360.0 * 32.7726;
     assert!(close(cost.ledger.total(), want, 1e-9));
     // The committed part is either used (busy) or unused commitment.
-    let committed = cost.ledger.sum_where(|k| k.kind == CostKind::UnusedCommitment)
-        + cost
-            .ledger
-            .sum_where(|k| k.kind == CostKind::BusyCompute);
+    let committed = cost
+        .ledger
+        .sum_where(|k| k.kind == CostKind::UnusedCommitment)
+        + cost.ledger.sum_where(|k| k.kind == CostKind::BusyCompute);
     assert!(committed > 0.0 && committed < want);
 }
 
@@ -587,7 +634,13 @@ duration = "15d"
         ),
     )
     .unwrap();
-    let out = bin().arg("validate").arg(&f).assert().code(2).get_output().clone();
+    let out = bin()
+        .arg("validate")
+        .arg(&f)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
     let err = String::from_utf8(out.stderr).unwrap();
     for want in [
         "pools[0].instance",
@@ -616,7 +669,9 @@ fn shipped_economics_scenarios_run_with_their_ledgers() {
     let mut rdr = csv::Reader::from_reader(pools.as_bytes());
     let h = rdr.headers().unwrap().clone();
     let col = |r: &csv::StringRecord, name: &str| -> f64 {
-        r[h.iter().position(|c| c == name).unwrap()].parse().unwrap()
+        r[h.iter().position(|c| c == name).unwrap()]
+            .parse()
+            .unwrap()
     };
     let rows: Vec<_> = rdr.records().map(|r| r.unwrap()).collect();
     // Reserved: 4 nodes x 720 h x 32.7726 x (1 - 0.41) = $55,687.20, used or not.
@@ -648,7 +703,10 @@ fn shipped_economics_scenarios_run_with_their_ledgers() {
     let csv_text = std::fs::read_to_string(sd.join("spot_deadline.csv")).unwrap();
     let n = csv_text.lines().count();
     assert_eq!(n, 1 + 8 * 4, "8 starts x 4 policies");
-    assert!(!csv_text.contains(",false,"), "a policy missed its deadline");
+    assert!(
+        !csv_text.contains(",false,"),
+        "a policy missed its deadline"
+    );
 }
 
 #[test]
@@ -707,12 +765,30 @@ fn tco_command_writes_table_csv_and_chart() {
         .stdout
         .clone();
     let text = String::from_utf8(out).unwrap();
-    for want in ["break-even", "buy 4", "hybrid 4+2", "representative period", "wait p95"] {
+    for want in [
+        "break-even",
+        "buy 4",
+        "hybrid 4+2",
+        "representative period",
+        "wait p95",
+    ] {
         assert!(text.contains(want), "tco output lacks {want:?}:\n{text}");
     }
     let csv_text = std::fs::read_to_string(dir.path().join("tco.csv")).unwrap();
-    assert_eq!(csv_text.lines().filter(|l| l.starts_with("analytic,")).count(), 7);
-    assert_eq!(csv_text.lines().filter(|l| l.starts_with("simulated,")).count(), 7);
+    assert_eq!(
+        csv_text
+            .lines()
+            .filter(|l| l.starts_with("analytic,"))
+            .count(),
+        7
+    );
+    assert_eq!(
+        csv_text
+            .lines()
+            .filter(|l| l.starts_with("simulated,"))
+            .count(),
+        7
+    );
     let svg = std::fs::read_to_string(dir.path().join("tco.svg")).unwrap();
     assert!(svg.contains("<svg") && svg.contains("break-even"));
     // A scenario without [tco] is bad input.

@@ -2,5 +2,5 @@
 //! fixtures in `tests/data/`.
 
 mod common;
-mod foundation;
 mod economics;
+mod foundation;

@@ -8,8 +8,7 @@ use crate::engine::SimTime;
 use crate::metrics::{build_summary, run_cost, RunMeta};
 use crate::model::{CapacityKind, PoolSpec};
 use crate::pricing::{
-    PoolPricing, Reservation, SpotPrice, SpotBilling, TcoCandidate, TcoRow, TcoSpec,
-    HOURS_PER_YEAR,
+    PoolPricing, Reservation, SpotBilling, SpotPrice, TcoCandidate, TcoRow, TcoSpec, HOURS_PER_YEAR,
 };
 use crate::report::{tco_chart, write_atomic};
 use crate::scenario::Scenario;
@@ -42,7 +41,11 @@ pub struct SimulatedTco {
     pub utilization: f64,
 }
 
-fn pools_for(template: &PoolSpec, spec: &TcoSpec, c: &TcoCandidate) -> Vec<(PoolSpec, PoolPricing)> {
+fn pools_for(
+    template: &PoolSpec,
+    spec: &TcoSpec,
+    c: &TcoCandidate,
+) -> Vec<(PoolSpec, PoolPricing)> {
     let pool = |name: &str, kind: CapacityKind, nodes: u32| PoolSpec {
         name: name.to_string(),
         kind,
@@ -194,7 +197,12 @@ fn money(x: f64) -> String {
 }
 
 /// `gpufleet tco FILE [--out DIR] [--simulate] [--seed N]`.
-pub fn tco(path: &Path, out: Option<PathBuf>, simulate_too: bool, seed: Option<u64>) -> Result<(), CliError> {
+pub fn tco(
+    path: &Path,
+    out: Option<PathBuf>,
+    simulate_too: bool,
+    seed: Option<u64>,
+) -> Result<(), CliError> {
     let s = Scenario::load(path).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
     let spec = s.tco.clone().ok_or_else(|| {
         CliError::BadInput(anyhow!(
@@ -204,7 +212,10 @@ pub fn tco(path: &Path, out: Option<PathBuf>, simulate_too: bool, seed: Option<u
     })?;
     let seed = seed.unwrap_or(s.seed);
     let (demand, source) = if spec.demand.is_empty() {
-        (measured_demand(&s, &spec, seed)?, "measured from one run of the scenario")
+        (
+            measured_demand(&s, &spec, seed)?,
+            "measured from one run of the scenario",
+        )
     } else {
         (spec.demand_nodes(), "from [tco].demand")
     };
@@ -327,5 +338,6 @@ fn tco_csv(rows: &[TcoRow], sims: &[SimulatedTco]) -> Result<Vec<u8>, csv::Error
             r.unfinished.to_string(),
         ])?;
     }
-    w.into_inner().map_err(|e| csv::Error::from(std::io::Error::other(e.to_string())))
+    w.into_inner()
+        .map_err(|e| csv::Error::from(std::io::Error::other(e.to_string())))
 }

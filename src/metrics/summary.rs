@@ -178,7 +178,11 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         let usd = ledger.sum_where(|k| k.pool == p as u32);
         by_pool_rate.insert(
             pool.name.clone(),
-            if busy_h > 0.0 { round(usd / busy_h, 4) } else { 0.0 },
+            if busy_h > 0.0 {
+                round(usd / busy_h, 4)
+            } else {
+                0.0
+            },
         );
     }
     let mut by_tenant = IndexMap::new();

@@ -21,15 +21,17 @@ impl CapacityBlock {
     pub fn check_duration(duration: SimTime) -> Result<(), String> {
         const DAY: u64 = 86_400_000;
         let d = duration.0;
-        if d == 0 || d % DAY != 0 {
+        if d == 0 || !d.is_multiple_of(DAY) {
             return Err("a capacity block lasts a whole number of days".into());
         }
         let days = d / DAY;
         if days > 182 {
             return Err(format!("at most 182 days, got {days}"));
         }
-        if days > 14 && days % 7 != 0 {
-            return Err(format!("beyond 14 days a block lasts a multiple of 7 days, got {days}"));
+        if days > 14 && !days.is_multiple_of(7) {
+            return Err(format!(
+                "beyond 14 days a block lasts a multiple of 7 days, got {days}"
+            ));
         }
         Ok(())
     }

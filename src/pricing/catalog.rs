@@ -97,7 +97,10 @@ mod tests {
         assert_eq!(catalog().len(), n);
         // aws_gpu_instances.csv: p5.48xlarge us-east-1 $98.32 on-demand, $23.1583 spot.
         let e = lookup("aws:p5.48xlarge", "us-east-1").unwrap();
-        assert_eq!((e.on_demand, e.spot, e.gpu_count), (Some(98.32), Some(23.1583), 8));
+        assert_eq!(
+            (e.on_demand, e.spot, e.gpu_count),
+            (Some(98.32), Some(23.1583), 8)
+        );
         assert!(lookup("aws:p5.48xlarge", "mars-1").is_err());
         assert!(lookup("p5.48xlarge", "us-east-1").is_err());
     }

@@ -81,7 +81,8 @@ impl OwnedHardware {
 
     /// IT power per node at `load` (0..=1), linear between idle and full, kW.
     pub fn it_kw(&self, load: f64) -> f64 {
-        self.idle_kw_per_node + (self.full_kw_per_node - self.idle_kw_per_node) * load.clamp(0.0, 1.0)
+        self.idle_kw_per_node
+            + (self.full_kw_per_node - self.idle_kw_per_node) * load.clamp(0.0, 1.0)
     }
 
     /// The cost of `nodes` nodes for `hours` hours at average `load`, split by kind.

@@ -210,7 +210,11 @@ mod tests {
         for t in [0.5, 2.0, 12.0, 23.0] {
             let emp = xs.iter().filter(|&&x| x <= t).count() as f64 / n as f64;
             // Binomial standard error at n = 20000 is at most 0.0036; allow 5 sigma.
-            assert!((emp - b.cdf(t)).abs() < 0.018, "t={t}: {emp} vs {}", b.cdf(t));
+            assert!(
+                (emp - b.cdf(t)).abs() < 0.018,
+                "t={t}: {emp} vs {}",
+                b.cdf(t)
+            );
         }
         assert!(xs.iter().all(|&x| x <= 24.0 + 1e-9));
     }

@@ -100,7 +100,11 @@ impl SpotPrice {
 
 /// Reads one zone's per-tick prices from a JSON object of `zone -> [price, ...]` (the
 /// format of `spot/aws-v100-2023-02/v100_spot_prices.json`).
-pub fn read_spot_price_json(path: &Path, zone: &str, tick: SimTime) -> Result<SpotPrice, SpotTraceError> {
+pub fn read_spot_price_json(
+    path: &Path,
+    zone: &str,
+    tick: SimTime,
+) -> Result<SpotPrice, SpotTraceError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| SpotTraceError::Io {
         file: file.clone(),

@@ -177,8 +177,12 @@ pub fn read_availability_csv(path: &Path) -> Result<AvailabilityTrace, SpotTrace
         };
         let rec = rec.map_err(|e| err("", e.to_string()))?;
         let date = rec.get(di).unwrap_or("");
-        let s = parse_timestamp(date)
-            .ok_or_else(|| err("date", format!("{date:?} is not a YYYY-MM-DD HH:MM:SS time")))?;
+        let s = parse_timestamp(date).ok_or_else(|| {
+            err(
+                "date",
+                format!("{date:?} is not a YYYY-MM-DD HH:MM:SS time"),
+            )
+        })?;
         if t.epoch_s.last().is_some_and(|&p| s < p) {
             return Err(err("date", "rows go back in time".into()));
         }

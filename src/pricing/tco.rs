@@ -169,7 +169,8 @@ impl TcoSpec {
                 };
                 // The price is fixed at the start of each term.
                 let term_start = (y / years as f64).floor() * years as f64;
-                let rate = self.on_demand_per_node_hour * self.price_factor(term_start) * (1.0 - disc);
+                let rate =
+                    self.on_demand_per_node_hour * self.price_factor(term_start) * (1.0 - disc);
                 let served = d_nodes.min(nodes as f64);
                 (nodes as f64 * h * rate, served * h)
             }
@@ -252,9 +253,8 @@ impl TcoSpec {
     /// The analytic answer for every candidate under `demand` (node-equivalents).
     pub fn analytic(&self, demand: &[(f64, f64)]) -> Vec<TcoRow> {
         let g = self.gpus_per_node as f64;
-        let wanted: f64 = demand.iter().map(|&(d, s)| d * s).sum::<f64>()
-            * HOURS_PER_YEAR
-            * self.horizon_years;
+        let wanted: f64 =
+            demand.iter().map(|&(d, s)| d * s).sum::<f64>() * HOURS_PER_YEAR * self.horizon_years;
         self.candidates
             .iter()
             .map(|c| {

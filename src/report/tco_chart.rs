@@ -63,7 +63,12 @@ fn draw(
             .label(label.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
     }
-    for (i, c) in spec.candidates.iter().filter(|c| c.capacity() > 0).enumerate() {
+    for (i, c) in spec
+        .candidates
+        .iter()
+        .filter(|c| c.capacity() > 0)
+        .enumerate()
+    {
         if let Some(u) = spec.break_even(c) {
             let y = spec.usd_per_gpu_hour_at(c, u.max(0.01)).min(y_max);
             let color = colors[i % colors.len()];

@@ -8,10 +8,10 @@ use super::raw_pricing::{
 use super::Problem;
 use crate::engine::{parse_duration, SimTime};
 use crate::pricing::{
-    lookup, Billing, CapacityBlock, OnDemand, OwnedHardware, PoolPricing, Reservation,
-    SpotBilling, SpotPrice, TcoCandidate, TcoSpec, HOURS_PER_YEAR,
+    lookup, Billing, CapacityBlock, OnDemand, OwnedHardware, PoolPricing, Reservation, SpotBilling,
+    SpotPrice, TcoCandidate, TcoSpec, HOURS_PER_YEAR,
 };
-use crate::sched::spot_deadline::{DeadlineSpec, DeadlinePrices};
+use crate::sched::spot_deadline::{DeadlinePrices, DeadlineSpec};
 use std::path::Path;
 
 /// A spot price drawn per run from the run's seed (a mean-reverting process).
@@ -114,7 +114,10 @@ fn owned(p: &mut P, path: &str, o: &RawOwned) -> OwnedHardware {
     };
     let life = o.life_years;
     if !(life.is_finite() && life > 0.0) {
-        p.err(format!("{path}.life_years"), format!("must be positive, got {life}"));
+        p.err(
+            format!("{path}.life_years"),
+            format!("must be positive, got {life}"),
+        );
     }
     let lead = o
         .lead_time
@@ -123,7 +126,10 @@ fn owned(p: &mut P, path: &str, o: &RawOwned) -> OwnedHardware {
         .unwrap_or(SimTime::ZERO);
     let pue = o.pue.unwrap_or(1.4);
     if !(pue.is_finite() && pue >= 1.0) {
-        p.err(format!("{path}.pue"), format!("must be 1 or more, got {pue}"));
+        p.err(
+            format!("{path}.pue"),
+            format!("must be 1 or more, got {pue}"),
+        );
     }
     let idle = f(p, "idle_kw_per_node", o.idle_kw_per_node, 0.0);
     let full = f(p, "full_kw_per_node", o.full_kw_per_node, 0.0);
@@ -191,7 +197,9 @@ pub(super) fn pool_price(
     let need = |p: &mut P, what: &str| -> f64 {
         p.err(
             format!("{path}.price_per_node_hour"),
-            format!("give price_per_node_hour, or instance and region from the price catalog ({what})"),
+            format!(
+                "give price_per_node_hour, or instance and region from the price catalog ({what})"
+            ),
         );
         0.0
     };
@@ -234,7 +242,10 @@ pub(super) fn pool_price(
                 }
                 (None, None) => {
                     if upfront_per_node.is_none() {
-                        p.err(&pp, "give recurring_per_node_hour, discount or upfront_per_node");
+                        p.err(
+                            &pp,
+                            "give recurring_per_node_hour, discount or upfront_per_node",
+                        );
                     }
                     0.0
                 }
@@ -244,8 +255,10 @@ pub(super) fn pool_price(
                     nodes,
                     term_start_h: -started,
                     term_h: term_h.max(1e-9),
-                    upfront_per_node: p
-                        .nonneg(&format!("{pp}.upfront_per_node"), upfront_per_node.unwrap_or(0.0)),
+                    upfront_per_node: p.nonneg(
+                        &format!("{pp}.upfront_per_node"),
+                        upfront_per_node.unwrap_or(0.0),
+                    ),
                     recurring_per_node_hour: recurring,
                 },
                 outside: od,
@@ -276,11 +289,17 @@ pub(super) fn pool_price(
         }) => {
             let pp = format!("{path}.pricing");
             let sp = match price {
-                None => SpotPrice::Constant(base_price.unwrap_or_else(|| need(&mut p, "spot price"))),
+                None => {
+                    SpotPrice::Constant(base_price.unwrap_or_else(|| need(&mut p, "spot price")))
+                }
                 Some(RawSpotPrice::Constant { value }) => {
                     SpotPrice::Constant(p.nonneg(&format!("{pp}.price.value"), *value))
                 }
-                Some(RawSpotPrice::Trace { path: f, zone, tick }) => {
+                Some(RawSpotPrice::Trace {
+                    path: f,
+                    zone,
+                    tick,
+                }) => {
                     let tick = p.dur(&format!("{pp}.price.tick"), tick).max(SimTime(1));
                     match crate::pricing::read_spot_price_json(&base.join(f), zone, tick) {
                         Ok(sp) => sp,
@@ -298,8 +317,10 @@ pub(super) fn pool_price(
                 }) => {
                     let spec = MeanRevertingSpec {
                         mean: p.nonneg(&format!("{pp}.price.mean"), *mean),
-                        theta_per_hour: p.share(&format!("{pp}.price.theta_per_hour"), *theta_per_hour),
-                        sigma_per_hour: p.nonneg(&format!("{pp}.price.sigma_per_hour"), *sigma_per_hour),
+                        theta_per_hour: p
+                            .share(&format!("{pp}.price.theta_per_hour"), *theta_per_hour),
+                        sigma_per_hour: p
+                            .nonneg(&format!("{pp}.price.sigma_per_hour"), *sigma_per_hour),
                         floor: p.nonneg(&format!("{pp}.price.floor"), floor.unwrap_or(0.0)),
                     };
                     process = Some(spec);
@@ -318,7 +339,9 @@ pub(super) fn pool_price(
                 },
             }
         }
-        Some(RawPricing::Owned(o)) => PoolPricing::Owned(owned(&mut p, &format!("{path}.pricing"), o)),
+        Some(RawPricing::Owned(o)) => {
+            PoolPricing::Owned(owned(&mut p, &format!("{path}.pricing"), o))
+        }
     };
     let rate = match &pricing {
         PoolPricing::Owned(_) | PoolPricing::Reserved { .. } => {
@@ -358,10 +381,16 @@ pub(super) fn tco(t: &RawTco, problems: &mut Vec<Problem>) -> TcoSpec {
         None => spot.unwrap_or(od * 0.3),
     };
     if !(t.horizon_years > 0.0 && t.horizon_years <= 30.0) {
-        p.err("tco.horizon_years", format!("must be in (0, 30], got {}", t.horizon_years));
+        p.err(
+            "tco.horizon_years",
+            format!("must be in (0, 30], got {}", t.horizon_years),
+        );
     }
     if !(1..=1024).contains(&t.gpus_per_node) {
-        p.err("tco.gpus_per_node", format!("must be 1..=1024, got {}", t.gpus_per_node));
+        p.err(
+            "tco.gpus_per_node",
+            format!("must be 1..=1024, got {}", t.gpus_per_node),
+        );
     }
     let mut demand = Vec::new();
     let mut total_share = 0.0;
@@ -373,22 +402,41 @@ pub(super) fn tco(t: &RawTco, problems: &mut Vec<Problem>) -> TcoSpec {
         total_share += d.share;
     }
     if !demand.is_empty() && (total_share - 1.0).abs() > 1e-6 {
-        p.err("tco.demand", format!("shares must add up to 1, they add up to {total_share}"));
+        p.err(
+            "tco.demand",
+            format!("shares must add up to 1, they add up to {total_share}"),
+        );
     }
     let mut cands = Vec::new();
     for (i, c) in t.candidates.iter().enumerate() {
         let n = |p: &mut P, field: &str, v: i64| -> u32 {
             if !(0..=1_000_000).contains(&v) {
-                p.err(format!("tco.candidates[{i}].{field}"), format!("must be 0..=1000000, got {v}"));
+                p.err(
+                    format!("tco.candidates[{i}].{field}"),
+                    format!("must be 0..=1000000, got {v}"),
+                );
             }
             v.clamp(0, 1_000_000) as u32
         };
         cands.push(match c {
-            RawCandidate::Buy { nodes } => TcoCandidate::Buy { nodes: n(&mut p, "nodes", *nodes) },
-            RawCandidate::OnDemand { nodes } => TcoCandidate::OnDemand { nodes: n(&mut p, "nodes", *nodes) },
-            RawCandidate::Reserve1y { nodes } => TcoCandidate::Reserve { years: 1, nodes: n(&mut p, "nodes", *nodes) },
-            RawCandidate::Reserve3y { nodes } => TcoCandidate::Reserve { years: 3, nodes: n(&mut p, "nodes", *nodes) },
-            RawCandidate::Hybrid { owned_nodes, burst_nodes } => TcoCandidate::Hybrid {
+            RawCandidate::Buy { nodes } => TcoCandidate::Buy {
+                nodes: n(&mut p, "nodes", *nodes),
+            },
+            RawCandidate::OnDemand { nodes } => TcoCandidate::OnDemand {
+                nodes: n(&mut p, "nodes", *nodes),
+            },
+            RawCandidate::Reserve1y { nodes } => TcoCandidate::Reserve {
+                years: 1,
+                nodes: n(&mut p, "nodes", *nodes),
+            },
+            RawCandidate::Reserve3y { nodes } => TcoCandidate::Reserve {
+                years: 3,
+                nodes: n(&mut p, "nodes", *nodes),
+            },
+            RawCandidate::Hybrid {
+                owned_nodes,
+                burst_nodes,
+            } => TcoCandidate::Hybrid {
                 owned: n(&mut p, "owned_nodes", *owned_nodes),
                 burst: n(&mut p, "burst_nodes", *burst_nodes),
             },
@@ -414,8 +462,14 @@ pub(super) fn tco(t: &RawTco, problems: &mut Vec<Problem>) -> TcoSpec {
         gpus_per_node: t.gpus_per_node.clamp(1, 1024) as u32,
         owned: owned(&mut p, "tco.owned", &t.owned),
         // Epoch AI's estimated AWS GPU discounts: 41 % (1 y), 64 % (3 y) (ECONOMICS.md).
-        reserved_discount_1y: p.share("tco.reserved_discount_1y", t.reserved_discount_1y.unwrap_or(0.41)),
-        reserved_discount_3y: p.share("tco.reserved_discount_3y", t.reserved_discount_3y.unwrap_or(0.64)),
+        reserved_discount_1y: p.share(
+            "tco.reserved_discount_1y",
+            t.reserved_discount_1y.unwrap_or(0.41),
+        ),
+        reserved_discount_3y: p.share(
+            "tco.reserved_discount_3y",
+            t.reserved_discount_3y.unwrap_or(0.64),
+        ),
         candidates: cands,
     }
 }
@@ -429,12 +483,18 @@ pub(super) fn spot_deadline(
     let mut p = P { problems };
     let trace = base.join(&s.trace);
     if !trace.is_file() {
-        p.err("spot_deadline.trace", format!("trace file {} does not exist", trace.display()));
+        p.err(
+            "spot_deadline.trace",
+            format!("trace file {} does not exist", trace.display()),
+        );
     }
     let work = p.dur("spot_deadline.work", &s.work);
     let deadline = p.dur("spot_deadline.deadline", &s.deadline);
     if work == SimTime::ZERO || deadline < work {
-        p.err("spot_deadline.deadline", "the deadline must be at least the work, and the work longer than zero");
+        p.err(
+            "spot_deadline.deadline",
+            "the deadline must be at least the work, and the work longer than zero",
+        );
     }
     let changeover = s
         .changeover
@@ -447,7 +507,9 @@ pub(super) fn spot_deadline(
             path: base.join(f),
             zone: z.clone(),
         },
-        (None, None, Some(c)) => DeadlinePrices::Constant(p.nonneg("spot_deadline.spot_per_hour", c)),
+        (None, None, Some(c)) => {
+            DeadlinePrices::Constant(p.nonneg("spot_deadline.spot_per_hour", c))
+        }
         _ => {
             p.err(
                 "spot_deadline",
@@ -458,7 +520,10 @@ pub(super) fn spot_deadline(
     };
     let starts = s.starts.unwrap_or(5);
     if !(1..=1000).contains(&starts) {
-        p.err("spot_deadline.starts", format!("must be 1..=1000, got {starts}"));
+        p.err(
+            "spot_deadline.starts",
+            format!("must be 1..=1000, got {starts}"),
+        );
     }
     DeadlineSpec {
         trace,
@@ -468,6 +533,7 @@ pub(super) fn spot_deadline(
         on_demand_per_hour: od,
         prices,
         starts: starts.clamp(1, 1000) as u32,
+        first_hour_free: s.first_hour_free.unwrap_or(true),
     }
 }
 

@@ -167,4 +167,6 @@ pub struct RawSpotDeadline {
     pub prices_zone: Option<String>,
     #[serde(default)]
     pub starts: Option<i64>,
+    #[serde(default)]
+    pub first_hour_free: Option<bool>,
 }

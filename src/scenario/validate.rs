@@ -216,13 +216,8 @@ pub(super) fn validate(
             &format!("{p}.memory_gib_per_node"),
             rp.memory_gib_per_node.unwrap_or(gpn as f64 * 256.0),
         );
-        let priced = super::pricing::pool_price(
-            i,
-            rp,
-            rp.nodes.clamp(1, 1_000_000) as u32,
-            base,
-            &mut c.0,
-        );
+        let priced =
+            super::pricing::pool_price(i, rp, rp.nodes.clamp(1, 1_000_000) as u32, base, &mut c.0);
         let price = priced.rate;
         pricing.push(priced.pricing);
         spot_processes.push(priced.process);

@@ -37,6 +37,8 @@ pub struct DeadlineSpec {
     pub prices: DeadlinePrices,
     /// Start ticks to try, evenly spaced over the trace.
     pub starts: u32,
+    /// AWS rule: spot interrupted within its first hour is free.
+    pub first_hour_free: bool,
 }
 
 /// One row of `spot_deadline.csv`.
@@ -80,6 +82,8 @@ pub fn problem_at(
         work: ticks(spec.work, tick).max(1),
         deadline,
         changeover: ticks(spec.changeover, tick),
+        first_hour_free: spec.first_hour_free,
+        hour_ticks: ticks(SimTime::from_secs(3600), tick).max(1),
     }
 }
 
