@@ -594,6 +594,47 @@ discount = 0.41
 }
 
 #[test]
+fn savings_plan_over_a_run_by_hand() {
+    // One on-demand pool of 2 nodes at $10/h for 10 h: $20/h of usage at list price.
+    let text = |c: f64| {
+        format!(
+            r#"name = "sp"
+horizon = "10h"
+[[pools]]
+name = "od"
+gpu_type = "H100"
+kind = "on_demand"
+nodes = 2
+gpus_per_node = 8
+price_per_node_hour = 10.0
+[savings_plan]
+commitment_per_hour = {c}
+discount = 0.5
+{WORK}"#
+        )
+    };
+    for (c, total, unused) in [
+        // C = $6/h covers $12/h: 6 + (20 - 12) = $14/h -> $140, nothing unused.
+        (6.0, 140.0, 0.0),
+        // C = $15/h covers $30/h: $15/h -> $150, a third unused: $5/h -> $50.
+        (15.0, 150.0, 50.0),
+    ] {
+        let s = parse(&text(c)).unwrap();
+        let w = s.build_workload(1).unwrap();
+        let r = Simulation::new(s.sim.clone(), &w).run();
+        let pricing = s.pool_pricing(1);
+        let mut cost = run_cost(&r, &pricing, |_| 0);
+        assert!(close(cost.ledger.total(), 200.0, 1e-9));
+        gpufleet::metrics::apply_savings_plan(&mut cost, &r, &pricing, &s.savings_plan.unwrap());
+        assert!(close(cost.ledger.total(), total, 1e-9), "C = {c}");
+        let u = cost
+            .ledger
+            .sum_where(|k| k.kind == CostKind::UnusedCommitment);
+        assert!((u - unused).abs() < 1e-9, "C = {c}: unused {u}");
+    }
+}
+
+#[test]
 fn bad_pricing_input_is_reported_with_its_path() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("bad.toml");

@@ -55,7 +55,10 @@ pub fn run(
     let result = Simulation::new(s.sim.clone(), &workload).run();
     let wall = clock.elapsed();
     let pricing = s.pool_pricing(seed);
-    let cost = run_cost(&result, &pricing, |i| workload.jobs[i].tenant);
+    let mut cost = run_cost(&result, &pricing, |i| workload.jobs[i].tenant);
+    if let Some(plan) = &s.savings_plan {
+        crate::metrics::apply_savings_plan(&mut cost, &result, &pricing, plan);
+    }
     let ledger = cost.ledger;
     let meta = RunMeta {
         scenario: s.name.clone(),

@@ -6,7 +6,9 @@
 //! and to those jobs; the rest is booked to nobody (idle compute, unused commitment, or
 //! the owned/spot kind itself).
 
-use crate::pricing::{FlatRate, HeldInterval, Ledger, LedgerKey, PoolPricing};
+use crate::pricing::{
+    CostKind, FlatRate, HeldInterval, Ledger, LedgerKey, PoolPricing, SavingsPlan,
+};
 use crate::sim::RunResult;
 use std::collections::BTreeMap;
 
@@ -108,4 +110,91 @@ pub fn run_cost(
         }
     }
     RunCost { ledger, job_usd }
+}
+
+/// Applies a savings plan to a run's costs. Each hour `h` of the run, the on-demand pools'
+/// usage at list price `D_h` (node-hours held in that hour x rate) costs
+/// `C + max(0, D_h - C / (1 - d))` instead of `D_h`. The on-demand entries (and the jobs
+/// in those pools) are scaled to the part of that cost the usage consumed; the rest of the
+/// commitment is booked as unused commitment, split over the on-demand pools by their
+/// usage (to the first pool when there was none).
+pub fn apply_savings_plan(
+    cost: &mut RunCost,
+    result: &RunResult,
+    pricing: &[PoolPricing],
+    plan: &SavingsPlan,
+) {
+    let intervals = held_intervals(result);
+    let od: Vec<(usize, f64)> = pricing
+        .iter()
+        .enumerate()
+        .filter_map(|(p, m)| match m {
+            PoolPricing::OnDemand(o) => Some((p, o.usd_per_node_hour)),
+            _ => None,
+        })
+        .collect();
+    let hour_ms = 3_600_000u64;
+    let end = result.end.0;
+    let covered = plan.commitment_per_hour / (1.0 - plan.discount);
+    let mut usage_by_pool = vec![0.0; pricing.len()];
+    let (mut consumed, mut unused) = (0.0, 0.0);
+    let mut h0 = 0u64;
+    while h0 < end {
+        let h1 = (h0 + hour_ms).min(end);
+        let frac = (h1 - h0) as f64 / hour_ms as f64;
+        let mut d = 0.0;
+        for &(p, rate) in &od {
+            for iv in &intervals[p] {
+                let a = iv.requested.0.max(h0);
+                let b = iv.released.0.min(h1);
+                if b > a {
+                    let usd = iv.nodes as f64 * (b - a) as f64 / hour_ms as f64 * rate;
+                    d += usd;
+                    usage_by_pool[p] += usd;
+                }
+            }
+        }
+        // Per hour: the commitment C (prorated for a partial last hour) buys usage worth
+        // up to C / (1 - d) at list price; usage beyond it is paid at list price.
+        let c = plan.commitment_per_hour * frac;
+        let cov = covered * frac;
+        let used_share = if cov > 0.0 { (d / cov).min(1.0) } else { 1.0 };
+        consumed += c * used_share + (d - cov).max(0.0);
+        unused += c * (1.0 - used_share);
+        h0 = h1;
+    }
+    let list: f64 = usage_by_pool.iter().sum();
+    let is_od = |p: u32| od.iter().any(|&(q, _)| q as u32 == p);
+    let busy_or_idle = |k: &LedgerKey| {
+        is_od(k.pool) && matches!(k.kind, CostKind::BusyCompute | CostKind::IdleCompute)
+    };
+    if list > 0.0 {
+        let listed = cost.ledger.sum_where(busy_or_idle);
+        let factor = if listed > 0.0 { consumed / listed } else { 1.0 };
+        cost.ledger.scale_where(busy_or_idle, factor);
+        for (i, r) in result.jobs.iter().enumerate() {
+            if r.pool.is_some_and(is_od) {
+                cost.job_usd[i] *= factor;
+            }
+        }
+    }
+    for (p, usd) in usage_by_pool.iter().enumerate() {
+        let share = if list > 0.0 {
+            usd / list
+        } else if p == od.first().map(|x| x.0).unwrap_or(0) {
+            1.0
+        } else {
+            0.0
+        };
+        if share > 0.0 {
+            cost.ledger.add(
+                LedgerKey {
+                    pool: p as u32,
+                    tenant: None,
+                    kind: CostKind::UnusedCommitment,
+                },
+                unused * share,
+            );
+        }
+    }
 }

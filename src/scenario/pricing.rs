@@ -474,6 +474,25 @@ pub(super) fn tco(t: &RawTco, problems: &mut Vec<Problem>) -> TcoSpec {
     }
 }
 
+/// Validates `[savings_plan]`.
+pub(super) fn savings_plan(
+    s: &super::raw_pricing::RawSavingsPlan,
+    problems: &mut Vec<Problem>,
+) -> crate::pricing::SavingsPlan {
+    let mut p = P { problems };
+    let d = s.discount;
+    if !(0.0..1.0).contains(&d) {
+        p.err(
+            "savings_plan.discount",
+            format!("must be at least 0 and below 1, got {d}"),
+        );
+    }
+    crate::pricing::SavingsPlan {
+        commitment_per_hour: p.nonneg("savings_plan.commitment_per_hour", s.commitment_per_hour),
+        discount: d.clamp(0.0, 0.99),
+    }
+}
+
 /// Validates `[spot_deadline]`.
 pub(super) fn spot_deadline(
     s: &RawSpotDeadline,

@@ -26,6 +26,8 @@ pub struct RawScenario {
     pub tco: Option<super::raw_pricing::RawTco>,
     #[serde(default)]
     pub spot_deadline: Option<super::raw_pricing::RawSpotDeadline>,
+    #[serde(default)]
+    pub savings_plan: Option<super::raw_pricing::RawSavingsPlan>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -170,3 +170,11 @@ pub struct RawSpotDeadline {
     #[serde(default)]
     pub first_hour_free: Option<bool>,
 }
+
+/// `[savings_plan]`: a $/h commitment at a discount over the on-demand pools.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSavingsPlan {
+    pub commitment_per_hour: f64,
+    pub discount: f64,
+}

@@ -49,6 +49,8 @@ pub struct Scenario {
     pub tco: Option<crate::pricing::TcoSpec>,
     /// `[spot_deadline]`: a deadline job on a spot trace.
     pub spot_deadline: Option<crate::sched::spot_deadline::DeadlineSpec>,
+    /// `[savings_plan]`: a commitment covering the on-demand pools.
+    pub savings_plan: Option<crate::pricing::SavingsPlan>,
     /// The workload.
     pub workload: WorkloadSource,
 }
@@ -382,6 +384,10 @@ pub(super) fn validate(
         .spot_deadline
         .as_ref()
         .map(|s| super::pricing::spot_deadline(s, base, &mut c.0));
+    let savings_plan = raw
+        .savings_plan
+        .as_ref()
+        .map(|s| super::pricing::savings_plan(s, &mut c.0));
     if !c.0.is_empty() {
         return Err(c.0);
     }
@@ -407,6 +413,7 @@ pub(super) fn validate(
         spot_processes,
         tco,
         spot_deadline,
+        savings_plan,
         workload,
     })
 }
