@@ -635,6 +635,40 @@ discount = 0.5
 }
 
 #[test]
+fn transfer_is_priced_by_monthly_tier_and_booked_to_jobs() {
+    // 5 one-hour jobs complete within the first month, 50 GB of egress and 10 GB cross-zone
+    // each. Egress: 250 GB in the month, 100 free, 150 x $0.09 = $13.50; cross-zone
+    // 5 x 10 x $0.01 = $0.50. The first two jobs' egress falls in the free 100 GB.
+    let s = parse(&format!(
+        r#"name = "t"
+[[pools]]
+name = "od"
+gpu_type = "H100"
+kind = "on_demand"
+nodes = 1
+gpus_per_node = 8
+price_per_node_hour = 0.0
+[transfer]
+egress_gb_per_job = 50
+cross_zone_gb_per_job = 10
+{WORK}"#
+    ))
+    .unwrap();
+    let w = s.build_workload(1).unwrap();
+    let r = Simulation::new(s.sim.clone(), &w).run();
+    let mut cost = run_cost(&r, &s.pool_pricing(1), |_| 0);
+    gpufleet::metrics::apply_transfer(&mut cost, &r, s.transfer.as_ref().unwrap(), |_| 0);
+    let t = cost.ledger.sum_where(|k| k.kind == CostKind::Transfer);
+    assert!(close(t, 14.0, 1e-9), "{t}");
+    let mut per_job = cost.job_usd.clone();
+    per_job.sort_by(f64::total_cmp);
+    let want = [0.1, 0.1, 4.6, 4.6, 4.6];
+    for (a, b) in per_job.iter().zip(want) {
+        assert!(close(*a, b, 1e-9), "{per_job:?}");
+    }
+}
+
+#[test]
 fn bad_pricing_input_is_reported_with_its_path() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("bad.toml");

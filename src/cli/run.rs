@@ -59,6 +59,9 @@ pub fn run(
     if let Some(plan) = &s.savings_plan {
         crate::metrics::apply_savings_plan(&mut cost, &result, &pricing, plan);
     }
+    if let Some(t) = &s.transfer {
+        crate::metrics::apply_transfer(&mut cost, &result, t, |i| workload.jobs[i].tenant);
+    }
     let ledger = cost.ledger;
     let meta = RunMeta {
         scenario: s.name.clone(),

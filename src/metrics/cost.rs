@@ -7,7 +7,7 @@
 //! the owned/spot kind itself).
 
 use crate::pricing::{
-    CostKind, FlatRate, HeldInterval, Ledger, LedgerKey, PoolPricing, SavingsPlan,
+    CostKind, FlatRate, HeldInterval, Ledger, LedgerKey, PoolPricing, SavingsPlan, TransferSpec,
 };
 use crate::sim::RunResult;
 use std::collections::BTreeMap;
@@ -195,6 +195,49 @@ pub fn apply_savings_plan(
                 },
                 unused * share,
             );
+        }
+    }
+}
+
+/// Charges data transfer: each completed job's egress, priced at the margin of the month's
+/// cumulative volume (months of 730 h from the start of the run, jobs in order of end
+/// time), plus its cross-zone traffic; booked to the job's pool and tenant as `transfer`.
+pub fn apply_transfer(
+    cost: &mut RunCost,
+    result: &RunResult,
+    spec: &TransferSpec,
+    tenant_of: impl Fn(usize) -> u32,
+) {
+    const MONTH_MS: u64 = 730 * 3_600_000;
+    let mut done: Vec<(u64, usize, u32)> = result
+        .jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.outcome == crate::sim::JobOutcome::Completed)
+        .filter_map(|(i, r)| Some((r.end?.0, i, r.pool?)))
+        .collect();
+    done.sort_unstable();
+    let mut month = u64::MAX;
+    let mut volume = 0.0;
+    for (end, i, pool) in done {
+        if end / MONTH_MS != month {
+            month = end / MONTH_MS;
+            volume = 0.0;
+        }
+        let gb = spec.egress_gb_per_job;
+        let usd = spec.egress.internet_cost(volume + gb) - spec.egress.internet_cost(volume)
+            + spec.egress.cross_zone_cost(spec.cross_zone_gb_per_job);
+        volume += gb;
+        if usd != 0.0 {
+            cost.ledger.add(
+                LedgerKey {
+                    pool,
+                    tenant: Some(tenant_of(i)),
+                    kind: CostKind::Transfer,
+                },
+                usd,
+            );
+            cost.job_usd[i] += usd;
         }
     }
 }

@@ -4,5 +4,7 @@
 mod cost;
 mod summary;
 
-pub use cost::{apply_savings_plan, held_intervals, ledger_from_run, run_cost, RunCost};
+pub use cost::{
+    apply_savings_plan, apply_transfer, held_intervals, ledger_from_run, run_cost, RunCost,
+};
 pub use summary::{build_summary, JobCounts, Quantiles, RunMeta, Summary};

@@ -493,6 +493,51 @@ pub(super) fn savings_plan(
     }
 }
 
+/// Validates `[transfer]` (AWS internet egress tiers unless given).
+pub(super) fn transfer(
+    t: &super::raw_pricing::RawTransfer,
+    problems: &mut Vec<Problem>,
+) -> crate::pricing::TransferSpec {
+    let mut p = P { problems };
+    let mut egress = crate::pricing::Egress::aws_internet();
+    if let Some(f) = t.free_gb_per_month {
+        egress.free_gb = p.nonneg("transfer.free_gb_per_month", f);
+    }
+    if let Some(c) = t.cross_zone_per_gb {
+        egress.cross_zone_per_gb = p.nonneg("transfer.cross_zone_per_gb", c);
+    }
+    if let Some(tiers) = &t.tiers {
+        let mut out = Vec::new();
+        let mut last = 0.0;
+        for (i, tier) in tiers.iter().enumerate() {
+            let up = tier.up_to_gb.unwrap_or(f64::INFINITY);
+            if up <= last || (tier.up_to_gb.is_none() && i + 1 != tiers.len()) {
+                p.err(
+                    format!("transfer.tiers[{i}].up_to_gb"),
+                    "tiers must rise, and only the last may omit up_to_gb",
+                );
+            }
+            last = up;
+            out.push((
+                up,
+                p.nonneg(&format!("transfer.tiers[{i}].usd_per_gb"), tier.usd_per_gb),
+            ));
+        }
+        egress.tiers = out;
+    }
+    crate::pricing::TransferSpec {
+        egress,
+        egress_gb_per_job: p.nonneg(
+            "transfer.egress_gb_per_job",
+            t.egress_gb_per_job.unwrap_or(0.0),
+        ),
+        cross_zone_gb_per_job: p.nonneg(
+            "transfer.cross_zone_gb_per_job",
+            t.cross_zone_gb_per_job.unwrap_or(0.0),
+        ),
+    }
+}
+
 /// Validates `[spot_deadline]`.
 pub(super) fn spot_deadline(
     s: &RawSpotDeadline,

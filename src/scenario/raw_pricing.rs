@@ -178,3 +178,29 @@ pub struct RawSavingsPlan {
     pub commitment_per_hour: f64,
     pub discount: f64,
 }
+
+/// `[transfer]`: data each completed job moves, and its prices.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTransfer {
+    #[serde(default)]
+    pub egress_gb_per_job: Option<f64>,
+    #[serde(default)]
+    pub cross_zone_gb_per_job: Option<f64>,
+    #[serde(default)]
+    pub free_gb_per_month: Option<f64>,
+    #[serde(default)]
+    pub tiers: Option<Vec<RawTier>>,
+    #[serde(default)]
+    pub cross_zone_per_gb: Option<f64>,
+}
+
+/// One egress tier: the price up to a cumulative monthly volume (omit `up_to_gb` for the
+/// last, open-ended tier).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTier {
+    #[serde(default)]
+    pub up_to_gb: Option<f64>,
+    pub usd_per_gb: f64,
+}

@@ -51,6 +51,8 @@ pub struct Scenario {
     pub spot_deadline: Option<crate::sched::spot_deadline::DeadlineSpec>,
     /// `[savings_plan]`: a commitment covering the on-demand pools.
     pub savings_plan: Option<crate::pricing::SavingsPlan>,
+    /// `[transfer]`: data moved per job and its prices.
+    pub transfer: Option<crate::pricing::TransferSpec>,
     /// The workload.
     pub workload: WorkloadSource,
 }
@@ -388,6 +390,10 @@ pub(super) fn validate(
         .savings_plan
         .as_ref()
         .map(|s| super::pricing::savings_plan(s, &mut c.0));
+    let transfer = raw
+        .transfer
+        .as_ref()
+        .map(|t| super::pricing::transfer(t, &mut c.0));
     if !c.0.is_empty() {
         return Err(c.0);
     }
@@ -414,6 +420,7 @@ pub(super) fn validate(
         tco,
         spot_deadline,
         savings_plan,
+        transfer,
         workload,
     })
 }
