@@ -24,6 +24,10 @@ pub fn validate(path: &Path) -> Result<(), CliError> {
     let w = s
         .build_workload(s.seed)
         .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    if let Some(d) = &s.spot_deadline {
+        crate::pricing::read_availability_csv(&d.trace)
+            .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    }
     println!(
         "{}: ok ({} pools, {} GPUs, {} jobs, policy {})",
         path.display(),

@@ -6,6 +6,7 @@ mod locate;
 mod pricing;
 mod raw;
 mod raw_pricing;
+mod sections;
 mod validate;
 
 pub use pricing::MeanRevertingSpec;

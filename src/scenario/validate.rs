@@ -381,19 +381,19 @@ pub(super) fn validate(
             })
         }
     };
-    let tco = raw.tco.as_ref().map(|t| super::pricing::tco(t, &mut c.0));
+    let tco = raw.tco.as_ref().map(|t| super::sections::tco(t, &mut c.0));
     let spot_deadline = raw
         .spot_deadline
         .as_ref()
-        .map(|s| super::pricing::spot_deadline(s, base, &mut c.0));
+        .map(|s| super::sections::spot_deadline(s, base, &mut c.0));
     let savings_plan = raw
         .savings_plan
         .as_ref()
-        .map(|s| super::pricing::savings_plan(s, &mut c.0));
+        .map(|s| super::sections::savings_plan(s, &mut c.0));
     let transfer = raw
         .transfer
         .as_ref()
-        .map(|t| super::pricing::transfer(t, &mut c.0));
+        .map(|t| super::sections::transfer(t, &mut c.0));
     if !c.0.is_empty() {
         return Err(c.0);
     }
