@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod engine;
+pub mod faults;
 pub mod metrics;
 pub mod model;
 pub mod pricing;

@@ -3,4 +3,5 @@
 
 mod common;
 mod economics;
+mod faults;
 mod foundation;

@@ -56,10 +56,14 @@ pub fn run(
         .build_workload(seed)
         .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
     let clock = Instant::now();
-    let result = Simulation::new(s.sim.clone(), &workload).run();
+    let mut sim = Simulation::new(s.sim.clone(), &workload);
+    if let Some(f) = &s.faults {
+        sim = sim.with_faults(f.clone(), seed);
+    }
+    let result = sim.run();
     let wall = clock.elapsed();
     let pricing = s.pool_pricing(seed);
-    let mut cost = run_cost(&result, &pricing, |i| workload.jobs[i].tenant);
+    let mut cost = run_cost(&result, &pricing);
     if let Some(plan) = &s.savings_plan {
         crate::metrics::apply_savings_plan(&mut cost, &result, &pricing, plan);
     }
@@ -149,6 +153,20 @@ pub fn run(
         "cost per busy GPU-hour ${:.2}",
         summary.cost_per_busy_gpu_hour_usd
     );
+    if result.faults.is_some() {
+        println!(
+            "failures   {} node failures, {} job interruptions; lost {:.0} GPU-h, checkpointing {:.0} GPU-h, restarts {:.0} GPU-h; ETTR {:.3}",
+            summary.node_failures.total,
+            summary.interruptions.total,
+            summary.lost_gpu_hours,
+            summary.checkpoint_gpu_hours,
+            summary.restart_gpu_hours,
+            summary.ettr
+        );
+        for (cause, n) in summary.interruptions.by_cause.iter().take(5) {
+            println!("  {cause:<32} {n:>6}");
+        }
+    }
     let secs = wall.as_secs_f64().max(1e-9);
     println!(
         "{} events in {:.3} s ({:.2} M events/s)",

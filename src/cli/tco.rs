@@ -123,7 +123,7 @@ pub fn simulate(s: &Scenario, spec: &TcoSpec, seed: u64) -> Result<Vec<Simulated
         cfg.sample_every = None;
         let pricing: Vec<PoolPricing> = pools.iter().map(|(_, p)| p.clone()).collect();
         let result = Simulation::new(cfg, &workload).run();
-        let cost = run_cost(&result, &pricing, |i| workload.jobs[i].tenant);
+        let cost = run_cost(&result, &pricing);
         let meta = RunMeta {
             scenario: s.name.clone(),
             scenario_hash: s.hash.clone(),

@@ -32,38 +32,26 @@ pub fn held_intervals(result: &RunResult) -> Vec<Vec<HeldInterval>> {
 }
 
 /// The ledger of a finished run under flat rates (each pool costs `nodes x hours x rate`).
-pub fn ledger_from_run(
-    result: &RunResult,
-    rates: &[FlatRate],
-    tenant_of: impl Fn(usize) -> u32,
-) -> Ledger {
+pub fn ledger_from_run(result: &RunResult, rates: &[FlatRate]) -> Ledger {
     let pricing: Vec<PoolPricing> = rates
         .iter()
         .map(|r| PoolPricing::flat(r.usd_per_node_hour))
         .collect();
-    run_cost(result, &pricing, tenant_of).ledger
+    run_cost(result, &pricing).ledger
 }
 
-/// The costs of a finished run under each pool's pricing model. `tenant_of(i)` is job
-/// `i`'s tenant.
-pub fn run_cost(
-    result: &RunResult,
-    pricing: &[PoolPricing],
-    tenant_of: impl Fn(usize) -> u32,
-) -> RunCost {
+/// The costs of a finished run under each pool's pricing model. Tenants are charged by the
+/// GPU-time their jobs held over all their run segments; each job by its own held GPU-time
+/// in the pool it last ran in.
+pub fn run_cost(result: &RunResult, pricing: &[PoolPricing]) -> RunCost {
     let mut ledger = Ledger::default();
     let mut job_usd = vec![0.0; result.jobs.len()];
-    // GPU-ms held per (pool, tenant), and per job.
-    let mut held: BTreeMap<(u32, u32), u128> = BTreeMap::new();
-    let mut job_ms = vec![0u128; result.jobs.len()];
-    for (i, r) in result.jobs.iter().enumerate() {
-        if let (Some(start), Some(pool)) = (r.start, r.pool) {
-            let end = r.end.unwrap_or(result.end).min(result.end);
-            let ms = r.gpu_milli as u128 * end.since(start).0 as u128 / 1000;
-            job_ms[i] = ms;
-            *held.entry((pool, tenant_of(i))).or_insert(0) += ms;
-        }
-    }
+    let held: BTreeMap<(u32, u32), u128> = result.tenant_busy_gpu_ms.iter().copied().collect();
+    let job_ms: Vec<u128> = result
+        .jobs
+        .iter()
+        .map(|r| r.gpu_milli as u128 * r.held.0 as u128 / 1000)
+        .collect();
     let intervals = held_intervals(result);
     // Dollars per busy GPU-ms of each pool, summed over its charges.
     let mut pool_rate = vec![0.0; result.pools.len()];

@@ -116,13 +116,48 @@ pub struct Summary {
     /// Per pool: its cost / its busy GPU-hours (for owned hardware, the effective
     /// $/GPU-hour at the simulated utilization); 0 for a pool that did no work.
     pub cost_per_busy_gpu_hour_by_pool_usd: IndexMap<String, f64>,
+    /// GPU-hours of computation lost to kills (work redone).
+    pub lost_gpu_hours: f64,
+    /// GPU-hours spent writing checkpoints.
+    pub checkpoint_gpu_hours: f64,
+    /// GPU-hours spent restarting after kills.
+    pub restart_gpu_hours: f64,
+    /// Effective training time ratio of the fleet's jobs: useful GPU-time over GPU-time
+    /// from each job's first start to its end (or the end of the run).
+    pub ettr: f64,
+    /// Job interruptions (kills) in total and by cause.
+    pub interruptions: CauseCounts,
+    /// Node failures (busy or idle nodes) in total and by cause.
+    pub node_failures: CauseCounts,
     /// Events processed.
     pub events: u64,
 }
 
+/// A count with its breakdown by cause.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct CauseCounts {
+    /// Sum over causes.
+    pub total: u64,
+    /// Count per cause.
+    pub by_cause: IndexMap<String, u64>,
+}
+
+impl CauseCounts {
+    fn of(v: &[(String, u64)]) -> CauseCounts {
+        let mut v = v.to_vec();
+        // Most frequent first, then by name: a stable, readable order.
+        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        CauseCounts {
+            total: v.iter().map(|x| x.1).sum(),
+            by_cause: v.into_iter().collect(),
+        }
+    }
+}
+
 fn round(x: f64, places: i32) -> f64 {
     let f = 10f64.powi(places);
-    (x * f).round() / f
+    // Adding +0.0 turns a -0.0 (an empty f64 sum is -0.0) into 0.0.
+    (x * f).round() / f + 0.0
 }
 
 /// Builds the summary of a run.
@@ -148,6 +183,17 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
             JobOutcome::Failed => jobs.failed += 1,
             JobOutcome::Rejected => jobs.rejected += 1,
             JobOutcome::Unfinished => jobs.unfinished += 1,
+        }
+    }
+    let (mut useful, mut lost, mut ckpt, mut restart, mut wall) = (0f64, 0f64, 0f64, 0f64, 0f64);
+    for rec in &r.jobs {
+        if let Some(start) = rec.start {
+            let g = rec.gpu_milli as f64 / 1000.0 / 3.6e6;
+            useful += g * rec.useful.0 as f64;
+            lost += g * rec.lost.0 as f64;
+            ckpt += g * rec.checkpoint.0 as f64;
+            restart += g * rec.restart.0 as f64;
+            wall += g * rec.end.unwrap_or(r.end).since(start).0 as f64;
         }
     }
     let provisioned: u128 = r.pools.iter().map(|p| p.provisioned_gpu_ms).sum();
@@ -225,6 +271,24 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
             0.0
         },
         cost_per_busy_gpu_hour_by_pool_usd: by_pool_rate,
+        lost_gpu_hours: round(lost, 3),
+        checkpoint_gpu_hours: round(ckpt, 3),
+        restart_gpu_hours: round(restart, 3),
+        ettr: if wall > 0.0 {
+            round(useful / wall, 6)
+        } else {
+            0.0
+        },
+        interruptions: r
+            .faults
+            .as_ref()
+            .map(|f| CauseCounts::of(&f.interruptions))
+            .unwrap_or_default(),
+        node_failures: r
+            .faults
+            .as_ref()
+            .map(|f| CauseCounts::of(&f.node_failures))
+            .unwrap_or_default(),
         events: r.events,
     }
 }

@@ -361,16 +361,11 @@ impl Cluster {
         at_least: usize,
         accept: impl Fn(u32) -> bool,
     ) -> Option<u32> {
-        let range: Box<dyn Iterator<Item = usize>> = match self.choice {
-            NodeChoice::BestFit => Box::new(at_least..pool.buckets.len()),
-            NodeChoice::WorstFit => Box::new((at_least..pool.buckets.len()).rev()),
-        };
-        for k in range {
-            if let Some(&n) = pool.buckets[k].iter().rev().find(|&&n| accept(n)) {
-                return Some(n);
-            }
+        let pick = |k: usize| pool.buckets[k].iter().rev().find(|&&n| accept(n)).copied();
+        match self.choice {
+            NodeChoice::BestFit => (at_least..pool.buckets.len()).find_map(pick),
+            NodeChoice::WorstFit => (at_least..pool.buckets.len()).rev().find_map(pick),
         }
-        None
     }
 
     /// Takes the capacity of an allocation found by [`Cluster::find`].

@@ -9,6 +9,30 @@ pub const MILLI_PER_GPU: u32 = 1000;
 /// Index of a job in its workload (0-based, in submit order).
 pub type JobId = u32;
 
+/// A hasher for job ids: one multiply (Fibonacci hashing) instead of SipHash. Job ids
+/// are dense indices chosen by the simulator, not by an adversary, so the DoS resistance
+/// of the default hasher buys nothing here, and maps keyed by job id sit on every event.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct JobIdHasher(u64);
+
+impl std::hash::Hasher for JobIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0 = (i as u64 ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// A hash map keyed by job id (iteration order is arbitrary: never iterate it into outputs).
+pub type JobMap<V> =
+    std::collections::HashMap<JobId, V, std::hash::BuildHasherDefault<JobIdHasher>>;
+
 /// How much GPU a job asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GpuRequest {

@@ -10,4 +10,4 @@ pub use cluster::{
     Allocation, Cluster, GpuSlice, NodeChoice, NodeSpec, Pool, PoolSpec, ReservedNodes,
 };
 pub use gpu::{CapacityKind, GpuType, TypeMask};
-pub use job::{GpuRequest, Job, JobId, Workload, MILLI_PER_GPU};
+pub use job::{GpuRequest, Job, JobId, JobIdHasher, JobMap, Workload, MILLI_PER_GPU};

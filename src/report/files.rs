@@ -99,6 +99,13 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             "gpus_held",
             "nodes",
             "outcome",
+            "preemptions",
+            "restarts",
+            "useful_s",
+            "lost_s",
+            "checkpoint_s",
+            "restart_s",
+            "ettr",
             "cost_usd",
         ],
         w.jobs
@@ -135,7 +142,24 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                     f(rec.gpu_milli as f64 / 1000.0),
                     rec.nodes.to_string(),
                     rec.outcome.as_str().to_string(),
-                    format!("{:.4}", out.job_usd.get(i).copied().unwrap_or(0.0)),
+                    rec.preemptions.to_string(),
+                    rec.restarts.to_string(),
+                    secs(rec.useful),
+                    secs(rec.lost),
+                    secs(rec.checkpoint),
+                    secs(rec.restart),
+                    match rec.start {
+                        Some(s) => {
+                            let wall = rec.end.unwrap_or(r.end).since(s).0;
+                            f(if wall > 0 {
+                                rec.useful.0 as f64 / wall as f64
+                            } else {
+                                0.0
+                            })
+                        }
+                        None => String::new(),
+                    },
+                    format!("{:.4}", out.job_usd.get(i).copied().unwrap_or(0.0) + 0.0),
                 ]
             }),
     )?;
@@ -155,6 +179,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             "cost_usd",
             "busy_cost_usd",
             "idle_cost_usd",
+            "availability",
             "pricing",
             "unused_commitment_usd",
             "spot_usd",
@@ -166,6 +191,20 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             "usd_per_busy_gpu_hour",
         ],
         r.pools.iter().enumerate().map(|(p, u)| {
+            // Share of node-time the pool's nodes were up (failures and maintenance take
+            // nodes down).
+            let node_ms = u.nodes as f64 * r.end.0 as f64;
+            let down = r
+                .faults
+                .as_ref()
+                .and_then(|f| f.down_node_ms.get(p))
+                .copied()
+                .unwrap_or(0) as f64;
+            let availability = if node_ms > 0.0 {
+                1.0 - down / node_ms
+            } else {
+                1.0
+            };
             let prov = u.provisioned_gpu_ms as f64 / 3.6e6;
             let busy = u.busy_gpu_ms as f64 / 3.6e6;
             let of = |kind: Option<CostKind>| {
@@ -183,6 +222,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                 cents(of(None)),
                 cents(of(Some(CostKind::BusyCompute))),
                 cents(of(Some(CostKind::IdleCompute))),
+                f(availability),
                 out.pool_pricing.get(p).cloned().unwrap_or_default(),
                 cents(of(Some(CostKind::UnusedCommitment))),
                 cents(of(Some(CostKind::Spot))),

@@ -2,6 +2,7 @@
 //! validated into a typed [`Scenario`]. Validation collects every problem it finds and
 //! names each by its field path and line (`pools[1].nodes (line 14): must be at least 1`).
 
+mod faults;
 mod locate;
 mod pricing;
 mod raw;

@@ -30,6 +30,40 @@ pub struct RawScenario {
     pub savings_plan: Option<super::raw_pricing::RawSavingsPlan>,
     #[serde(default)]
     pub transfer: Option<super::raw_pricing::RawTransfer>,
+    /// `failures = "llama3-h100"` or a `[failures]` table (validated in `faults.rs`).
+    #[serde(default)]
+    pub failures: Option<toml::Value>,
+    #[serde(default)]
+    pub checkpoint: Option<RawCheckpoint>,
+    #[serde(default)]
+    pub maintenance: Vec<RawMaintenance>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCheckpoint {
+    /// A duration ("30m"), or "young", "daly", "none".
+    #[serde(default)]
+    pub interval: Option<String>,
+    #[serde(default)]
+    pub write_time: Option<String>,
+    #[serde(default)]
+    pub restart_overhead: Option<String>,
+    #[serde(default)]
+    pub max_retries: Option<i64>,
+    #[serde(default)]
+    pub size_gb: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMaintenance {
+    pub pool: String,
+    pub nodes: i64,
+    pub start: String,
+    pub duration: String,
+    #[serde(default)]
+    pub notice: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -64,6 +98,9 @@ pub struct RawPool {
     pub region: Option<String>,
     #[serde(default)]
     pub pricing: Option<super::raw_pricing::RawPricing>,
+    /// One pool of `nodes x gpus_per_node` fungible GPUs, no node boundaries.
+    #[serde(default)]
+    pub fungible: bool,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -107,6 +144,26 @@ pub enum RawWorkload {
         #[serde(default)]
         skip_bad_rows: bool,
     },
+    PaiSim {
+        path: String,
+        #[serde(default)]
+        skip_bad_rows: bool,
+        #[serde(default)]
+        arrivals_per_minute: Option<f64>,
+        #[serde(default)]
+        estimate: Option<RawPaiEstimate>,
+        #[serde(default)]
+        use_gpu_type: bool,
+    },
+}
+
+#[derive(Debug, Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum RawPaiEstimate {
+    None,
+    UserDur,
+    GroupDur,
+    GroupGpuDur,
 }
 
 #[derive(Debug, Deserialize)]

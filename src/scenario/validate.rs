@@ -1,13 +1,13 @@
 //! Validation: raw scenario structs into typed config, collecting every problem.
 
-use super::raw::{RawDuration, RawPlacement, RawScenario, RawWorkload};
+use super::raw::{RawDuration, RawPaiEstimate, RawPlacement, RawScenario, RawWorkload};
 use super::Problem;
 use crate::engine::{parse_duration, SimTime};
 use crate::model::{GpuRequest, GpuType, NodeChoice, NodeSpec, PoolSpec, MILLI_PER_GPU};
 use crate::pricing::FlatRate;
 use crate::sched::PolicyKind;
 use crate::sim::SimConfig;
-use crate::workload::{BadRows, DurationDist, SyntheticSpec};
+use crate::workload::{BadRows, DurationDist, PaiEstimate, PaiSimOptions, SyntheticSpec};
 use std::path::PathBuf;
 
 /// Where a scenario's jobs come from.
@@ -21,6 +21,13 @@ pub enum WorkloadSource {
         path: PathBuf,
         /// What to do with bad rows.
         bad_rows: BadRows,
+    },
+    /// Read from a PAI-2020 simulator CSV.
+    PaiSim {
+        /// Resolved path of the trace.
+        path: PathBuf,
+        /// Reader options.
+        options: PaiSimOptions,
     },
 }
 
@@ -55,19 +62,21 @@ pub struct Scenario {
     pub transfer: Option<crate::pricing::TransferSpec>,
     /// The workload.
     pub workload: WorkloadSource,
+    /// Failures, maintenance and checkpointing, if configured.
+    pub faults: Option<crate::faults::FaultConfig>,
 }
 
-struct Collector(Vec<Problem>);
+pub(super) struct Collector(pub(super) Vec<Problem>);
 
 impl Collector {
-    fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    pub(super) fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.0.push(Problem {
             path: path.into(),
             line: None,
             message: message.into(),
         });
     }
-    fn duration(&mut self, path: &str, text: &str) -> Option<SimTime> {
+    pub(super) fn duration(&mut self, path: &str, text: &str) -> Option<SimTime> {
         match parse_duration(text) {
             Ok(t) => Some(t),
             Err(e) => {
@@ -76,13 +85,13 @@ impl Collector {
             }
         }
     }
-    fn positive(&mut self, path: &str, x: f64) -> f64 {
+    pub(super) fn positive(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x > 0.0) {
             self.err(path, format!("must be a positive number, got {x}"));
         }
         x
     }
-    fn non_negative(&mut self, path: &str, x: f64) -> f64 {
+    pub(super) fn non_negative(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x >= 0.0) {
             self.err(path, format!("must be zero or more, got {x}"));
         }
@@ -220,11 +229,47 @@ pub(super) fn validate(
             &format!("{p}.memory_gib_per_node"),
             rp.memory_gib_per_node.unwrap_or(gpn as f64 * 256.0),
         );
-        let priced =
-            super::pricing::pool_price(i, rp, rp.nodes.clamp(1, 1_000_000) as u32, base, &mut c.0);
+        let nodes = rp.nodes.clamp(1, 1_000_000) as u32;
+        let priced = super::pricing::pool_price(i, rp, nodes, base, &mut c.0);
         let price = priced.rate;
         pricing.push(priced.pricing);
         spot_processes.push(priced.process);
+        if rp.fungible {
+            // No node boundaries: every GPU is a slot of its own with no CPU or memory
+            // limit, so any job that asks for at most the pool's GPUs fits once they are free.
+            let slots = nodes as u64 * gpn as u64;
+            if gpn == 0 || slots > 10_000_000 {
+                c.err(
+                    format!("{p}.fungible"),
+                    format!("a fungible pool needs 1 to 10000000 GPUs, got {slots}"),
+                );
+            }
+            pools.push(PoolSpec {
+                name: rp.name.clone(),
+                gpu_type: t,
+                kind: rp.kind,
+                node: NodeSpec {
+                    gpus: 1,
+                    cpu_milli: u32::MAX,
+                    mem_mib: u64::MAX,
+                },
+                nodes: slots.clamp(1, 10_000_000) as u32,
+                speed: 1.0,
+            });
+            if rp.pricing.is_some() {
+                c.err(
+                    format!("{p}.pricing"),
+                    "pricing models bill whole nodes; a fungible pool takes only price_per_node_hour",
+                );
+            }
+            let per_slot = price / gpn.max(1) as f64;
+            rates.push(FlatRate {
+                usd_per_node_hour: per_slot,
+            });
+            *pricing.last_mut().expect("pushed above") =
+                crate::pricing::PoolPricing::flat(per_slot);
+            continue;
+        }
         pools.push(PoolSpec {
             name: rp.name.clone(),
             gpu_type: t,
@@ -234,7 +279,7 @@ pub(super) fn validate(
                 cpu_milli: (cpu * 1000.0) as u32,
                 mem_mib: (mem * 1024.0) as u64,
             },
-            nodes: rp.nodes.clamp(1, 1_000_000) as u32,
+            nodes,
             speed: 1.0,
         });
         rates.push(FlatRate {
@@ -267,6 +312,42 @@ pub(super) fn validate(
                     BadRows::Skip
                 } else {
                     BadRows::Stop
+                },
+            }
+        }
+        RawWorkload::PaiSim {
+            path,
+            skip_bad_rows,
+            arrivals_per_minute,
+            estimate,
+            use_gpu_type,
+        } => {
+            let full = base.join(&path);
+            if !full.is_file() {
+                c.err(
+                    "workload.path",
+                    format!("trace file {} does not exist", full.display()),
+                );
+            }
+            if let Some(r) = arrivals_per_minute {
+                c.positive("workload.arrivals_per_minute", r);
+            }
+            WorkloadSource::PaiSim {
+                path: full,
+                options: PaiSimOptions {
+                    arrivals_per_minute,
+                    estimate: match estimate.unwrap_or(RawPaiEstimate::None) {
+                        RawPaiEstimate::None => PaiEstimate::None,
+                        RawPaiEstimate::UserDur => PaiEstimate::User,
+                        RawPaiEstimate::GroupDur => PaiEstimate::Group,
+                        RawPaiEstimate::GroupGpuDur => PaiEstimate::GroupGpu,
+                    },
+                    use_gpu_type,
+                    bad_rows: if skip_bad_rows {
+                        BadRows::Skip
+                    } else {
+                        BadRows::Stop
+                    },
                 },
             }
         }
@@ -394,9 +475,22 @@ pub(super) fn validate(
         .transfer
         .as_ref()
         .map(|t| super::sections::transfer(t, &mut c.0));
+    let faults = super::faults::validate_faults(
+        &mut c,
+        raw.failures.as_ref(),
+        raw.checkpoint.as_ref(),
+        &raw.maintenance,
+        &pools,
+        base,
+    );
     if !c.0.is_empty() {
         return Err(c.0);
     }
+    let gpu_hour_usd: Vec<f64> = pools
+        .iter()
+        .zip(&rates)
+        .map(|(p, r)| r.usd_per_node_hour / (p.node.gpus.max(1) as f64))
+        .collect();
     let node_choice = match raw.scheduler.placement.unwrap_or(RawPlacement::BestFit) {
         RawPlacement::BestFit => NodeChoice::BestFit,
         RawPlacement::WorstFit => NodeChoice::WorstFit,
@@ -413,6 +507,10 @@ pub(super) fn validate(
             node_choice,
             horizon,
             sample_every: sample,
+            options: crate::sched::SchedOptions {
+                gpu_hour_usd: gpu_hour_usd.clone(),
+                ..Default::default()
+            },
         },
         rates,
         pricing,
@@ -422,6 +520,7 @@ pub(super) fn validate(
         savings_plan,
         transfer,
         workload,
+        faults,
     })
 }
 
@@ -435,6 +534,9 @@ impl Scenario {
             WorkloadSource::Synthetic(spec) => spec.generate(&crate::engine::RngStreams::new(seed)),
             WorkloadSource::Csv { path, bad_rows } => {
                 crate::workload::read_generic_csv(path, *bad_rows)?
+            }
+            WorkloadSource::PaiSim { path, options } => {
+                crate::workload::read_pai_sim_csv(path, *options)?
             }
         };
         let names: Vec<String> = self.gpu_types.iter().map(|t| t.name.clone()).collect();

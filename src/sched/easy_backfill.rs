@@ -16,7 +16,9 @@
 
 use super::{ClassQueue, QueuePolicy, SchedCtx};
 use crate::engine::SimTime;
-use crate::model::{Allocation, GpuRequest, Job, JobId, ReservedNodes, TypeMask, MILLI_PER_GPU};
+use crate::model::{
+    Allocation, GpuRequest, Job, JobId, JobMap, ReservedNodes, TypeMask, MILLI_PER_GPU,
+};
 use std::collections::{HashMap, VecDeque};
 
 type ClassKey = (GpuRequest, TypeMask, bool);
@@ -34,7 +36,7 @@ struct Plan {
 #[derive(Debug, Default)]
 pub struct EasyBackfill {
     order: VecDeque<JobId>,
-    queued: HashMap<JobId, (u32, usize)>,
+    queued: JobMap<(u32, usize)>,
     classes: Vec<ClassQueue>,
     class_index: HashMap<ClassKey, u32>,
     next_seq: u64,

@@ -6,14 +6,30 @@
 
 mod class_queue;
 mod easy_backfill;
+mod fair_share;
 mod fifo;
+mod greedy;
+mod priority;
+mod progress;
 mod running;
+mod sjf;
 pub mod spot_deadline;
+mod srtf;
+mod throughput_per_dollar;
+mod tiresias;
 
 pub use class_queue::ClassQueue;
 pub use easy_backfill::EasyBackfill;
+pub use fair_share::FairShare;
 pub use fifo::Fifo;
-pub use running::Running;
+pub use greedy::{Greedy, GreedyKey};
+pub use priority::PriorityPreempt;
+pub use progress::{PreemptionCost, Progress, SchedOptions};
+pub use running::{Running, RunningJob};
+pub use sjf::Sjf;
+pub use srtf::Srtf;
+pub use throughput_per_dollar::ThroughputPerDollar;
+pub use tiresias::Tiresias;
 
 use crate::engine::SimTime;
 use crate::model::{Allocation, CapacityKind, Cluster, Job, JobId, ReservedNodes};
@@ -26,21 +42,74 @@ pub enum PolicyKind {
     Fifo,
     /// EASY backfill: later jobs start early if they do not delay the head's reservation.
     EasyBackfill,
+    /// Greedy list scheduling in arrival order: every job that fits starts, nothing is
+    /// reserved (the PAI-2020 simulator's FIFO).
+    GreedyFifo,
+    /// Greedy list scheduling by shortest true duration (the PAI-2020 simulator's SJF).
+    GreedySjf,
+    /// Shortest job first by estimate; the shortest waiting job blocks the others.
+    Sjf,
+    /// Shortest remaining time first by estimate, preempting longer running jobs.
+    Srtf,
+    /// Tiresias discretized two-dimensional least-attained-service (Gu et al., NSDI'19).
+    Tiresias,
+    /// Priority classes (the job's `priority`, higher first); preempts lower classes.
+    Priority,
+    /// Weighted fair share across tenants: the tenant holding the least GPU share goes next.
+    FairShare,
+    /// Each job in the pool where its throughput per dollar is best (the Gavel idea).
+    ThroughputPerDollar,
 }
 
 impl PolicyKind {
     /// Builds the policy.
     pub fn build(self) -> Box<dyn QueuePolicy> {
+        self.build_with(&SchedOptions::default())
+    }
+    /// Builds the policy with the options a scenario gives.
+    pub fn build_with(self, o: &SchedOptions) -> Box<dyn QueuePolicy> {
         match self {
             PolicyKind::Fifo => Box::new(Fifo::default()),
             PolicyKind::EasyBackfill => Box::new(EasyBackfill::default()),
+            PolicyKind::GreedyFifo => Box::new(Greedy::new(GreedyKey::Arrival)),
+            PolicyKind::GreedySjf => Box::new(Greedy::new(GreedyKey::ShortestDuration)),
+            PolicyKind::Sjf => Box::new(Sjf::default()),
+            PolicyKind::Srtf => Box::new(Srtf::default()),
+            PolicyKind::Tiresias => Box::new(Tiresias::new(
+                o.tiresias_thresholds_gpu_s.clone(),
+                o.tiresias_starvation_factor,
+            )),
+            PolicyKind::Priority => Box::new(PriorityPreempt::default()),
+            PolicyKind::FairShare => Box::new(FairShare::new(o.tenant_weights.clone())),
+            PolicyKind::ThroughputPerDollar => Box::new(ThroughputPerDollar::default()),
         }
     }
+    /// Every policy, for tests and benchmarks.
+    pub const ALL: [PolicyKind; 10] = [
+        PolicyKind::Fifo,
+        PolicyKind::EasyBackfill,
+        PolicyKind::GreedyFifo,
+        PolicyKind::GreedySjf,
+        PolicyKind::Sjf,
+        PolicyKind::Srtf,
+        PolicyKind::Tiresias,
+        PolicyKind::Priority,
+        PolicyKind::FairShare,
+        PolicyKind::ThroughputPerDollar,
+    ];
     /// The scenario-file spelling.
     pub fn as_str(self) -> &'static str {
         match self {
             PolicyKind::Fifo => "fifo",
             PolicyKind::EasyBackfill => "easy_backfill",
+            PolicyKind::GreedyFifo => "greedy_fifo",
+            PolicyKind::GreedySjf => "greedy_sjf",
+            PolicyKind::Sjf => "sjf",
+            PolicyKind::Srtf => "srtf",
+            PolicyKind::Tiresias => "tiresias",
+            PolicyKind::Priority => "priority",
+            PolicyKind::FairShare => "fair_share",
+            PolicyKind::ThroughputPerDollar => "throughput_per_dollar",
         }
     }
 }
@@ -51,6 +120,8 @@ impl PolicyKind {
 pub struct PoolChoice {
     /// Per pool: (GPU type index, capacity kind, speed).
     pools: Vec<(usize, CapacityKind, f64)>,
+    /// Per pool: price of one GPU-hour (zero when unknown).
+    gpu_hour_usd: Vec<f64>,
 }
 
 impl PoolChoice {
@@ -62,7 +133,30 @@ impl PoolChoice {
                 .iter()
                 .map(|p| (p.spec.gpu_type, p.spec.kind, p.spec.speed))
                 .collect(),
+            gpu_hour_usd: vec![0.0; cluster.pools().len()],
         }
+    }
+
+    /// Sets each pool's price per GPU-hour (for price-aware policies).
+    pub fn set_gpu_hour_prices(&mut self, usd: &[f64]) {
+        for (p, &x) in usd.iter().enumerate().take(self.gpu_hour_usd.len()) {
+            self.gpu_hour_usd[p] = x;
+        }
+    }
+
+    /// Price of one GPU-hour in pool `p` (zero when unknown).
+    pub fn gpu_hour_usd(&self, p: usize) -> f64 {
+        self.gpu_hour_usd[p]
+    }
+
+    /// Number of pools.
+    pub fn len(&self) -> usize {
+        self.pools.len()
+    }
+
+    /// True when there are no pools.
+    pub fn is_empty(&self) -> bool {
+        self.pools.is_empty()
     }
 
     /// True when `job` may run in pool `p` (type allowed; spot only for preemptible jobs).
@@ -106,6 +200,13 @@ pub struct SchedCtx<'a> {
     pub pools: &'a PoolChoice,
     /// Jobs started in this pass, in start order.
     pub started: &'a mut Vec<JobId>,
+    /// Per job: work done and GPU-time attained in earlier runs (indexed like `jobs`).
+    pub progress: &'a [Progress],
+    /// Jobs preempted in this pass (the simulation requeues them after the pass).
+    pub preempted: &'a mut Vec<JobId>,
+    /// The earliest time the policy asks to be called again without any other event
+    /// (e.g. when a running job crosses a priority threshold); `None`: no request.
+    pub wake: &'a mut Option<SimTime>,
 }
 
 impl SchedCtx<'_> {
@@ -117,8 +218,9 @@ impl SchedCtx<'_> {
         avoid: Option<(usize, &ReservedNodes, SimTime)>,
     ) -> bool {
         let job = &self.jobs[id as usize];
+        let work = self.planned_remaining(id);
         for p in self.pools.eligible(job) {
-            let planned_end = self.now.plus(self.pools.runtime(job.planned_work(), p));
+            let planned_end = self.now.plus(self.pools.runtime(work, p));
             let avoid_here = match avoid {
                 Some((ap, r, by)) if ap == p && planned_end > by => Some(r),
                 _ => None,
@@ -140,6 +242,62 @@ impl SchedCtx<'_> {
         self.running.insert(id, a, self.now, planned_end);
         self.started.push(id);
     }
+
+    /// Starts `id` in pool `p` if it fits there (no reservation to respect).
+    pub fn try_start_in(&mut self, id: JobId, p: usize) -> bool {
+        let job = &self.jobs[id as usize];
+        if !self.pools.allows(job, p) {
+            return false;
+        }
+        let planned_end = self
+            .now
+            .plus(self.pools.runtime(self.planned_remaining(id), p));
+        match self
+            .cluster
+            .find(p, job.gpus, job.cpu_milli, job.mem_mib, None)
+        {
+            Some(a) => {
+                self.start(id, a, planned_end);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The work the scheduler believes `id` still has (its estimate less the work kept
+    /// from earlier runs, plus restart penalties), on the reference GPU; at least 1 ms.
+    pub fn planned_remaining(&self, id: JobId) -> SimTime {
+        let job = &self.jobs[id as usize];
+        let pr = self.progress.get(id as usize).copied().unwrap_or_default();
+        SimTime(
+            (job.planned_work().0 + pr.extra.0)
+                .saturating_sub(pr.done.0)
+                .max(1),
+        )
+    }
+
+    /// Stops running job `id` now, freeing its capacity for the rest of this pass. The
+    /// simulation accounts for its progress and hands it back to the policy (`requeue`)
+    /// after the pass. Returns false if it was not running.
+    pub fn preempt(&mut self, id: JobId) -> bool {
+        match self.running.remove(id) {
+            Some(r) => {
+                self.cluster.give_back(&r.alloc);
+                self.preempted.push(id);
+                // Kept for the simulation's bookkeeping of this run.
+                self.running.note_stopped(id, r);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Asks to be called again at `t` (the earliest request of a pass wins).
+    pub fn wake_at(&mut self, t: SimTime) {
+        if t > self.now && self.wake.is_none_or(|w| t < w) {
+            *self.wake = Some(t);
+        }
+    }
 }
 
 /// A queue-ordering policy: holds waiting jobs and decides which start at each pass.
@@ -148,6 +306,12 @@ pub trait QueuePolicy: Send {
     fn name(&self) -> &'static str;
     /// A job joins the queue (arrivals, and requeued jobs after preemption).
     fn push(&mut self, id: JobId, job: &Job);
+    /// A preempted job comes back to the queue with its progress so far.
+    fn requeue(&mut self, id: JobId, job: &Job, _progress: &Progress) {
+        self.push(id, job);
+    }
+    /// A running job ended (completed or failed); policies that track usage hear of it.
+    fn ended(&mut self, _id: JobId, _job: &Job) {}
     /// Jobs waiting.
     fn len(&self) -> usize;
     /// True when no job waits.

@@ -2,8 +2,8 @@
 //! planned end so that a backfilling policy can project when capacity frees up.
 
 use crate::engine::SimTime;
-use crate::model::{Allocation, JobId};
-use std::collections::{BTreeSet, HashMap};
+use crate::model::{Allocation, JobId, JobMap};
+use std::collections::BTreeSet;
 
 /// A running job's record.
 #[derive(Debug, Clone)]
@@ -20,7 +20,8 @@ pub struct RunningJob {
 #[derive(Debug, Default, Clone)]
 pub struct Running {
     by_end: Vec<BTreeSet<(SimTime, JobId)>>,
-    jobs: HashMap<JobId, RunningJob>,
+    jobs: JobMap<RunningJob>,
+    stopped: Vec<(JobId, RunningJob)>,
 }
 
 impl Running {
@@ -28,7 +29,8 @@ impl Running {
     pub fn new(pools: usize) -> Running {
         Running {
             by_end: vec![BTreeSet::new(); pools],
-            jobs: HashMap::new(),
+            jobs: JobMap::default(),
+            stopped: Vec::new(),
         }
     }
     /// Adds a started job.
@@ -49,6 +51,18 @@ impl Running {
         self.by_end[r.alloc.pool as usize].remove(&(r.planned_end, id));
         Some(r)
     }
+    /// Keeps the record of a job a policy preempted, for the simulation to account.
+    pub fn note_stopped(&mut self, id: JobId, r: RunningJob) {
+        self.stopped.push((id, r));
+    }
+    /// Takes the records of jobs preempted since the last call.
+    pub fn take_stopped(&mut self) -> Vec<(JobId, RunningJob)> {
+        std::mem::take(&mut self.stopped)
+    }
+    /// Running jobs of every pool, latest planned end first (longest remaining first).
+    pub fn latest_ends(&self, p: usize) -> impl Iterator<Item = (SimTime, JobId)> + '_ {
+        self.by_end[p].iter().rev().copied()
+    }
     /// The record of a running job.
     pub fn get(&self, id: JobId) -> Option<&RunningJob> {
         self.jobs.get(&id)
@@ -56,6 +70,14 @@ impl Running {
     /// Running jobs of pool `p` in planned-end order (ties by id).
     pub fn by_planned_end(&self, p: usize) -> impl Iterator<Item = (SimTime, JobId)> + '_ {
         self.by_end[p].iter().copied()
+    }
+    /// Ids of the running jobs (in no particular order: sort before use in outputs).
+    pub fn ids(&self) -> impl Iterator<Item = JobId> + '_ {
+        self.jobs.keys().copied()
+    }
+    /// Every running job (in no particular order: only for order-free sums).
+    pub fn iter(&self) -> impl Iterator<Item = (JobId, &RunningJob)> + '_ {
+        self.jobs.iter().map(|(&id, r)| (id, r))
     }
     /// Number of running jobs.
     pub fn len(&self) -> usize {

@@ -10,6 +10,47 @@ pub enum Event {
     JobEnd {
         /// The job.
         job: JobId,
+        /// The job's run generation when this end was scheduled: a preempted job's
+        /// generation moves on, so the end of its stopped run is ignored when it pops.
+        gen: u32,
+    },
+    /// The queue policy asked to be called at this time (a threshold crossing, a
+    /// promotion); stale when `gen` is not the simulation's current wake generation.
+    Wake {
+        /// Wake generation.
+        gen: u32,
+    },
+    /// A failure process strikes a node.
+    NodeFail {
+        /// Node index.
+        node: u32,
+        /// Index of the failure process.
+        process: u16,
+    },
+    /// A failed node comes back.
+    NodeRepair {
+        /// Node index.
+        node: u32,
+    },
+    /// A failure from the failure trace.
+    TraceFail {
+        /// Index into the trace.
+        index: u32,
+    },
+    /// Maintenance notice: the window's nodes stop taking new jobs.
+    Drain {
+        /// Maintenance window index.
+        window: u32,
+    },
+    /// Maintenance starts: jobs still on the nodes are checkpointed and stopped.
+    MaintenanceStart {
+        /// Maintenance window index.
+        window: u32,
+    },
+    /// Maintenance ends: the nodes come back.
+    MaintenanceEnd {
+        /// Maintenance window index.
+        window: u32,
     },
     /// Record a timeline row.
     Sample,

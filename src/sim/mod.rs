@@ -6,16 +6,36 @@
 //! trace arrival with submit time `t`, then exactly one scheduling pass. So a job that
 //! ends at `t` frees its GPUs before any decision is taken at `t`, and all jobs arriving
 //! at `t` are seen together by that decision (as the PAI-2020 simulator does).
+//!
+//! ## Preemption
+//! A policy may stop running jobs during its pass ([`SchedCtx::preempt`]); their capacity
+//! is free at once for the rest of the pass. After the pass the simulation accounts for
+//! each stopped run (work kept per [`PreemptionCost`], GPU-time attained), moves the job's
+//! run generation on (so the stopped run's pending `JobEnd` is ignored when it pops) and
+//! hands the job back to the policy; then it runs one more pass, so the requeued jobs
+//! can use what is still free.
+
+//!
+//! ## Failures
+//! With failures configured ([`Simulation::with_faults`]), a run is a sequence of
+//! segments (see [`crate::faults::Segment`]): a killed job keeps the work of its last
+//! completed checkpoint, and a job preempted by its policy is stopped the same way (its
+//! checkpoints decide what it keeps, not the policy's `PreemptionCost`).
 
 mod event;
+mod faults;
 mod record;
 
 pub use event::Event;
-pub use record::{JobOutcome, JobRecord, PoolUsage, RunResult, TimelineRow};
+pub use record::{
+    FaultSummary, JobOutcome, JobRecord, PoolUsage, RunResult, StoppedRun, TimelineRow,
+};
 
 use crate::engine::{EventQueue, SimTime};
 use crate::model::{Cluster, JobId, NodeChoice, PoolSpec, Workload};
-use crate::sched::{PolicyKind, PoolChoice, QueuePolicy, Running, SchedCtx};
+use crate::sched::{
+    PolicyKind, PoolChoice, PreemptionCost, Progress, QueuePolicy, Running, SchedCtx, SchedOptions,
+};
 
 /// Everything a run needs besides the workload.
 #[derive(Debug, Clone)]
@@ -31,6 +51,8 @@ pub struct SimConfig {
     pub horizon: Option<SimTime>,
     /// Timeline sampling interval (`None`: no timeline).
     pub sample_every: Option<SimTime>,
+    /// Options of the queue policies and of preemption.
+    pub options: SchedOptions,
 }
 
 /// A simulation in progress. Most users call [`run`]; tests may drive it and look inside.
@@ -49,12 +71,24 @@ pub struct Simulation<'w> {
     busy_ms: Vec<u128>,
     timeline: Vec<TimelineRow>,
     started: Vec<JobId>,
+    progress: Vec<Progress>,
+    gen: Vec<u32>,
+    preempted: Vec<JobId>,
+    wake_gen: u32,
+    wake_pending: Option<SimTime>,
+    wake_request: Option<SimTime>,
+    stopped_runs: Vec<StoppedRun>,
+    /// Milli-GPU x ms held per (pool, tenant), over every run segment.
+    tenant_busy: std::collections::BTreeMap<(u32, u32), u128>,
+    /// Failure state; `None` keeps the common case free of fault bookkeeping.
+    faults: Option<Box<faults::FaultState>>,
 }
 
 impl<'w> Simulation<'w> {
     /// Prepares a run of `workload` (jobs must be in submit order) under `cfg`.
     pub fn new(cfg: SimConfig, workload: &'w Workload) -> Self {
-        Self::with_policy(cfg.clone(), workload, cfg.policy.build())
+        let policy = cfg.policy.build_with(&cfg.options);
+        Self::with_policy(cfg, workload, policy)
     }
 
     /// As [`Simulation::new`] with a policy object supplied by the caller.
@@ -65,7 +99,8 @@ impl<'w> Simulation<'w> {
     ) -> Self {
         let mut cluster = Cluster::new(cfg.pools.clone());
         cluster.set_node_choice(cfg.node_choice);
-        let pools = PoolChoice::new(&cluster);
+        let mut pools = PoolChoice::new(&cluster);
+        pools.set_gpu_hour_prices(&cfg.options.gpu_hour_usd);
         let n = cfg.pools.len();
         let mut queue = EventQueue::with_capacity(1024);
         if let Some(dt) = cfg.sample_every {
@@ -91,6 +126,33 @@ impl<'w> Simulation<'w> {
             busy_ms: vec![0; n],
             timeline: Vec::new(),
             started: Vec::new(),
+            progress: Vec::new(),
+            gen: Vec::new(),
+            preempted: Vec::new(),
+            wake_gen: 0,
+            wake_pending: None,
+            wake_request: None,
+            stopped_runs: Vec::new(),
+            tenant_busy: Default::default(),
+            faults: None,
+        }
+    }
+
+    /// Adds failures, maintenance and checkpointing (see [`crate::faults`]); `seed` drives
+    /// the failure streams.
+    pub fn with_faults(mut self, cfg: crate::faults::FaultConfig, seed: u64) -> Self {
+        self.ensure_progress();
+        self.init_faults(cfg, seed);
+        self
+    }
+
+    /// Allocates the per-job progress and generation tables (used once anything can stop
+    /// a running job).
+    fn ensure_progress(&mut self) {
+        if self.progress.is_empty() {
+            let n = self.workload.jobs.len();
+            self.progress = vec![Progress::default(); n];
+            self.gen = vec![0; n];
         }
     }
 
@@ -124,6 +186,9 @@ impl<'w> Simulation<'w> {
             if t > horizon {
                 break;
             }
+            if self.cfg.horizon.is_none() && self.all_done() {
+                break;
+            }
             now = t;
             self.queue.advance_to(t);
             let mut changed = false;
@@ -131,9 +196,26 @@ impl<'w> Simulation<'w> {
             while let Some(s) = self.queue.pop_until(t) {
                 self.events += 1;
                 match s.event {
-                    Event::JobEnd { job } => {
-                        self.end_job(job, t);
+                    Event::JobEnd { job, gen } => {
+                        if self.gen.get(job as usize).copied().unwrap_or(0) == gen {
+                            self.end_job(job, t);
+                            changed = true;
+                        }
+                    }
+                    Event::NodeFail { .. }
+                    | Event::NodeRepair { .. }
+                    | Event::TraceFail { .. }
+                    | Event::Drain { .. }
+                    | Event::MaintenanceStart { .. }
+                    | Event::MaintenanceEnd { .. } => {
+                        self.fault_event(s.event, t);
                         changed = true;
+                    }
+                    Event::Wake { gen } => {
+                        if gen == self.wake_gen {
+                            self.wake_pending = None;
+                            changed = true;
+                        }
                     }
                     Event::Sample => sample_due = true,
                     Event::Horizon => stop = true,
@@ -152,10 +234,7 @@ impl<'w> Simulation<'w> {
             if sample_due {
                 sample_due = false;
                 self.sample(t);
-                let more = !self.policy.is_empty()
-                    || !self.running.is_empty()
-                    || self.next_arrival < self.workload.jobs.len();
-                if more && !stop {
+                if (self.cfg.horizon.is_some() || !self.all_done()) && !stop {
                     if let Some(dt) = self.cfg.sample_every {
                         self.queue.schedule(t.plus(dt), Event::Sample);
                     }
@@ -191,8 +270,31 @@ impl<'w> Simulation<'w> {
         self.policy.push(id, job);
     }
 
+    fn all_done(&self) -> bool {
+        self.next_arrival >= self.workload.jobs.len()
+            && self.policy.is_empty()
+            && self.running.is_empty()
+    }
+
     fn pass(&mut self, t: SimTime) {
+        self.pass_once(t);
+        if !self.preempted.is_empty() {
+            self.requeue_preempted(t);
+            self.pass_once(t);
+            self.requeue_preempted(t);
+        }
+        if let Some(w) = self.wake_request.take() {
+            if self.wake_pending.is_none_or(|p| w < p || p <= t) {
+                self.wake_gen = self.wake_gen.wrapping_add(1);
+                self.wake_pending = Some(w);
+                self.queue.schedule(w, Event::Wake { gen: self.wake_gen });
+            }
+        }
+    }
+
+    fn pass_once(&mut self, t: SimTime) {
         self.started.clear();
+        let mut wake = None;
         let mut ctx = SchedCtx {
             now: t,
             jobs: &self.workload.jobs,
@@ -200,22 +302,123 @@ impl<'w> Simulation<'w> {
             running: &mut self.running,
             pools: &self.pools,
             started: &mut self.started,
+            progress: &self.progress,
+            preempted: &mut self.preempted,
+            wake: &mut wake,
         };
         self.policy.schedule(&mut ctx);
+        if let Some(w) = wake {
+            self.wake_request = Some(self.wake_request.map_or(w, |x: SimTime| x.min(w)));
+        }
+        for (id, run) in self.running.take_stopped() {
+            self.stop_run(id, run, t);
+        }
         for i in 0..self.started.len() {
             let id = self.started[i];
             let run = self.running.get(id).expect("a started job is running");
             let p = run.alloc.pool as usize;
             let held: u64 = run.alloc.gpus.iter().map(|s| s.milli as u64).sum();
-            let runtime = self.pools.runtime(self.workload.jobs[id as usize].work, p);
+            let nodes = run.alloc.hosts.len() as u32;
+            let runtime = match self.faults {
+                None => self.pools.runtime(self.true_remaining(id), p),
+                Some(_) => self.start_segment(id),
+            };
             self.busy_milli[p] += held;
             let r = &mut self.records[id as usize];
-            r.start = Some(t);
+            if r.start.is_none() {
+                r.start = Some(t);
+            }
+            r.run_start = Some(t);
             r.pool = Some(p as u32);
             r.gpu_milli = held;
-            r.nodes = run.alloc.hosts.len() as u32;
+            r.nodes = nodes;
+            let gen = self.gen.get(id as usize).copied().unwrap_or(0);
             self.queue
-                .schedule(t.plus(runtime), Event::JobEnd { job: id });
+                .schedule(t.plus(runtime), Event::JobEnd { job: id, gen });
+        }
+    }
+
+    /// True work left for `id` (its work plus restart penalties, less the work kept).
+    fn true_remaining(&self, id: JobId) -> SimTime {
+        let work = self.workload.jobs[id as usize].work;
+        match self.progress.get(id as usize) {
+            Some(p) => SimTime((work.0 + p.extra.0).saturating_sub(p.done.0).max(1)),
+            None => work,
+        }
+    }
+
+    /// Accounts for a run a policy stopped: usage, work kept, generation.
+    fn stop_run(&mut self, id: JobId, run: crate::sched::RunningJob, t: SimTime) {
+        self.ensure_progress();
+        let p = run.alloc.pool as usize;
+        let held_ms = t.since(run.start);
+        let milli_held = self.records[id as usize].gpu_milli;
+        self.busy_milli[p] -= milli_held;
+        self.add_busy(id, p, milli_held, held_ms);
+        if self.faults.is_some() {
+            // Checkpoints decide what a stopped run keeps.
+            let times =
+                self.end_segment(id, &run.alloc, crate::faults::SegmentEnd::Killed(held_ms));
+            let r = &mut self.records[id as usize];
+            r.add_segment(&times, held_ms);
+            r.preemptions += 1;
+            self.stopped_runs.push(StoppedRun {
+                job: id,
+                pool: p as u32,
+                start: run.start,
+                stop: t,
+                gpu_milli: milli_held,
+            });
+            let milli = self.workload.jobs[id as usize].gpus.milli();
+            let pr = &mut self.progress[id as usize];
+            pr.attained_gpu_ms += milli * held_ms.0 / 1000;
+            pr.preemptions += 1;
+            pr.last_stop = Some(t);
+            pr.last_run = held_ms;
+            self.gen[id as usize] = self.gen[id as usize].wrapping_add(1);
+            return;
+        }
+        let r = &mut self.records[id as usize];
+        r.preemptions += 1;
+        self.stopped_runs.push(StoppedRun {
+            job: id,
+            pool: p as u32,
+            start: run.start,
+            stop: t,
+            gpu_milli: r.gpu_milli,
+        });
+        let left = self.true_remaining(id);
+        let speed = self.pools.speed(p);
+        let ran = SimTime(((held_ms.0 as f64 * speed) as u64).min(left.0));
+        let (kept, extra) = self.cfg.options.preemption.apply(ran, held_ms);
+        let milli = self.workload.jobs[id as usize].gpus.milli();
+        let pr = &mut self.progress[id as usize];
+        if self.cfg.options.preemption == PreemptionCost::LoseAll {
+            pr.done = SimTime::ZERO;
+        } else {
+            pr.done = pr.done.plus(kept);
+        }
+        pr.extra = pr.extra.plus(extra);
+        // Wall time of the kept work is useful, the rest of the run was lost.
+        let kept_wall = SimTime(((kept.0 as f64 / speed) as u64).min(held_ms.0));
+        let times = crate::faults::SegmentTimes {
+            useful: kept_wall,
+            lost: held_ms.since(kept_wall),
+            ..Default::default()
+        };
+        self.records[id as usize].add_segment(&times, held_ms);
+        let pr = &mut self.progress[id as usize];
+        pr.attained_gpu_ms += milli * held_ms.0 / 1000;
+        pr.preemptions += 1;
+        pr.last_stop = Some(t);
+        pr.last_run = held_ms;
+        self.gen[id as usize] = self.gen[id as usize].wrapping_add(1);
+    }
+
+    fn requeue_preempted(&mut self, _t: SimTime) {
+        for id in std::mem::take(&mut self.preempted) {
+            let job = &self.workload.jobs[id as usize];
+            self.policy.requeue(id, job, &self.progress[id as usize]);
         }
     }
 
@@ -226,13 +429,32 @@ impl<'w> Simulation<'w> {
         if t < run.planned_end {
             self.policy.invalidate();
         }
+        self.policy.ended(id, &self.workload.jobs[id as usize]);
         self.cluster.give_back(&run.alloc);
         let p = run.alloc.pool as usize;
+        let held = self.records[id as usize].gpu_milli;
+        self.busy_milli[p] -= held;
+        let span = t.since(run.start);
+        self.add_busy(id, p, held, span);
+        let times = match self.faults {
+            None => crate::faults::SegmentTimes {
+                useful: span,
+                ..Default::default()
+            },
+            Some(_) => self.end_segment(id, &run.alloc, crate::faults::SegmentEnd::Completed),
+        };
         let r = &mut self.records[id as usize];
-        self.busy_milli[p] -= r.gpu_milli;
-        self.busy_ms[p] += r.gpu_milli as u128 * t.since(run.start).0 as u128;
+        r.add_segment(&times, span);
         r.end = Some(t);
         r.outcome = JobOutcome::Completed;
+    }
+
+    /// Counts `held` milli-GPU for `span` against pool `p` and the job's tenant.
+    fn add_busy(&mut self, id: JobId, p: usize, held: u64, span: SimTime) {
+        let x = held as u128 * span.0 as u128;
+        self.busy_ms[p] += x;
+        let tenant = self.workload.jobs[id as usize].tenant;
+        *self.tenant_busy.entry((p as u32, tenant)).or_insert(0) += x;
     }
 
     fn sample(&mut self, t: SimTime) {
@@ -248,14 +470,28 @@ impl<'w> Simulation<'w> {
     }
 
     fn finish(mut self, end: SimTime) -> RunResult {
-        // Jobs still running at the end count their GPU-time up to the end.
-        for (id, r) in self.records.iter_mut().enumerate() {
-            if let (Some(start), None) = (r.start, r.end) {
-                if let Some(p) = r.pool {
-                    self.busy_ms[p as usize] += r.gpu_milli as u128 * end.since(start).0 as u128;
-                }
-                let _ = id;
-            }
+        // Jobs still running at the end count their GPU-time up to the end; the work they
+        // did in their current segment counts as useful (they are not killed).
+        let mut still: Vec<JobId> = self.running.ids().collect();
+        still.sort_unstable();
+        for id in still {
+            let Some(run) = self.running.remove(id) else {
+                continue;
+            };
+            let p = run.alloc.pool as usize;
+            let e = end.since(run.start);
+            let held = self.records[id as usize].gpu_milli;
+            self.add_busy(id, p, held, e);
+            let mut times = match self.faults {
+                None => crate::faults::SegmentTimes {
+                    useful: e,
+                    ..Default::default()
+                },
+                Some(_) => self.end_segment(id, &run.alloc, crate::faults::SegmentEnd::Killed(e)),
+            };
+            times.useful = times.useful.plus(times.lost);
+            times.lost = SimTime::ZERO;
+            self.records[id as usize].add_segment(&times, e);
         }
         let pools = self
             .cluster
@@ -271,12 +507,23 @@ impl<'w> Simulation<'w> {
                 busy_gpu_ms: self.busy_ms[p] / 1000,
             })
             .collect();
+        let cluster = &self.cluster;
+        let faults = self
+            .faults
+            .map(|f| f.summary(end, |n| cluster.pool_of(n) as usize));
         RunResult {
             end,
             events: self.events,
             jobs: self.records,
             pools,
             timeline: self.timeline,
+            stopped_runs: self.stopped_runs,
+            faults,
+            tenant_busy_gpu_ms: self
+                .tenant_busy
+                .into_iter()
+                .map(|(k, v)| (k, v / 1000))
+                .collect(),
         }
     }
 }

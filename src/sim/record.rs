@@ -46,6 +46,59 @@ pub struct JobRecord {
     pub nodes: u32,
     /// How it ended.
     pub outcome: JobOutcome,
+    /// Times it was preempted (stopped and requeued).
+    pub preemptions: u32,
+    /// Start of its last run (differs from `start` after a preemption).
+    pub run_start: Option<SimTime>,
+    /// Times it was killed and requeued by failures, interruptions or maintenance.
+    pub restarts: u32,
+    /// Wall time holding GPUs, over all its run segments.
+    pub held: SimTime,
+    /// Wall time computing work it kept.
+    pub useful: SimTime,
+    /// Wall time computing work it lost (redone after a kill or preemption).
+    pub lost: SimTime,
+    /// Wall time writing checkpoints.
+    pub checkpoint: SimTime,
+    /// Wall time restarting after kills.
+    pub restart: SimTime,
+}
+
+impl JobRecord {
+    /// Adds one run segment's times (`held` is the segment's wall time).
+    pub fn add_segment(&mut self, t: &crate::faults::SegmentTimes, held: SimTime) {
+        self.held = self.held.plus(held);
+        self.useful = self.useful.plus(t.useful);
+        self.lost = self.lost.plus(t.lost);
+        self.checkpoint = self.checkpoint.plus(t.checkpoint);
+        self.restart = self.restart.plus(t.restart);
+    }
+}
+
+/// What failures did over a run.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FaultSummary {
+    /// Node failures by cause (all nodes, busy or idle), in cause order.
+    pub node_failures: Vec<(String, u64)>,
+    /// Job interruptions (kills) by cause.
+    pub interruptions: Vec<(String, u64)>,
+    /// Node-milliseconds down (failed or in maintenance), per pool.
+    pub down_node_ms: Vec<u128>,
+}
+
+/// A run that a policy stopped (preempted) before the job's end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoppedRun {
+    /// The job.
+    pub job: u32,
+    /// Pool it ran in.
+    pub pool: u32,
+    /// When the run started.
+    pub start: SimTime,
+    /// When it was stopped.
+    pub stop: SimTime,
+    /// Milli-GPU it held.
+    pub gpu_milli: u64,
 }
 
 /// GPU-time per pool over the run.
@@ -91,4 +144,10 @@ pub struct RunResult {
     pub pools: Vec<PoolUsage>,
     /// Sampled state over time.
     pub timeline: Vec<TimelineRow>,
+    /// Runs stopped by preemption, in stop order.
+    pub stopped_runs: Vec<StoppedRun>,
+    /// Failures, when the run had any configured.
+    pub faults: Option<FaultSummary>,
+    /// GPU-milliseconds held per (pool, tenant), in key order.
+    pub tenant_busy_gpu_ms: Vec<((u32, u32), u128)>,
 }

@@ -1,11 +1,49 @@
 //! Workloads: trace readers (one file per format) and synthetic generators, all yielding
 //! a [`Workload`] of jobs in submit order.
 
+mod arrivals;
+mod csv_rows;
+mod fit;
 mod generic_csv;
+mod helios;
+mod load;
+mod model;
+mod openb;
+mod pai;
+mod pai_machines;
+mod pai_sim;
+mod philly;
+mod shape;
+mod stats;
+mod swf;
 mod synthetic;
+mod tiresias;
+mod trace;
 
+pub use arrivals::{ArrivalProcess, Arrivals, MONTH_SECS};
+pub use fit::{fit_lognormal, fit_model, model_to_toml};
 pub use generic_csv::{read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS};
+pub use helios::{read_helios, read_helios_from};
+pub use load::{read_format, TraceSpec};
+pub use model::{TenantMix, WorkloadModel};
+pub use openb::{
+    group_openb_nodes, openb_workload, read_openb, read_openb_nodes, read_openb_pods, OpenbNode,
+    OpenbPod, OpenbPods, OPENB_NODE_COLUMNS, OPENB_POD_COLUMNS,
+};
+pub use pai::{read_pai, read_pai_from, read_pai_job_table, read_pai_job_table_from, PaiUsers};
+pub use pai_machines::{read_pai_machines, read_pai_machines_from, MachineGroup, MachineList};
+pub use pai_sim::{
+    read_pai_sim_csv, read_pai_sim_from, PaiEstimate, PaiSimOptions, PAI_SIM_COLUMNS,
+};
+pub use philly::{read_philly, read_philly_from};
+pub use shape::{gpu_demand_secs, LoadScale, ScaleBase, Shaping};
+pub use stats::{format_datetime, hour_and_weekday, quantile, trace_stats, TraceStats};
+pub use swf::{read_swf, read_swf_from, SwfHeader, SwfOptions};
 pub use synthetic::{DurationDist, SyntheticSpec};
+pub use tiresias::{read_tiresias, read_tiresias_from};
+pub use trace::{
+    parse_datetime_ms, JobStatus, RowFilter, RowSink, TraceFormat, TraceMeta, TraceRow,
+};
 
 pub use crate::model::Workload;
 use std::path::PathBuf;

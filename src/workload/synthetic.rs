@@ -27,6 +27,18 @@ pub enum DurationDist {
         /// The duration.
         value: SimTime,
     },
+    /// Weibull with the given scale and shape (shape < 1: heavy tail of long jobs).
+    Weibull {
+        /// Scale (the 63rd percentile).
+        scale: SimTime,
+        /// Shape k.
+        shape: f64,
+    },
+    /// Resampled uniformly from observed durations (seconds), e.g. a column of a real trace.
+    Empirical {
+        /// The observed durations in seconds (non-empty).
+        secs: std::sync::Arc<Vec<f64>>,
+    },
 }
 
 impl DurationDist {
@@ -38,10 +50,17 @@ impl DurationDist {
             }
             DurationDist::Exponential { mean } => mean.hours_f64(),
             DurationDist::Fixed { value } => value.hours_f64(),
+            DurationDist::Weibull { scale, shape } => {
+                scale.hours_f64() * statrs::function::gamma::gamma(1.0 + 1.0 / shape)
+            }
+            DurationDist::Empirical { secs } => {
+                secs.iter().sum::<f64>() / secs.len().max(1) as f64 / 3600.0
+            }
         }
     }
 
-    fn sample(&self, rng: &mut impl Rng) -> SimTime {
+    /// Draws one duration (at least 1 ms).
+    pub fn sample(&self, rng: &mut impl Rng) -> SimTime {
         let secs = match self {
             DurationDist::LogNormal { median, sigma } => {
                 let mu = median.secs_f64().max(1e-3).ln();
@@ -53,6 +72,18 @@ impl DurationDist {
                 .map(|d| d.sample(rng))
                 .unwrap_or(mean.secs_f64()),
             DurationDist::Fixed { value } => value.secs_f64(),
+            DurationDist::Weibull { scale, shape } => {
+                rand_distr::Weibull::new(scale.secs_f64(), *shape)
+                    .map(|d| d.sample(rng))
+                    .unwrap_or(scale.secs_f64())
+            }
+            DurationDist::Empirical { secs } => {
+                if secs.is_empty() {
+                    0.0
+                } else {
+                    secs[rng.random_range(0..secs.len())]
+                }
+            }
         };
         // At least one millisecond: a job always does some work.
         SimTime::from_secs_f64(secs).max(SimTime(1))

@@ -65,5 +65,6 @@ pub fn config(pools: Vec<PoolSpec>, policy: PolicyKind) -> SimConfig {
         node_choice: Default::default(),
         horizon: None,
         sample_every: None,
+        options: Default::default(),
     }
 }

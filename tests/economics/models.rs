@@ -132,7 +132,7 @@ fn owned_hardware_at_zero_load_still_pays() {
     let mut cfg = config(vec![pool("owned", 2, 8)], PolicyKind::Fifo);
     cfg.horizon = Some(SimTime::from_hours_f64(720.0));
     let r = Simulation::new(cfg, &w).run();
-    let cost = run_cost(&r, &[PoolPricing::Owned(simple_owned())], |_| 0);
+    let cost = run_cost(&r, &[PoolPricing::Owned(simple_owned())]);
     let kind = |k: CostKind| cost.ledger.sum_where(|key| key.kind == k);
     assert!(close(kind(CostKind::Capital), 2.0 * 720.0 * 10.0, 1e-9));
     assert!(close(
@@ -226,7 +226,7 @@ proptest! {
         let mut cfg = config(pools, PolicyKind::EasyBackfill);
         cfg.horizon = Some(SimTime::from_secs(40_000));
         let r = Simulation::new(cfg, &w).run();
-        let cost = run_cost(&r, &pricing, |i| w.jobs[i].tenant);
+        let cost = run_cost(&r, &pricing);
         let l = &cost.ledger;
         let total = l.total();
         let tol = 1e-6 * (1.0 + total.abs());

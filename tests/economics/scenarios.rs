@@ -49,7 +49,7 @@ price_per_node_hour = 50.0
     .unwrap();
     let w = s.build_workload(1).unwrap();
     let r = Simulation::new(s.sim.clone(), &w).run();
-    let cost = run_cost(&r, &s.pool_pricing(1), |_| 0);
+    let cost = run_cost(&r, &s.pool_pricing(1));
     // aws_gpu_instances.csv: p5.48xlarge us-east-1 = $98.32/h; 2 nodes x 10 h = $1966.40.
     assert!(close(
         cost.ledger.sum_where(|k| k.pool == 0),
@@ -84,7 +84,7 @@ discount = 0.41
     .unwrap();
     let w = s.build_workload(1).unwrap();
     let r = Simulation::new(s.sim.clone(), &w).run();
-    let cost = run_cost(&r, &s.pool_pricing(1), |_| 0);
+    let cost = run_cost(&r, &s.pool_pricing(1));
     let want = 4.0 * 360.0 * 32.7726 * 0.59 + 4.0 * 360.0 * 32.7726;
     assert!(close(cost.ledger.total(), want, 1e-9));
     // The committed part is either used (busy) or unused commitment.
@@ -125,7 +125,7 @@ discount = 0.5
         let w = s.build_workload(1).unwrap();
         let r = Simulation::new(s.sim.clone(), &w).run();
         let pricing = s.pool_pricing(1);
-        let mut cost = run_cost(&r, &pricing, |_| 0);
+        let mut cost = run_cost(&r, &pricing);
         assert!(close(cost.ledger.total(), 200.0, 1e-9));
         gpufleet::metrics::apply_savings_plan(&mut cost, &r, &pricing, &s.savings_plan.unwrap());
         assert!(close(cost.ledger.total(), total, 1e-9), "C = {c}");
@@ -158,7 +158,7 @@ cross_zone_gb_per_job = 10
     .unwrap();
     let w = s.build_workload(1).unwrap();
     let r = Simulation::new(s.sim.clone(), &w).run();
-    let mut cost = run_cost(&r, &s.pool_pricing(1), |_| 0);
+    let mut cost = run_cost(&r, &s.pool_pricing(1));
     gpufleet::metrics::apply_transfer(&mut cost, &r, s.transfer.as_ref().unwrap(), |_| 0);
     let t = cost.ledger.sum_where(|k| k.kind == CostKind::Transfer);
     assert!(close(t, 14.0, 1e-9), "{t}");

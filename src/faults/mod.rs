@@ -1,0 +1,78 @@
+//! Faults: hardware failure processes (with a Llama 3 preset), repair times, failure
+//! traces, planned maintenance, and the checkpoint/restart arithmetic that decides how
+//! much work a killed job loses.
+//!
+//! The simulation (`sim`) schedules the events; this module only says when failures
+//! happen and what a kill costs.
+
+mod checkpoint;
+mod preset;
+mod process;
+mod trace;
+
+pub use checkpoint::{CheckpointPolicy, Checkpointing, Segment, SegmentEnd, SegmentTimes};
+pub use preset::{by_name as preset_by_name, llama3_h100, Cause, FailurePreset};
+pub use process::{FailureDist, FailureProcess, Scope};
+pub use trace::{read_failure_trace, TraceFailure};
+
+use crate::engine::SimTime;
+use crate::workload::DurationDist;
+
+/// Planned maintenance: nodes of a pool drained with notice, then down for a while.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Maintenance {
+    /// Pool index.
+    pub pool: usize,
+    /// Number of nodes taken (the pool's first nodes).
+    pub nodes: u32,
+    /// When the nodes go down.
+    pub start: SimTime,
+    /// How long they stay down.
+    pub duration: SimTime,
+    /// How long before `start` the nodes stop taking new jobs. Jobs still running at
+    /// `start` are stopped after writing a checkpoint (they lose no work).
+    pub notice: SimTime,
+}
+
+/// Everything about failures in one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaultConfig {
+    /// Failure processes (each over the pools it names; empty = all pools).
+    pub processes: Vec<(FailureProcess, Vec<usize>)>,
+    /// Repair time of a failed node.
+    pub repair: DurationDist,
+    /// Failures from a trace instead of (or besides) processes.
+    pub trace: Vec<TraceFailure>,
+    /// Planned maintenance windows.
+    pub maintenance: Vec<Maintenance>,
+    /// Checkpoint and restart behaviour of jobs.
+    pub checkpointing: Checkpointing,
+}
+
+impl FaultConfig {
+    /// No failures, no checkpoints.
+    pub fn none() -> Self {
+        FaultConfig {
+            processes: Vec::new(),
+            repair: DurationDist::Fixed {
+                value: SimTime::from_secs(3600),
+            },
+            trace: Vec::new(),
+            maintenance: Vec::new(),
+            checkpointing: Checkpointing::default(),
+        }
+    }
+
+    /// Failure rate per GPU-hour seen by a job on pool `p` with `gpus` GPUs over `nodes`
+    /// nodes (sum over the processes covering the pool), for checkpoint interval policies.
+    pub fn job_failure_rate_per_hour(&self, p: usize, gpus: f64, nodes: f64) -> f64 {
+        self.processes
+            .iter()
+            .filter(|(_, pools)| pools.is_empty() || pools.contains(&p))
+            .map(|(proc_, _)| match proc_.scope {
+                Scope::Gpu => proc_.rate_per_day / 24.0 * gpus,
+                Scope::Node => proc_.rate_per_day / 24.0 * nodes,
+            })
+            .sum()
+    }
+}

@@ -1,0 +1,106 @@
+//! Failure traces: `time_s,node[,cause][,repair_s]` CSV rows instead of a random process.
+//! `node` is a node index (0-based over all pools in scenario order) or `pool/index`.
+
+use crate::engine::SimTime;
+use crate::workload::TraceError;
+use std::path::Path;
+
+/// One failure from a trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceFailure {
+    /// When.
+    pub time: SimTime,
+    /// Pool name (None: `node` is a global index).
+    pub pool: Option<String>,
+    /// Node index (global, or within `pool`).
+    pub node: u32,
+    /// Cause, if given.
+    pub cause: String,
+    /// Repair time, if given (else the scenario's repair distribution).
+    pub repair: Option<SimTime>,
+}
+
+/// Reads a failure trace; every bad row is an error naming the row and column.
+pub fn read_failure_trace(path: &Path) -> Result<Vec<TraceFailure>, TraceError> {
+    let text = std::fs::read_to_string(path).map_err(|source| TraceError::Io {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    let mut lines = text.lines().enumerate();
+    let header: Vec<String> = match lines.next() {
+        Some((_, h)) => h.split(',').map(|s| s.trim().to_string()).collect(),
+        None => {
+            return Err(TraceError::File {
+                file: path.to_path_buf(),
+                reason: "empty file (expected a header time_s,node[,cause][,repair_s])".into(),
+            })
+        }
+    };
+    let col = |n: &str| header.iter().position(|h| h == n);
+    let (Some(ct), Some(cn)) = (col("time_s"), col("node")) else {
+        return Err(TraceError::File {
+            file: path.to_path_buf(),
+            reason: "header must have columns time_s and node".into(),
+        });
+    };
+    let (cc, cr) = (col("cause"), col("repair_s"));
+    for (i, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row = i as u64 + 1;
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        let bad = |column: &str, reason: String| TraceError::Row {
+            file: path.to_path_buf(),
+            row,
+            column: column.into(),
+            reason,
+        };
+        let t: f64 = f
+            .get(ct)
+            .and_then(|v| v.parse().ok())
+            .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| {
+                bad(
+                    "time_s",
+                    format!(
+                        "{:?} is not a non-negative number of seconds",
+                        f.get(ct).unwrap_or(&"")
+                    ),
+                )
+            })?;
+        let node_text = f.get(cn).copied().unwrap_or("");
+        let (pool, idx) = match node_text.split_once('/') {
+            Some((p, i)) => (Some(p.to_string()), i),
+            None => (None, node_text),
+        };
+        let node: u32 = idx.parse().map_err(|_| {
+            bad(
+                "node",
+                format!("{node_text:?} is not a node index or pool/index"),
+            )
+        })?;
+        let repair = match cr.and_then(|c| f.get(c)).filter(|v| !v.is_empty()) {
+            None => None,
+            Some(v) => Some(SimTime::from_secs_f64(
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| bad("repair_s", format!("{v:?} is not a number of seconds")))?,
+            )),
+        };
+        out.push(TraceFailure {
+            time: SimTime::from_secs_f64(t),
+            pool,
+            node,
+            cause: cc
+                .and_then(|c| f.get(c))
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "trace".into()),
+            repair,
+        });
+    }
+    out.sort_by_key(|f| f.time);
+    Ok(out)
+}

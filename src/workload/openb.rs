@@ -1,0 +1,505 @@
+//! Alibaba GPU cluster trace v2023 ("openb"): pod lists and node lists.
+//!
+//! Pod lists: `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,
+//! creation_time,deletion_time,scheduled_time` (times in seconds from the trace start);
+//! some variants carry only the first five columns. `num_gpu = 1` with `gpu_milli < 1000`
+//! is a fractional GPU; `num_gpu = 0` a CPU-only pod; `gpu_spec` `A|B` limits the GPU
+//! models (empty = any). Node lists: `sn,cpu_milli,memory_mib,gpu,model`.
+//!
+//! [`read_openb_pods`] keeps the raw rows (the FGD experiment needs them as they are);
+//! [`openb_workload`] turns pods into a time-based [`Workload`] (submit = creation time,
+//! work = deletion minus scheduled time, tenant = QoS class).
+
+use super::{BadRows, TraceError};
+use crate::engine::SimTime;
+use crate::model::{GpuRequest, Job, NodeSpec, TypeMask, Workload, MILLI_PER_GPU};
+use std::io::Read;
+use std::path::Path;
+
+/// Every column of a full openb pod list, in file order.
+pub const OPENB_POD_COLUMNS: [&str; 11] = [
+    "name",
+    "cpu_milli",
+    "memory_mib",
+    "num_gpu",
+    "gpu_milli",
+    "gpu_spec",
+    "qos",
+    "pod_phase",
+    "creation_time",
+    "deletion_time",
+    "scheduled_time",
+];
+
+/// Columns every pod list must have.
+const POD_REQUIRED: usize = 5;
+
+/// Columns of an openb node list.
+pub const OPENB_NODE_COLUMNS: [&str; 5] = ["sn", "cpu_milli", "memory_mib", "gpu", "model"];
+
+/// One pod (task) of an openb pod list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenbPod {
+    /// Pod name.
+    pub name: String,
+    /// CPU requested, milli-cores.
+    pub cpu_milli: u32,
+    /// Memory requested, MiB.
+    pub mem_mib: u64,
+    /// GPUs requested (0 = CPU-only).
+    pub num_gpu: u32,
+    /// Milli-GPU per GPU (1000 = whole GPUs, less with `num_gpu = 1` = a shared GPU).
+    pub gpu_milli: u32,
+    /// Allowed GPU models; empty = any.
+    pub gpu_spec: Vec<String>,
+    /// QoS class (`LS`, `BE`, `Burstable`, `Guaranteed`); empty when absent.
+    pub qos: String,
+    /// Pod phase at trace end; empty when absent.
+    pub phase: String,
+    /// Creation time, seconds.
+    pub creation: Option<u64>,
+    /// Deletion time, seconds.
+    pub deletion: Option<u64>,
+    /// Scheduled time, seconds.
+    pub scheduled: Option<u64>,
+}
+
+impl OpenbPod {
+    /// Total GPU demand in milli-GPU (`num_gpu * gpu_milli`).
+    pub fn gpu_milli_total(&self) -> u64 {
+        self.num_gpu as u64 * self.gpu_milli as u64
+    }
+
+    /// The GPU request in the model's terms.
+    pub fn gpu_request(&self) -> GpuRequest {
+        // Validated on reading, so the fallback is never taken.
+        GpuRequest::from_count_and_milli(self.num_gpu, self.gpu_milli).unwrap_or(GpuRequest::None)
+    }
+}
+
+/// One node of an openb node list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenbNode {
+    /// Serial name.
+    pub sn: String,
+    /// CPU, milli-cores.
+    pub cpu_milli: u32,
+    /// Memory, MiB.
+    pub mem_mib: u64,
+    /// GPUs on the node.
+    pub gpus: u32,
+    /// GPU model (empty for CPU-only nodes).
+    pub model: String,
+}
+
+/// Pods read from a file, with the count of bad rows skipped.
+#[derive(Debug, Clone, Default)]
+pub struct OpenbPods {
+    /// Pods in file order.
+    pub pods: Vec<OpenbPod>,
+    /// Rows skipped as bad (only with [`BadRows::Skip`]).
+    pub skipped_rows: u64,
+    /// True when the file has the time columns.
+    pub has_times: bool,
+}
+
+fn open(path: &Path) -> Result<std::io::BufReader<std::fs::File>, TraceError> {
+    let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    Ok(std::io::BufReader::with_capacity(1 << 16, file))
+}
+
+/// Reads an openb pod list.
+pub fn read_openb_pods(path: &Path, bad: BadRows) -> Result<OpenbPods, TraceError> {
+    read_pods_from(open(path)?, path, bad)
+}
+
+/// Reads an openb node list.
+pub fn read_openb_nodes(path: &Path, bad: BadRows) -> Result<Vec<OpenbNode>, TraceError> {
+    read_nodes_from(open(path)?, path, bad).map(|(n, _)| n)
+}
+
+/// Reads an openb pod list as a time-based workload (see the module docs).
+pub fn read_openb(path: &Path, bad: BadRows) -> Result<Workload, TraceError> {
+    let pods = read_openb_pods(path, bad)?;
+    openb_workload(&pods, path)
+}
+
+/// Maps each header name to its column, checking the order-independent set.
+fn header_map(
+    rdr: &mut csv::Reader<impl Read>,
+    path: &Path,
+    known: &[&str],
+    required: usize,
+) -> Result<Vec<usize>, TraceError> {
+    let headers = rdr
+        .headers()
+        .map_err(|e| TraceError::File {
+            file: path.to_path_buf(),
+            reason: format!("cannot read the header row: {e}"),
+        })?
+        .clone();
+    let mut col = vec![usize::MAX; known.len()];
+    for (i, h) in headers.iter().enumerate() {
+        let h = h.trim();
+        match known.iter().position(|c| *c == h) {
+            Some(k) => col[k] = i,
+            None => {
+                return Err(TraceError::Row {
+                    file: path.to_path_buf(),
+                    row: 1,
+                    column: h.to_string(),
+                    reason: format!("unknown column (known: {})", known.join(", ")),
+                })
+            }
+        }
+    }
+    for (k, name) in known.iter().enumerate().take(required) {
+        if col[k] == usize::MAX {
+            return Err(TraceError::File {
+                file: path.to_path_buf(),
+                reason: format!("missing required column {name:?} in the header row"),
+            });
+        }
+    }
+    Ok(col)
+}
+
+/// Reads every record, handing each to `parse`; bad rows stop or are counted per `bad`.
+fn each_row<R: Read, T>(
+    rdr: &mut csv::Reader<R>,
+    path: &Path,
+    bad: BadRows,
+    known: &[&str],
+    mut parse: impl FnMut(&csv::StringRecord) -> Result<T, (usize, String)>,
+) -> Result<(Vec<T>, u64), TraceError> {
+    let mut out = Vec::new();
+    let mut skipped = 0u64;
+    let mut rec = csv::StringRecord::new();
+    loop {
+        let line = rdr.position().line() + 1;
+        let err = match rdr.read_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {
+                let row = rec.position().map(|p| p.line()).unwrap_or(line);
+                match parse(&rec) {
+                    Ok(t) => {
+                        out.push(t);
+                        continue;
+                    }
+                    Err((k, reason)) => TraceError::Row {
+                        file: path.to_path_buf(),
+                        row,
+                        column: known[k].to_string(),
+                        reason,
+                    },
+                }
+            }
+            Err(e) => TraceError::Row {
+                file: path.to_path_buf(),
+                row: e.position().map(|p| p.line()).unwrap_or(line),
+                column: String::new(),
+                reason: e.to_string(),
+            },
+        };
+        match bad {
+            BadRows::Stop => return Err(err),
+            BadRows::Skip => skipped += 1,
+        }
+    }
+    Ok((out, skipped))
+}
+
+fn field<'a>(rec: &'a csv::StringRecord, col: &[usize], k: usize) -> Option<&'a str> {
+    (col[k] != usize::MAX)
+        .then(|| rec.get(col[k]))
+        .flatten()
+        .map(str::trim)
+}
+
+fn need_u64(rec: &csv::StringRecord, col: &[usize], k: usize) -> Result<u64, (usize, String)> {
+    match field(rec, col, k) {
+        None | Some("") => Err((k, "missing value".into())),
+        Some(v) => v
+            .parse::<u64>()
+            .map_err(|_| (k, format!("{v:?} is not a non-negative integer"))),
+    }
+}
+
+fn opt_u64(
+    rec: &csv::StringRecord,
+    col: &[usize],
+    k: usize,
+) -> Result<Option<u64>, (usize, String)> {
+    match field(rec, col, k) {
+        None | Some("") => Ok(None),
+        Some(_) => need_u64(rec, col, k).map(Some),
+    }
+}
+
+fn small(v: u64, k: usize) -> Result<u32, (usize, String)> {
+    u32::try_from(v).map_err(|_| (k, format!("{v} is too large")))
+}
+
+fn read_pods_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<OpenbPods, TraceError> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(input);
+    let col = header_map(&mut rdr, path, &OPENB_POD_COLUMNS, POD_REQUIRED)?;
+    let has_times = col[8] != usize::MAX && col[9] != usize::MAX;
+    let (pods, skipped_rows) = each_row(&mut rdr, path, bad, &OPENB_POD_COLUMNS, |rec| {
+        let name = match field(rec, &col, 0) {
+            Some(v) if !v.is_empty() => v.to_string(),
+            _ => return Err((0, "missing value".into())),
+        };
+        let cpu_milli = small(need_u64(rec, &col, 1)?, 1)?;
+        let mem_mib = need_u64(rec, &col, 2)?;
+        let num_gpu = small(need_u64(rec, &col, 3)?, 3)?;
+        let gpu_milli = small(need_u64(rec, &col, 4)?, 4)?;
+        if gpu_milli > MILLI_PER_GPU {
+            return Err((4, format!("{gpu_milli} is more than one GPU (1000)")));
+        }
+        if num_gpu > 0 && gpu_milli == 0 {
+            return Err((4, "0 milli-GPU for a pod that asks for GPUs".into()));
+        }
+        if num_gpu > 1 && gpu_milli < MILLI_PER_GPU {
+            return Err((
+                4,
+                format!("{gpu_milli} milli-GPU each on {num_gpu} GPUs: only one GPU may be shared"),
+            ));
+        }
+        let gpu_spec = field(rec, &col, 5)
+            .unwrap_or("")
+            .split('|')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        let creation = opt_u64(rec, &col, 8)?;
+        let deletion = opt_u64(rec, &col, 9)?;
+        let scheduled = opt_u64(rec, &col, 10)?;
+        if let (Some(c), Some(d)) = (creation, deletion) {
+            if d < c {
+                return Err((9, format!("deletion time {d} is before creation time {c}")));
+            }
+        }
+        Ok(OpenbPod {
+            name,
+            cpu_milli,
+            mem_mib,
+            num_gpu,
+            gpu_milli: if num_gpu == 0 { 0 } else { gpu_milli },
+            gpu_spec,
+            qos: field(rec, &col, 6).unwrap_or("").to_string(),
+            phase: field(rec, &col, 7).unwrap_or("").to_string(),
+            creation,
+            deletion,
+            scheduled,
+        })
+    })?;
+    if pods.is_empty() {
+        return Err(TraceError::File {
+            file: path.to_path_buf(),
+            reason: "no pods".into(),
+        });
+    }
+    Ok(OpenbPods {
+        pods,
+        skipped_rows,
+        has_times,
+    })
+}
+
+fn read_nodes_from<R: Read>(
+    input: R,
+    path: &Path,
+    bad: BadRows,
+) -> Result<(Vec<OpenbNode>, u64), TraceError> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(input);
+    let col = header_map(&mut rdr, path, &OPENB_NODE_COLUMNS, 4)?;
+    let out = each_row(&mut rdr, path, bad, &OPENB_NODE_COLUMNS, |rec| {
+        let sn = match field(rec, &col, 0) {
+            Some(v) if !v.is_empty() => v.to_string(),
+            _ => return Err((0, "missing value".into())),
+        };
+        let gpus = small(need_u64(rec, &col, 3)?, 3)?;
+        if gpus > 64 {
+            return Err((3, format!("{gpus} GPUs on one node (at most 64)")));
+        }
+        let model = field(rec, &col, 4).unwrap_or("").to_string();
+        if gpus > 0 && model.is_empty() {
+            return Err((4, "a node with GPUs needs a model".into()));
+        }
+        Ok(OpenbNode {
+            sn,
+            cpu_milli: small(need_u64(rec, &col, 1)?, 1)?,
+            mem_mib: need_u64(rec, &col, 2)?,
+            gpus,
+            model,
+        })
+    })?;
+    if out.0.is_empty() {
+        return Err(TraceError::File {
+            file: path.to_path_buf(),
+            reason: "no nodes".into(),
+        });
+    }
+    Ok(out)
+}
+
+/// Identical nodes grouped for use as scenario pools: `(model, hardware, count)` in order
+/// of first appearance (CPU-only nodes have an empty model and 0 GPUs).
+pub fn group_openb_nodes(nodes: &[OpenbNode]) -> Vec<(String, NodeSpec, u32)> {
+    let mut out: Vec<(String, NodeSpec, u32)> = Vec::new();
+    for n in nodes {
+        let spec = NodeSpec {
+            gpus: n.gpus as u16,
+            cpu_milli: n.cpu_milli,
+            mem_mib: n.mem_mib,
+        };
+        match out.iter_mut().find(|(m, s, _)| *m == n.model && *s == spec) {
+            Some(g) => g.2 += 1,
+            None => out.push((n.model.clone(), spec, 1)),
+        }
+    }
+    out
+}
+
+/// Turns pods into a time-based workload: submit = creation time, work = deletion minus
+/// scheduled (or creation) time, at least one second; tenant = QoS class; `gpu_spec` =
+/// allowed types. Fails when the file lacks the time columns (the five-column variants
+/// serve only the arrival-only experiment).
+pub fn openb_workload(pods: &OpenbPods, path: &Path) -> Result<Workload, TraceError> {
+    if !pods.has_times {
+        return Err(TraceError::File {
+            file: path.to_path_buf(),
+            reason: "no creation_time/deletion_time columns: this pod list can only be used \
+                     by the arrival-only FGD experiment"
+                .into(),
+        });
+    }
+    let mut w = Workload {
+        skipped_rows: pods.skipped_rows,
+        ..Workload::default()
+    };
+    let mut no_times = 0u64;
+    for p in &pods.pods {
+        let (Some(c), Some(d)) = (p.creation, p.deletion) else {
+            no_times += 1;
+            continue;
+        };
+        let start = p.scheduled.unwrap_or(c).clamp(c, d);
+        let gpu_types = if p.gpu_spec.is_empty() {
+            TypeMask::ANY
+        } else {
+            w.type_mask(p.gpu_spec.iter().map(String::as_str))
+                .ok_or_else(|| TraceError::File {
+                    file: path.to_path_buf(),
+                    reason: "more than 64 GPU models in gpu_spec".into(),
+                })?
+        };
+        let tenant = w.tenant_index(if p.qos.is_empty() { "default" } else { &p.qos });
+        w.jobs.push(Job {
+            name: p.name.clone(),
+            submit: SimTime::from_secs(c),
+            gpus: p.gpu_request(),
+            gpu_types,
+            cpu_milli: p.cpu_milli,
+            mem_mib: p.mem_mib,
+            work: SimTime::from_secs((d - start).max(1)),
+            estimate: None,
+            tenant,
+            priority: 0,
+            deadline: None,
+            preemptible: p.qos == "BE",
+        });
+    }
+    if no_times > 0 {
+        w.filtered
+            .push(("no creation or deletion time".into(), no_times));
+    }
+    w.sort_by_submit();
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pods(text: &str, bad: BadRows) -> Result<OpenbPods, TraceError> {
+        read_pods_from(text.as_bytes(), Path::new("p.csv"), bad)
+    }
+
+    const HEAD: &str = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
+
+    #[test]
+    fn reads_full_rows_and_short_variant() {
+        let text = format!(
+            "{HEAD}a,12000,16384,1,460,,LS,Running,10,110,20\nb,8000,100,2,1000,V100M16|V100M32,BE,Failed,5,6,5\nc,32000,1,0,0,,LS,Running,0,50,0\n"
+        );
+        let p = pods(&text, BadRows::Stop).unwrap();
+        assert!(p.has_times);
+        assert_eq!(p.pods[0].gpu_request(), GpuRequest::Fraction(460));
+        assert_eq!(p.pods[1].gpu_spec, vec!["V100M16", "V100M32"]);
+        assert_eq!(p.pods[1].gpu_milli_total(), 2000);
+        let w = openb_workload(&p, Path::new("p.csv")).unwrap();
+        assert_eq!(w.jobs[0].name, "c");
+        assert_eq!(w.jobs[2].work, SimTime::from_secs(90));
+        assert_eq!(w.jobs[2].submit, SimTime::from_secs(10));
+        assert!(w.jobs[1].preemptible);
+        assert_eq!(w.jobs[1].gpu_types, TypeMask(0b11));
+
+        let short = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1000,10,1,500\n";
+        let p = pods(short, BadRows::Stop).unwrap();
+        assert!(!p.has_times);
+        let e = openb_workload(&p, Path::new("p.csv"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("creation_time"), "{e}");
+    }
+
+    #[test]
+    fn bad_rows_name_row_and_column() {
+        let text = format!("{HEAD}a,1000,10,1,500,,LS,R,0,1,0\nb,1000,10,2,500,,LS,R,0,1,0\nc,x,10,1,500,,LS,R,0,1,0\n");
+        let e = pods(&text, BadRows::Stop).unwrap_err().to_string();
+        assert!(e.contains("p.csv:3") && e.contains("gpu_milli"), "{e}");
+        let p = pods(&text, BadRows::Skip).unwrap();
+        assert_eq!((p.pods.len(), p.skipped_rows), (1, 2));
+        let e = pods("name,cpu_milli,memory_mib,num_gpu\n", BadRows::Stop)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("gpu_milli"), "{e}");
+        let e = pods(
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,colour\n",
+            BadRows::Stop,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("colour"), "{e}");
+        let text = format!("{HEAD}a,1000,10,1,1500,,LS,R,0,1,0\n");
+        assert!(pods(&text, BadRows::Stop).is_err());
+        let text = format!("{HEAD}a,1000,10,1,500,,LS,R,9,1,0\n");
+        let e = pods(&text, BadRows::Stop).unwrap_err().to_string();
+        assert!(e.contains("deletion_time"), "{e}");
+    }
+
+    #[test]
+    fn reads_nodes() {
+        let text = "sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,0,\nn1,96000,786432,8,G2\n";
+        let (n, _) = read_nodes_from(text.as_bytes(), Path::new("n.csv"), BadRows::Stop).unwrap();
+        assert_eq!(n.len(), 2);
+        assert_eq!((n[1].gpus, n[1].model.as_str()), (8, "G2"));
+        let bad = "sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,2,\n";
+        let e = read_nodes_from(bad.as_bytes(), Path::new("n.csv"), BadRows::Stop)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("n.csv:2") && e.contains("model"), "{e}");
+        let g = group_openb_nodes(&[n[1].clone(), n[0].clone(), n[1].clone()]);
+        assert_eq!(g.len(), 2);
+        assert_eq!((g[0].0.as_str(), g[0].1.gpus, g[0].2), ("G2", 8, 2));
+    }
+}

@@ -1,0 +1,424 @@
+//! What every trace reader shares: the formats, one parsed row, and the sink that turns rows
+//! into jobs while applying bad-row handling and the streaming filters (status, GPU count).
+//!
+//! Readers never hold the raw file: they parse one row at a time into a [`TraceRow`] that
+//! borrows from the reader's line buffer and hand it to a [`RowSink`], which interns names
+//! and keeps the job. Time-window, compression and load scaling need the whole trace and
+//! are applied afterwards by [`super::shape`].
+
+use super::{BadRows, TraceError};
+use crate::engine::SimTime;
+use crate::model::{GpuRequest, Job, TypeMask, Workload};
+use indexmap::IndexMap;
+use std::path::{Path, PathBuf};
+
+/// The trace formats gpufleet reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+#[value(rename_all = "snake_case")]
+pub enum TraceFormat {
+    /// gpufleet's generic CSV (the lingua franca).
+    Generic,
+    /// Standard Workload Format (Parallel Workloads Archive).
+    Swf,
+    /// SenseTime Helios job CSV.
+    Helios,
+    /// Alibaba PAI 2020 task table (`pai_task_table.csv`, no header), optionally joined
+    /// with the job table for users.
+    Pai,
+    /// Microsoft Philly job log (JSON array).
+    Philly,
+    /// Tiresias CSV (`job_id,num_gpu,submit_time,iterations,model_name,duration,interval`).
+    Tiresias,
+}
+
+impl TraceFormat {
+    /// The spelling used in scenario files and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TraceFormat::Generic => "generic",
+            TraceFormat::Swf => "swf",
+            TraceFormat::Helios => "helios",
+            TraceFormat::Pai => "pai",
+            TraceFormat::Philly => "philly",
+            TraceFormat::Tiresias => "tiresias",
+        }
+    }
+}
+
+/// A job's final state as its trace reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStatus {
+    /// Finished normally (SWF 1, Helios COMPLETED, PAI Terminated, Philly Pass).
+    Completed,
+    /// Failed (SWF 0, Helios FAILED/TIMEOUT/NODE_FAIL/OUT_OF_MEMORY, PAI/Philly Failed).
+    Failed,
+    /// Cancelled or killed by its user (SWF 5, Helios CANCELLED, Philly Killed).
+    Cancelled,
+    /// The trace does not say (SWF -1, Tiresias, generic CSV, unknown words).
+    Unknown,
+}
+
+impl JobStatus {
+    /// Every status, in report order.
+    pub const ALL: [JobStatus; 4] = [
+        JobStatus::Completed,
+        JobStatus::Failed,
+        JobStatus::Cancelled,
+        JobStatus::Unknown,
+    ];
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Completed => "completed",
+            JobStatus::Failed => "failed",
+            JobStatus::Cancelled => "cancelled",
+            JobStatus::Unknown => "unknown",
+        }
+    }
+    /// From its lower-case name.
+    pub fn parse(s: &str) -> Option<JobStatus> {
+        JobStatus::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+}
+
+/// One trace row mapped onto gpufleet's terms, borrowing from the reader's buffer.
+#[derive(Debug, Clone)]
+pub struct TraceRow<'a> {
+    /// Job name.
+    pub name: &'a str,
+    /// Submit time in ms on the trace's own clock (absolute or relative; see `TraceMeta`).
+    pub submit_ms: i64,
+    /// GPUs requested.
+    pub gpus: GpuRequest,
+    /// Allowed GPU models, `|`-separated; empty means any.
+    pub gpu_types: &'a str,
+    /// Run time in ms (0 is raised to 1 ms: every job does some work).
+    pub work_ms: u64,
+    /// Runtime estimate in ms, when the trace has one.
+    pub estimate_ms: Option<u64>,
+    /// Tenant (user, group or virtual cluster, per format).
+    pub tenant: &'a str,
+    /// Final state.
+    pub status: JobStatus,
+    /// CPU in milli-cores.
+    pub cpu_milli: u32,
+    /// Memory in MiB.
+    pub mem_mib: u64,
+}
+
+/// Why one row is bad: the column and the reason. A row the trace itself marks unusable
+/// (a job that never ran, one still running at the trace's end) uses the column
+/// [`DROPPED`]: it is counted among the dropped rows with its reason, not as a bad row.
+pub type RowError = (&'static str, String);
+
+/// The "column" of a [`RowError`] that drops a row on purpose, counting it by reason.
+pub const DROPPED: &str = "(dropped)";
+
+/// Filters applied while streaming, before any job is kept.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RowFilter {
+    /// Keep only these statuses (all when empty).
+    pub statuses: Vec<JobStatus>,
+    /// Keep only jobs with at least this many GPUs (fractions count as their share).
+    pub min_gpus: Option<f64>,
+    /// Keep only jobs with at most this many GPUs.
+    pub max_gpus: Option<f64>,
+}
+
+/// What a read learned about the trace beyond its jobs.
+#[derive(Debug, Clone, Default)]
+pub struct TraceMeta {
+    /// The file.
+    pub file: PathBuf,
+    /// Rows parsed successfully (kept or filtered).
+    pub rows: u64,
+    /// Rows per status (parsed rows, before filters), in `JobStatus::ALL` order.
+    pub statuses: [u64; 4],
+    /// The trace clock (ms) of submit time zero in the workload: the earliest submit.
+    pub origin_ms: i64,
+    /// True when the trace clock is wall-clock time (ms since 1970-01-01 00:00 on the
+    /// trace's local clock), so hour of day and day of week mean something.
+    pub wall_clock: bool,
+    /// Jobs whose GPU request was rounded up to whole GPUs (PAI multi-instance shares).
+    pub rounded_gpus: u64,
+}
+
+/// Collects rows into jobs: interns names, applies [`BadRows`] and the [`RowFilter`].
+pub struct RowSink {
+    file: PathBuf,
+    bad: BadRows,
+    filter: RowFilter,
+    jobs: Vec<Job>,
+    submits: Vec<i64>,
+    tenants: IndexMap<String, u32>,
+    types: IndexMap<String, TypeMask>,
+    w: Workload,
+    filtered: IndexMap<String, u64>,
+    /// What the reader learned; readers set `wall_clock` and `rounded_gpus`.
+    pub meta: TraceMeta,
+    min_submit: i64,
+}
+
+impl RowSink {
+    /// A sink for rows of `file`.
+    pub fn new(file: &Path, bad: BadRows, filter: RowFilter) -> RowSink {
+        RowSink {
+            file: file.to_path_buf(),
+            bad,
+            filter,
+            jobs: Vec::new(),
+            submits: Vec::new(),
+            tenants: IndexMap::new(),
+            types: IndexMap::new(),
+            w: Workload::default(),
+            filtered: IndexMap::new(),
+            meta: TraceMeta {
+                file: file.to_path_buf(),
+                ..TraceMeta::default()
+            },
+            min_submit: i64::MAX,
+        }
+    }
+
+    /// The file being read.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// An error about the file as a whole.
+    pub fn file_error(&self, reason: impl Into<String>) -> TraceError {
+        TraceError::File {
+            file: self.file.clone(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Handles a bad row at `row`: an error under `Stop`, a count under `Skip`.
+    pub fn bad_row(&mut self, row: u64, column: &str, reason: String) -> Result<(), TraceError> {
+        match self.bad {
+            BadRows::Stop => Err(TraceError::Row {
+                file: self.file.clone(),
+                row,
+                column: column.to_string(),
+                reason,
+            }),
+            BadRows::Skip => {
+                self.w.skipped_rows += 1;
+                Ok(())
+            }
+        }
+    }
+
+    /// Counts a row dropped on purpose (by a filter or because the trace marks it
+    /// unusable, such as a job still running at the trace's end).
+    pub fn drop_row(&mut self, reason: &str) {
+        match self.filtered.get_mut(reason) {
+            Some(n) => *n += 1,
+            None => {
+                self.filtered.insert(reason.to_string(), 1);
+            }
+        }
+    }
+
+    /// Takes one parsed row (or its error) found at `row`.
+    pub fn take(
+        &mut self,
+        row: u64,
+        parsed: Result<TraceRow<'_>, RowError>,
+    ) -> Result<(), TraceError> {
+        let r = match parsed {
+            Ok(r) => r,
+            Err((DROPPED, reason)) => {
+                self.drop_row(&reason);
+                return Ok(());
+            }
+            Err((col, reason)) => return self.bad_row(row, col, reason),
+        };
+        self.meta.rows += 1;
+        self.meta.statuses[r.status as usize] += 1;
+        self.min_submit = self.min_submit.min(r.submit_ms);
+        let f = &self.filter;
+        if !f.statuses.is_empty() && !f.statuses.contains(&r.status) {
+            self.drop_row(&format!("status {}", r.status.as_str()));
+            return Ok(());
+        }
+        let g = r.gpus.gpus_f64();
+        if f.min_gpus.is_some_and(|m| g < m) {
+            self.drop_row("fewer GPUs than min_gpus");
+            return Ok(());
+        }
+        if f.max_gpus.is_some_and(|m| g > m) {
+            self.drop_row("more GPUs than max_gpus");
+            return Ok(());
+        }
+        let tenant = match self.tenants.get(r.tenant) {
+            Some(&t) => t,
+            None => {
+                let t = self.w.tenant_index(r.tenant);
+                self.tenants.insert(r.tenant.to_string(), t);
+                t
+            }
+        };
+        let gpu_types = if r.gpu_types.is_empty() {
+            TypeMask::ANY
+        } else if let Some(&m) = self.types.get(r.gpu_types) {
+            m
+        } else {
+            match self.w.type_mask(r.gpu_types.split('|').map(str::trim)) {
+                Some(m) => {
+                    self.types.insert(r.gpu_types.to_string(), m);
+                    m
+                }
+                None => return self.bad_row(row, "gpu_type", "more than 64 GPU types".into()),
+            }
+        };
+        self.jobs.push(Job {
+            name: r.name.to_string(),
+            submit: SimTime::ZERO,
+            gpus: r.gpus,
+            gpu_types,
+            cpu_milli: r.cpu_milli,
+            mem_mib: r.mem_mib,
+            work: SimTime(r.work_ms.max(1)),
+            estimate: r.estimate_ms.map(SimTime),
+            tenant,
+            priority: 0,
+            deadline: None,
+            preemptible: false,
+        });
+        self.submits.push(r.submit_ms);
+        Ok(())
+    }
+
+    /// Ends the read: submit times become offsets from the earliest submit, jobs are sorted
+    /// by submit (stable: trace order breaks ties). Fails if the file held no row at all.
+    pub fn finish(mut self) -> Result<(Workload, TraceMeta), TraceError> {
+        if self.meta.rows == 0 && self.w.skipped_rows == 0 {
+            return Err(self.file_error("no jobs in the file"));
+        }
+        let origin = if self.min_submit == i64::MAX {
+            0
+        } else {
+            self.min_submit
+        };
+        self.meta.origin_ms = origin;
+        for (j, &s) in self.jobs.iter_mut().zip(&self.submits) {
+            j.submit = SimTime((s - origin).max(0) as u64);
+        }
+        self.w.jobs = self.jobs;
+        self.w.filtered = self.filtered.into_iter().collect();
+        self.w.sort_by_submit();
+        Ok((self.w, self.meta))
+    }
+}
+
+/// Parses a non-negative integer, naming the value in the error.
+pub fn parse_u64(v: &str) -> Result<u64, String> {
+    v.trim()
+        .parse::<u64>()
+        .map_err(|_| format!("{v:?} is not a non-negative integer"))
+}
+
+/// Parses a finite float.
+pub fn parse_f64(v: &str) -> Result<f64, String> {
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(format!("{v:?} is not a number")),
+    }
+}
+
+/// Seconds (finite, >= 0) as milliseconds.
+pub fn secs_to_ms(v: &str) -> Result<i64, String> {
+    let x = parse_f64(v)?;
+    if x < 0.0 {
+        return Err(format!("{v:?} is negative"));
+    }
+    if x > 1e14 {
+        return Err(format!("{v:?} is too large"));
+    }
+    Ok((x * 1000.0).round() as i64)
+}
+
+/// A GPU count as a whole number (0 = CPU-only).
+pub fn whole_gpus(n: u64) -> Result<GpuRequest, String> {
+    match n {
+        0 => Ok(GpuRequest::None),
+        n if n <= 1_000_000 => Ok(GpuRequest::Whole(n as u32)),
+        n => Err(format!("{n} GPUs is more than 1000000")),
+    }
+}
+
+/// Days since 1970-01-01 of a civil date (proleptic Gregorian).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Parses `YYYY-MM-DD HH:MM:SS` (also with a `T`) as ms since 1970-01-01 00:00 on the
+/// same clock (no time zone is applied).
+pub fn parse_datetime_ms(v: &str) -> Result<i64, String> {
+    let b = v.trim().as_bytes();
+    let err = || format!("{v:?} is not a date-time (YYYY-MM-DD HH:MM:SS)");
+    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || b[13] != b':' || b[16] != b':' {
+        return Err(err());
+    }
+    if b[10] != b' ' && b[10] != b'T' {
+        return Err(err());
+    }
+    let num = |r: std::ops::Range<usize>| -> Result<u32, String> {
+        let mut x = 0u32;
+        for &c in &b[r] {
+            if !c.is_ascii_digit() {
+                return Err(err());
+            }
+            x = x * 10 + (c - b'0') as u32;
+        }
+        Ok(x)
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let frac = &b[19..];
+    let frac_ms = if frac.is_empty() {
+        0
+    } else if frac[0] == b'.' && frac.len() > 1 && frac[1..].iter().all(u8::is_ascii_digit) {
+        ((frac[1] - b'0') as i64) * 100
+    } else {
+        return Err(err());
+    };
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 60 {
+        return Err(err());
+    }
+    let days = days_from_civil(y as i64, mo, d);
+    Ok(((days * 86_400 + h as i64 * 3600 + mi as i64 * 60 + s as i64) * 1000) + frac_ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn datetimes() {
+        // 2020-07-01 00:00:00 UTC is unix 1593561600 (date -u -d 2020-07-01 +%s).
+        assert_eq!(
+            parse_datetime_ms("2020-07-01 00:00:00"),
+            Ok(1_593_561_600_000)
+        );
+        assert_eq!(parse_datetime_ms("1970-01-02T00:00:01"), Ok(86_401_000));
+        for bad in [
+            "",
+            "2020-13-01 00:00:00",
+            "2020-07-01",
+            "2020-07-01 25:00:00",
+            "abcd-ef-gh ij:kl:mn",
+        ] {
+            assert!(parse_datetime_ms(bad).is_err(), "{bad}");
+        }
+    }
+}

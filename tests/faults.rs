@@ -1,0 +1,365 @@
+//! Failures, checkpoints and restarts: counts against the configured rates, ETTR against
+//! the analytic approximation, work conservation, and hand-worked kills.
+
+use crate::common::*;
+use gpufleet::engine::SimTime;
+use gpufleet::faults::{
+    llama3_h100, CheckpointPolicy, Checkpointing, FailureDist, FailureProcess, FaultConfig, Scope,
+    TraceFailure,
+};
+use gpufleet::sched::PolicyKind;
+use gpufleet::sim::{JobOutcome, RunResult, Simulation};
+use gpufleet::workload::DurationDist;
+use proptest::prelude::*;
+
+fn run_with_faults(
+    cfg: gpufleet::sim::SimConfig,
+    w: &gpufleet::model::Workload,
+    f: FaultConfig,
+    seed: u64,
+) -> RunResult {
+    Simulation::new(cfg, w).with_faults(f, seed).run()
+}
+
+/// The Llama 3 preset on 16,384 GPUs for 54 days gives about 419 failures: the count must
+/// fall in the Poisson interval 419 +- 3.5 sqrt(419) (two-sided p about 5e-4), and the
+/// share of "Faulty GPU" must match 148/419 within 4 binomial standard errors.
+#[test]
+fn llama3_preset_reproduces_419_interruptions() {
+    let mut faulty = 0u64;
+    let mut total_all = 0u64;
+    for seed in 0..3 {
+        let mut cfg = config(vec![pool("h100", 2048, 8)], PolicyKind::Fifo);
+        cfg.horizon = Some(SimTime::from_secs(54 * 86_400));
+        let mut f = FaultConfig::none();
+        f.processes.push((llama3_h100().process, vec![]));
+        // Repairs are short so that exposure stays at the full 16,384 GPUs.
+        f.repair = DurationDist::Fixed {
+            value: SimTime::from_secs(60),
+        };
+        let r = run_with_faults(cfg, &workload(vec![]), f, seed);
+        let fs = r.faults.unwrap();
+        let total: u64 = fs.node_failures.iter().map(|x| x.1).sum();
+        let band = 3.5 * 419f64.sqrt();
+        assert!(
+            (total as f64 - 419.0).abs() < band,
+            "seed {seed}: {total} failures, expected 419 +- {band:.0}"
+        );
+        faulty += fs
+            .node_failures
+            .iter()
+            .find(|x| x.0 == "Faulty GPU")
+            .map(|x| x.1)
+            .unwrap_or(0);
+        total_all += total;
+    }
+    let p = 148.0 / 419.0;
+    let share = faulty as f64 / total_all as f64;
+    let se = (p * (1.0 - p) / total_all as f64).sqrt();
+    assert!(
+        (share - p).abs() < 4.0 * se,
+        "Faulty GPU share {share:.3}, expected {p:.3}"
+    );
+}
+
+/// One 1,024-GPU job (128 nodes of 8, plus 16 spares), exponential failures at 0.1 per
+/// hour for the job (MTBF 10 h), restart 10 min, checkpoint write 2 min, 4,000 h of work.
+fn ettr_of(interval: SimTime, seed: u64) -> f64 {
+    let job_rate_per_h = 0.1;
+    let per_gpu_day = job_rate_per_h * 24.0 / 1024.0;
+    let mut f = FaultConfig::none();
+    f.processes.push((
+        FailureProcess {
+            rate_per_day: per_gpu_day,
+            scope: Scope::Gpu,
+            dist: FailureDist::Exponential,
+            causes: vec![],
+        },
+        vec![],
+    ));
+    f.repair = DurationDist::Fixed {
+        value: SimTime::from_secs(3600),
+    };
+    f.checkpointing = Checkpointing {
+        policy: CheckpointPolicy::Fixed(interval),
+        write: SimTime::from_secs(120),
+        restart: SimTime::from_secs(600),
+        max_retries: u32::MAX,
+        size_gb: 0.0,
+    };
+    let w = workload(vec![job(0, 1024, 4000 * 3600)]);
+    let r = run_with_faults(
+        config(vec![pool("p", 144, 8)], PolicyKind::Fifo),
+        &w,
+        f,
+        seed,
+    );
+    let rec = &r.jobs[0];
+    assert_eq!(rec.outcome, JobOutcome::Completed);
+    rec.useful.0 as f64 / rec.end.unwrap().since(rec.start.unwrap()).0 as f64
+}
+
+/// ECONOMICS.md: ETTR ~ (1 - N r (u0 + T/2)) / (1 + w/T).
+fn ettr_formula(t_h: f64) -> f64 {
+    let (nr, u0, w) = (0.1, 10.0 / 60.0, 2.0 / 60.0);
+    (1.0 - nr * (u0 + t_h / 2.0)) / (1.0 + w / t_h)
+}
+
+#[test]
+fn ettr_matches_the_analytic_approximation() {
+    for minutes in [15u64, 30, 60, 120] {
+        let sim = ettr_of(SimTime::from_secs(minutes * 60), 11);
+        let theory = ettr_formula(minutes as f64 / 60.0);
+        assert!(
+            (sim - theory).abs() < 0.02,
+            "T = {minutes} min: simulated ETTR {sim:.4}, formula {theory:.4}"
+        );
+    }
+}
+
+#[test]
+fn best_interval_is_near_young() {
+    // Young: sqrt(2 x 2 min x 600 min) = 49 min. Same seed for every interval (common
+    // random numbers) so the comparison is not swamped by noise.
+    let young_min = (2.0f64 * 2.0 * 600.0).sqrt();
+    let grid = [10u64, 20, 30, 40, 50, 60, 80, 100, 130, 160];
+    let results: Vec<(u64, f64)> = grid
+        .iter()
+        .map(|&m| (m, ettr_of(SimTime::from_secs(m * 60), 5)))
+        .collect();
+    let best = results
+        .iter()
+        .cloned()
+        .fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+    assert!(
+        (best.0 as f64) >= young_min / 2.0 && (best.0 as f64) <= young_min * 2.0,
+        "best interval {} min, Young {young_min:.0} min: {results:?}",
+        best.0
+    );
+    let at_young = ettr_of(SimTime::from_secs((young_min * 60.0) as u64), 5);
+    assert!(
+        best.1 - at_young < 0.005,
+        "Young's interval gives {at_young:.4}, best {:.4}",
+        best.1
+    );
+}
+
+/// Hand-worked: one job of 100 min on pool a's single 1-GPU node (pool b is the fallback),
+/// checkpoint every 30 min of
+/// work (2 min writes), restart 5 min (paid on restarts only). A traced failure of its
+/// node at 70 min: cycles of 30 min compute + 2 min write completed at 32 and 64 min, so
+/// it keeps 60 min of work and loses the 6 min computed since. It restarts at once on the
+/// other node: 5 + 40 + 1 write of 2 = 47 min, ending at 117 min. Totals: useful 100,
+/// lost 6, checkpoint 3 x 2 = 6, restart 5, held 70 + 47 = 117.
+#[test]
+fn killed_job_resumes_from_its_last_checkpoint() {
+    let w = workload(vec![job(0, 1, 100 * 60)]);
+    let mut f = FaultConfig::none();
+    f.trace.push(TraceFailure {
+        time: SimTime::from_secs(70 * 60),
+        pool: None,
+        node: 0,
+        cause: "test".into(),
+        repair: None,
+    });
+    f.checkpointing = Checkpointing {
+        policy: CheckpointPolicy::Fixed(SimTime::from_secs(30 * 60)),
+        write: SimTime::from_secs(120),
+        restart: SimTime::from_secs(300),
+        max_retries: 3,
+        size_gb: 0.0,
+    };
+    let cfg = config(vec![pool("a", 1, 1), pool("b", 1, 1)], PolicyKind::Fifo);
+    let r = run_with_faults(cfg, &w, f, 1);
+    let rec = &r.jobs[0];
+    let min = |t: SimTime| t.0 / 60_000;
+    assert_eq!(rec.outcome, JobOutcome::Completed);
+    assert_eq!(rec.restarts, 1);
+    assert_eq!(min(rec.end.unwrap()), 117);
+    assert_eq!(
+        (
+            min(rec.useful),
+            min(rec.lost),
+            min(rec.checkpoint),
+            min(rec.restart)
+        ),
+        (100, 6, 6, 5)
+    );
+    assert_eq!(min(rec.held), 117);
+    let fs = r.faults.unwrap();
+    assert_eq!(fs.interruptions, vec![("test".to_string(), 1)]);
+}
+
+/// The retry limit: a job killed more often than allowed fails (and ends once).
+#[test]
+fn retry_limit_fails_the_job() {
+    let w = workload(vec![job(0, 1, 1000)]);
+    let mut f = FaultConfig::none();
+    for k in 0..3 {
+        f.trace.push(TraceFailure {
+            time: SimTime::from_secs(100 + k * 100),
+            pool: None,
+            node: k as u32,
+            cause: "x".into(),
+            repair: Some(SimTime::from_secs(10_000)),
+        });
+    }
+    f.checkpointing.max_retries = 2;
+    // One node per pool: the job goes to the first pool that is up, so each failure hits it.
+    let pools = (0..4).map(|i| pool(&format!("p{i}"), 1, 1)).collect();
+    let r = run_with_faults(config(pools, PolicyKind::Fifo), &w, f, 1);
+    assert_eq!(r.jobs[0].outcome, JobOutcome::Failed);
+    assert_eq!(r.jobs[0].restarts, 3);
+    assert_eq!(r.jobs[0].end, Some(SimTime::from_secs(300)));
+}
+
+/// Maintenance with notice on pool a's node: the job checkpoints and moves to pool b; it
+/// loses no work.
+#[test]
+fn maintenance_moves_jobs_without_loss() {
+    let w = workload(vec![job(0, 8, 10_000)]);
+    let mut f = FaultConfig::none();
+    f.maintenance.push(gpufleet::faults::Maintenance {
+        pool: 0,
+        nodes: 1,
+        start: SimTime::from_secs(4000),
+        duration: SimTime::from_secs(3600),
+        notice: SimTime::from_secs(600),
+    });
+    let r = run_with_faults(
+        config(vec![pool("a", 1, 8), pool("b", 1, 8)], PolicyKind::Fifo),
+        &w,
+        f,
+        1,
+    );
+    let rec = &r.jobs[0];
+    assert_eq!(rec.restarts, 1);
+    assert_eq!(rec.lost, SimTime::ZERO);
+    // No restart overhead or writes configured: it ends exactly when its work is done.
+    assert_eq!(rec.end, Some(SimTime::from_secs(10_000)));
+    // Pool a's node was down from the notice (3,400 s) to the end of maintenance (7,600 s).
+    let fs = r.faults.unwrap();
+    assert_eq!(fs.down_node_ms, vec![4_200_000, 0]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    /// Work is conserved for each job: useful + lost + checkpoint + restart = held time;
+    /// completed jobs did exactly their work; every job ends exactly once; GPUs are never
+    /// over-allocated.
+    #[test]
+    fn work_is_conserved_under_failures(
+        specs in prop::collection::vec((0u64..2000, prop::sample::select(vec![1u32, 2, 4, 8, 16]), 60u64..5000), 1..30),
+        rate in 0.5f64..20.0,
+        interval_s in prop::option::of(60u64..2000),
+        policy in prop::sample::select(vec![PolicyKind::Fifo, PolicyKind::EasyBackfill]),
+        seed in 0u64..1000,
+    ) {
+        let w = workload(specs.iter().map(|&(s, g, d)| job(s, g, d)).collect());
+        let mut f = FaultConfig::none();
+        f.processes.push((FailureProcess { rate_per_day: rate, scope: Scope::Node, dist: FailureDist::Weibull { shape: 0.8 }, causes: vec![] }, vec![]));
+        f.repair = DurationDist::Exponential { mean: SimTime::from_secs(900) };
+        f.checkpointing = Checkpointing {
+            policy: interval_s.map(|s| CheckpointPolicy::Fixed(SimTime::from_secs(s))).unwrap_or(CheckpointPolicy::None),
+            write: SimTime::from_secs(30),
+            restart: SimTime::from_secs(60),
+            max_retries: 50,
+            size_gb: 0.0,
+        };
+        let r = run_with_faults(config(vec![pool("p", 4, 8)], policy), &w, f, seed);
+        for (rec, j) in r.jobs.iter().zip(&w.jobs) {
+            prop_assert!(matches!(rec.outcome, JobOutcome::Completed | JobOutcome::Failed));
+            let parts = rec.useful.0 + rec.lost.0 + rec.checkpoint.0 + rec.restart.0;
+            prop_assert_eq!(parts, rec.held.0);
+            if rec.outcome == JobOutcome::Completed {
+                prop_assert_eq!(rec.useful, j.work);
+            }
+        }
+        let busy: u128 = r.pools.iter().map(|p| p.busy_gpu_ms).sum();
+        let held: u128 = r.jobs.iter().map(|j| j.gpu_milli as u128 * j.held.0 as u128 / 1000).sum();
+        prop_assert_eq!(busy, held);
+    }
+}
+
+#[test]
+fn failure_scenarios_run_and_bad_ones_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = r#"name = "f"
+horizon = "2d"
+[[pools]]
+name = "p"
+gpu_type = "H100"
+kind = "owned"
+nodes = 4
+gpus_per_node = 8
+price_per_node_hour = 10.0
+[workload]
+kind = "synthetic"
+rate_per_hour = 2.0
+sizes = [{ gpus = 8, weight = 1 }]
+duration = { kind = "exponential", mean = "3h" }
+"#;
+    let with_preset = base.replace(
+        "horizon = \"2d\"\n",
+        "horizon = \"2d\"\nfailures = \"llama3-h100\"\n",
+    );
+    let good = format!("{with_preset}[checkpoint]\ninterval = \"young\"\nwrite_time = \"1m\"\nrestart_overhead = \"5m\"\n");
+    std::fs::write(dir.path().join("good.toml"), good).unwrap();
+    let out = assert_cmd::Command::cargo_bin("gpufleet")
+        .unwrap()
+        .arg("run")
+        .arg(dir.path().join("good.toml"))
+        .arg("--out")
+        .arg(dir.path().join("o"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8(out).unwrap().contains("ETTR"));
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("o/summary.json")).unwrap()).unwrap();
+    for key in ["lost_gpu_hours", "ettr", "interruptions"] {
+        assert!(s.get(key).is_some(), "summary lacks {key}");
+    }
+    assert!(s["interruptions"].get("by_cause").is_some());
+    for (bad, want) in [
+        (
+            "[failures]\npreset = \"llama4\"\n",
+            "unknown failure preset \"llama4\"",
+        ),
+        (
+            "[failures]\nrate_per_gpu_day = -1\n",
+            "failures.rate_per_gpu_day",
+        ),
+        (
+            "[failures]\npreset = \"llama3-h100\"\ndistribution = \"weibull\"\n",
+            "weibull_shape",
+        ),
+        (
+            "[checkpoint]\ninterval = \"young\"\n",
+            "checkpoint.write_time",
+        ),
+        ("[checkpoint]\ninterval = \"soon\"\n", "checkpoint.interval"),
+        (
+            "[[maintenance]]\npool = \"q\"\nnodes = 1\nstart = \"1d\"\nduration = \"1h\"\n",
+            "maintenance[0].pool",
+        ),
+    ] {
+        std::fs::write(dir.path().join("bad.toml"), format!("{base}{bad}")).unwrap();
+        let out = assert_cmd::Command::cargo_bin("gpufleet")
+            .unwrap()
+            .arg("validate")
+            .arg(dir.path().join("bad.toml"))
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains(want) && !err.contains("panicked"),
+            "{bad}: {err}"
+        );
+    }
+}
