@@ -123,6 +123,10 @@ pub struct RawTco {
     #[serde(default)]
     pub spot_discount: Option<f64>,
     #[serde(default)]
+    pub spot_availability: Option<f64>,
+    #[serde(default)]
+    pub spot_trace: Option<String>,
+    #[serde(default)]
     pub reserved_discount_1y: Option<f64>,
     #[serde(default)]
     pub reserved_discount_3y: Option<f64>,

@@ -9,9 +9,27 @@ use crate::pricing::{lookup, TcoCandidate, TcoSpec};
 use crate::sched::spot_deadline::{DeadlinePrices, DeadlineSpec};
 use std::path::Path;
 
-/// Validates `[tco]`.
-pub(super) fn tco(t: &RawTco, problems: &mut Vec<Problem>) -> TcoSpec {
+/// Validates `[tco]`; `base` resolves `spot_trace`.
+pub(super) fn tco(t: &RawTco, base: &Path, problems: &mut Vec<Problem>) -> TcoSpec {
     let mut p = P { problems };
+    let spot_availability = match (t.spot_availability, &t.spot_trace) {
+        (Some(a), None) => p.share("tco.spot_availability", a),
+        (None, Some(f)) => match crate::pricing::read_availability_csv(&base.join(f)) {
+            Ok(tr) => tr.available_fraction(),
+            Err(e) => {
+                p.err("tco.spot_trace", e.to_string());
+                1.0
+            }
+        },
+        (None, None) => 1.0,
+        (Some(_), Some(_)) => {
+            p.err(
+                "tco.spot_availability",
+                "give spot_availability or spot_trace, not both",
+            );
+            1.0
+        }
+    };
     let (mut od, mut spot) = (t.on_demand_per_node_hour, None);
     if let (Some(inst), Some(region)) = (&t.instance, &t.region) {
         match lookup(inst, region) {
@@ -112,6 +130,7 @@ pub(super) fn tco(t: &RawTco, problems: &mut Vec<Problem>) -> TcoSpec {
         demand,
         on_demand_per_node_hour: od,
         spot_per_node_hour: spot,
+        spot_availability,
         gpus_per_node: t.gpus_per_node.clamp(1, 1024) as u32,
         owned: owned(&mut p, "tco.owned", &t.owned),
         // Epoch AI's estimated AWS GPU discounts: 41 % (1 y), 64 % (3 y) (ECONOMICS.md).

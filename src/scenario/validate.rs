@@ -462,7 +462,10 @@ pub(super) fn validate(
             })
         }
     };
-    let tco = raw.tco.as_ref().map(|t| super::sections::tco(t, &mut c.0));
+    let tco = raw
+        .tco
+        .as_ref()
+        .map(|t| super::sections::tco(t, base, &mut c.0));
     let spot_deadline = raw
         .spot_deadline
         .as_ref()

@@ -301,6 +301,7 @@ fn tco_break_even_matches_the_formula() {
         demand: vec![],
         on_demand_per_node_hour: 40.0,
         spot_per_node_hour: 12.0,
+        spot_availability: 1.0,
         gpus_per_node: 8,
         owned: simple_owned(),
         reserved_discount_1y: 0.41,
@@ -325,6 +326,22 @@ fn tco_break_even_matches_the_formula() {
     let (y0, _) = path.year_cost(&od, 0.0, 1.0, 1.0);
     let (y1, _) = path.year_cost(&od, 1.0, 1.0, 1.0);
     assert!(close(y0, 40.0 * 8760.0, 1e-12) && close(y1, 0.8 * 40.0 * 8760.0, 1e-12));
+    // A 60 % spot share with spot there half the time: 30 % of the hours at $12, 70 % at
+    // $40 = $31.60 per node-hour.
+    let spot = TcoSpec {
+        spot_availability: 0.5,
+        ..path
+    };
+    let (c, _) = spot.year_cost(
+        &TcoCandidate::Spot {
+            nodes: 1,
+            share: 0.6,
+        },
+        0.0,
+        1.0,
+        1.0,
+    );
+    assert!(close(c, 31.6 * 8760.0, 1e-12));
 }
 
 #[test]
