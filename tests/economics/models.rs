@@ -201,6 +201,8 @@ proptest! {
         jobs in proptest::collection::vec((0u64..50_000, 1u32..9, 60u64..20_000, 0u32..3), 0..40),
         kinds in proptest::collection::vec(0u8..5, 1..4),
         price in 1.0f64..100.0,
+        plan in proptest::option::of((0.0f64..200.0, 0.0f64..0.7)),
+        egress_gb in 0.0f64..500.0,
     ) {
         let mut js: Vec<_> = jobs
             .iter()
@@ -226,7 +228,35 @@ proptest! {
         let mut cfg = config(pools, PolicyKind::EasyBackfill);
         cfg.horizon = Some(SimTime::from_secs(40_000));
         let r = Simulation::new(cfg, &w).run();
-        let cost = run_cost(&r, &pricing);
+        let mut cost = run_cost(&r, &pricing);
+        let before = cost.ledger.total();
+        let od_list: f64 = pricing
+            .iter()
+            .map(|p| match p {
+                PoolPricing::OnDemand(o) => 2.0 * o.usd_per_node_hour,
+                _ => 0.0,
+            })
+            .sum();
+        if let Some((c, d)) = plan {
+            let sp = SavingsPlan { commitment_per_hour: c, discount: d };
+            let od_before: f64 = cost.ledger.sum_where(|k| {
+                matches!(pricing[k.pool as usize], PoolPricing::OnDemand(_))
+            });
+            gpufleet::metrics::apply_savings_plan(&mut cost, &r, &pricing, &sp);
+            // Fixed pools: usage D = sum of nodes x rate every hour, so the on-demand part
+            // becomes hours x (C + max(0, D - C / (1 - d))) (ECONOMICS.md), with C landing on
+            // the first pool when there is no on-demand pool.
+            let hours = r.end.hours_f64();
+            let want = before - od_before + hours * (c + (od_list - c / (1.0 - d)).max(0.0));
+            let t = cost.ledger.total();
+            prop_assert!((t - want).abs() < 1e-6 * (1.0 + want), "{t} vs {want}");
+        }
+        let spec = TransferSpec {
+            egress: Egress::aws_internet(),
+            egress_gb_per_job: egress_gb,
+            cross_zone_gb_per_job: 1.0,
+        };
+        gpufleet::metrics::apply_transfer(&mut cost, &r, &spec, |i| w.jobs[i].tenant);
         let l = &cost.ledger;
         let total = l.total();
         let tol = 1e-6 * (1.0 + total.abs());
