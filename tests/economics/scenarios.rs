@@ -392,3 +392,45 @@ fn tco_command_writes_table_csv_and_chart() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn buy_vs_rent_owned_pool_costs_by_hand() {
+    // scenarios/buy-vs-rent-h100.toml, owned pool: 4 nodes for 14 days = 1344 node-hours.
+    // Capital: (400,000 - 40,000 x 1.13^-5) x 0.13 / (1 - 1.13^-5) = $107,553.24 a year
+    //   (python), / 8760 x 1344 = $16,501.32.
+    // Facility: (124 $/kW-month x 10.2 kW / 730 h + 3 % x 400,000 / 8760 h) x 1344 = $4,169.71.
+    // Staff: 60,000 / 8760 x 336 h = $2,301.37.
+    // Power: (3 + 7.2 x utilization) kW x 1.4 x $0.0771 x 1344, at the pool's utilization.
+    let dir = tempfile::tempdir().unwrap();
+    bin()
+        .args(["run", "-q"])
+        .arg(root().join("scenarios/buy-vs-rent-h100.toml"))
+        .arg("--out")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(dir.path().join("pools.csv")).unwrap();
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let h = rdr.headers().unwrap().clone();
+    let row = rdr.records().next().unwrap().unwrap();
+    let col = |name: &str| -> f64 {
+        row[h.iter().position(|c| c == name).unwrap()]
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(&row[0], "owned-h100");
+    assert!((col("capital_usd") - 16_501.32).abs() < 0.01);
+    assert!((col("facility_usd") - 4_169.71).abs() < 0.01);
+    assert!((col("staff_usd") - 2_301.37).abs() < 0.01);
+    let u = col("utilization");
+    let power = (3.0 + 7.2 * u) * 1.4 * 0.0771 * 1344.0;
+    assert!(
+        (col("power_usd") - power).abs() < 0.01,
+        "{} vs {power}",
+        col("power_usd")
+    );
+    // No compute kinds for owned hardware; the effective $/GPU-hour is cost / busy hours.
+    assert_eq!(col("busy_cost_usd") + col("idle_cost_usd"), 0.0);
+    let eff = col("cost_usd") / col("busy_gpu_hours");
+    assert!((col("usd_per_busy_gpu_hour") - eff).abs() < 1e-3);
+}
