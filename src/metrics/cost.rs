@@ -21,13 +21,17 @@ pub struct RunCost {
     pub job_usd: Vec<f64>,
 }
 
-/// The intervals each pool held. Fixed-size pools hold every node over `[0, end]`; pools
-/// that grow and shrink will report their own intervals here.
+/// The intervals each pool held: those the simulation reported (`RunResult::held`, for
+/// pools that grow and shrink), else every node over `[0, end]` (fixed-size pools).
 pub fn held_intervals(result: &RunResult) -> Vec<Vec<HeldInterval>> {
     result
         .pools
         .iter()
-        .map(|p| vec![HeldInterval::whole_run(p.nodes, result.end)])
+        .enumerate()
+        .map(|(p, pool)| match result.held.get(p) {
+            Some(h) if !h.is_empty() => h.clone(),
+            _ => vec![HeldInterval::whole_run(pool.nodes, result.end)],
+        })
         .collect()
 }
 
