@@ -40,6 +40,7 @@ fn main() {
             .collect();
         let spec = DeadlineSpec {
             trace: PathBuf::new(),
+            trace_zone: None,
             work: SimTime::from_hours_f64(work_h),
             deadline: SimTime::from_hours_f64(deadline_h),
             changeover: SimTime::from_hours_f64(0.2),

@@ -25,7 +25,7 @@ pub fn validate(path: &Path) -> Result<(), CliError> {
         .build_workload(s.seed)
         .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
     if let Some(d) = &s.spot_deadline {
-        crate::pricing::read_availability_csv(&d.trace)
+        crate::sched::spot_deadline::read_trace(d)
             .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
     }
     println!(

@@ -158,6 +158,9 @@ pub enum RawCandidate {
 #[serde(deny_unknown_fields)]
 pub struct RawSpotDeadline {
     pub trace: String,
+    /// For a GCP probe CSV: the zone to read.
+    #[serde(default)]
+    pub trace_zone: Option<String>,
     pub work: String,
     pub deadline: String,
     #[serde(default)]

@@ -263,6 +263,7 @@ pub(super) fn spot_deadline(
     }
     DeadlineSpec {
         trace,
+        trace_zone: s.trace_zone.clone(),
         work,
         deadline,
         changeover,

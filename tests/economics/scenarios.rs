@@ -434,3 +434,60 @@ fn buy_vs_rent_owned_pool_costs_by_hand() {
     let eff = col("cost_usd") / col("busy_gpu_hours");
     assert!((col("usd_per_busy_gpu_hour") - eff).abs() < 1e-3);
 }
+
+#[test]
+fn bad_tco_and_deadline_sections_name_their_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bad.toml");
+    std::fs::write(
+        &f,
+        format!(
+            r#"name = "bad"
+horizon = "1d"
+[[pools]]
+name = "x"
+gpu_type = "H100"
+kind = "owned"
+nodes = 1
+gpus_per_node = 8
+price_per_node_hour = 10.0
+{WORK}
+[tco]
+horizon_years = 5
+on_demand_per_node_hour = 98.0
+gpus_per_node = 8
+price_decline_per_year = 1.5
+candidates = []
+[tco.owned]
+capex_per_node = 1000
+life_years = 0
+pue = 0.9
+[spot_deadline]
+trace = "nowhere.csv"
+work = "10h"
+deadline = "5h"
+on_demand_per_hour = 3.0
+spot_per_hour = 1.0
+"#
+        ),
+    )
+    .unwrap();
+    let out = bin()
+        .arg("validate")
+        .arg(&f)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    for want in [
+        "tco.price_decline_per_year",
+        "tco.candidates",
+        "tco.owned.life_years",
+        "tco.owned.pue",
+        "spot_deadline.trace",
+        "spot_deadline.deadline",
+    ] {
+        assert!(err.contains(want), "stderr lacks {want:?}:\n{err}");
+    }
+}

@@ -117,6 +117,7 @@ fn zone_problems(zone: &str, starts: usize) -> Vec<DeadlineProblem> {
         .collect();
     let spec = DeadlineSpec {
         trace: PathBuf::new(),
+        trace_zone: None,
         work: SimTime::from_hours_f64(16.0),
         deadline: SimTime::from_hours_f64(24.0),
         changeover: SimTime::from_hours_f64(0.2),
@@ -228,4 +229,43 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn deadline_policies_on_a_gcp_h100_probe_trace() {
+    // GCP us-central1-b H100 probes (10-minute ticks, available when any of the 16
+    // requested VMs launched); a3-highgpu-8g us-central1 list prices: spot $18.98/h,
+    // on-demand $82.53/h. GCP bills interrupted spot time (no first-hour rule).
+    let spec = DeadlineSpec {
+        trace: shared("spot/gcp-h100-2025-10/h100_16_probes.csv"),
+        trace_zone: Some("us-central1-b".into()),
+        work: SimTime::from_hours_f64(12.0),
+        deadline: SimTime::from_hours_f64(18.0),
+        changeover: SimTime::from_hours_f64(0.2),
+        on_demand_per_hour: 82.53,
+        prices: DeadlinePrices::Constant(18.98),
+        starts: 6,
+        first_hour_free: false,
+    };
+    let rows = run_spec(&spec).unwrap();
+    assert_eq!(rows.len(), 6 * 4);
+    let mean = |name: &str| {
+        let v: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.policy == name)
+            .map(|r| r.cost_usd)
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!(rows.iter().all(|r| r.met), "a policy missed its deadline");
+    assert!(mean("optimum") <= mean("uniform_progress") + 1e-9);
+    assert!(mean("optimum") <= mean("greedy") + 1e-9);
+    assert!(mean("uniform_progress") <= mean("on_demand_only") + 1e-9);
+    // A bad zone is a clear error naming it.
+    let bad = DeadlineSpec {
+        trace_zone: Some("mars-1a".into()),
+        ..spec
+    };
+    let e = run_spec(&bad).unwrap_err().to_string();
+    assert!(e.contains("mars-1a"), "{e}");
 }

@@ -18,7 +18,9 @@ mod uniform_progress;
 pub use greedy::Greedy;
 pub use on_demand_only::OnDemandOnly;
 pub use optimum::{brute_force_cost, optimal_cost};
-pub use spec::{problem_at, run_spec, ticks, DeadlinePrices, DeadlineRow, DeadlineSpec};
+pub use spec::{
+    problem_at, read_trace, run_spec, ticks, DeadlinePrices, DeadlineRow, DeadlineSpec,
+};
 pub use uniform_progress::UniformProgress;
 
 /// Where the job runs during a tick.
