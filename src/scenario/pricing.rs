@@ -26,7 +26,9 @@ pub struct MeanRevertingSpec {
 
 /// A pool's validated pricing.
 pub(super) struct PoolPrice {
-    /// The flat rate shown for the pool (its base price per node-hour).
+    /// The pool's typical price per node-hour (what `Scenario::rates` holds, for policies
+    /// that compare pools by price): the flat or on-demand price, a spot path's mean, or
+    /// the yearly effective rate of owned or reserved capacity at zero load.
     pub rate: f64,
     /// The pricing model.
     pub pricing: PoolPricing,
@@ -347,6 +349,8 @@ pub(super) fn pool_price(
         PoolPricing::Owned(_) | PoolPricing::Reserved { .. } => {
             pricing.effective_rate(nodes, SimTime::from_hours_f64(HOURS_PER_YEAR), 0.0)
         }
+        // A spot price path: its mean over the first 30 days (the rate policies compare).
+        PoolPricing::Spot { price, .. } => price.mean_over(SimTime::from_hours_f64(720.0)),
         _ => base_price.unwrap_or(0.0),
     };
     PoolPrice {
