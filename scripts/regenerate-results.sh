@@ -1,42 +1,70 @@
 #!/usr/bin/env bash
-# Regenerates results/: the outputs of the canonical scenarios (and sweeps), from a release
-# build. Usage: scripts/regenerate-results.sh [--check]
-#   --check  regenerate into a temporary folder and fail if any summary differs from the
-#            committed one (CI uses this so results/ never drifts from the code).
+# Regenerates results/: the outputs of the canonical scenarios and sweeps.
+#
+#   scripts/regenerate-results.sh            # rewrite results/
+#   scripts/regenerate-results.sh --check    # regenerate into a temporary folder and fail if
+#                                            # any summary (JSON/CSV) differs from results/
+#
+# To add a canonical result, add a line to CANONICAL below:
+#   run   <name> <scenario file>     -> results/<name>/  (gpufleet run, scenario's seed)
+#   sweep <name> <sweep file>        -> results/<name>/  (gpufleet sweep)
+# Hooks for results that depend on other work, to be added as their scenarios land:
+#   the scheduler comparison on openb, the FGD reproduction, buy versus rent for H100s over
+#   5 years.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+CANONICAL=(
+  "run quickstart scenarios/quickstart.toml"
+  "run llama3-scale-failures scenarios/llama3-scale-failures.toml"
+  "run buy-vs-rent-h100 scenarios/buy-vs-rent-h100.toml"
+  "run reserved-vs-on-demand scenarios/reserved-vs-on-demand.toml"
+  "run spot-deadline-v100 scenarios/spot-deadline-v100.toml"
+  "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
+)
+# The files compared by --check (charts are redrawn from these).
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv"
+
+check=0
+[ "${1:-}" = "--check" ] && check=1
 cargo build --release --quiet
 BIN=target/release/gpufleet
-OUT=results
-CHECK=0
-if [[ "${1:-}" == "--check" ]]; then
-  CHECK=1
-  OUT=$(mktemp -d)
-  trap 'rm -rf "$OUT"' EXIT
+if [ $check = 1 ]; then
+  DEST="$(mktemp -d)"
+  trap 'rm -rf "$DEST"' EXIT
+else
+  DEST=results
 fi
+mkdir -p "$DEST"
 
-# Canonical single runs: scenario file -> results/<name>/
-RUNS=(
-  quickstart
-  buy-vs-rent-h100
-  reserved-vs-on-demand
-  spot-deadline-v100
-  llama3-scale-failures
-)
-for name in "${RUNS[@]}"; do
-  "$BIN" run "scenarios/$name.toml" --out "$OUT/$name" --quiet >/dev/null
+for entry in "${CANONICAL[@]}"; do
+  read -r kind name file <<<"$entry"
+  out="$DEST/$name"
+  rm -rf "$out"
+  case $kind in
+    run) "$BIN" run "$file" --out "$out" --quiet >/dev/null ;;
+    sweep)
+      "$BIN" sweep "$file" --out "$out" --quiet
+      rm -rf "$out/runs"   # per-run records: runs.csv holds the same figures
+      ;;
+    *) echo "unknown kind $kind" >&2; exit 1 ;;
+  esac
+  echo "$name: $out"
 done
 
-if [[ $CHECK == 1 ]]; then
-  status=0
-  for name in "${RUNS[@]}"; do
-    if ! cmp -s "$OUT/$name/summary.json" "results/$name/summary.json"; then
-      echo "results/$name/summary.json differs from a fresh run:" >&2
-      diff "results/$name/summary.json" "$OUT/$name/summary.json" >&2 || true
-      status=1
-    fi
+if [ $check = 1 ]; then
+  bad=0
+  for entry in "${CANONICAL[@]}"; do
+    read -r kind name file <<<"$entry"
+    for f in $SUMMARIES; do
+      if [ -f "$DEST/$name/$f" ] || [ -f "results/$name/$f" ]; then
+        if ! cmp -s "$DEST/$name/$f" "results/$name/$f"; then
+          echo "results/$name/$f differs from a fresh run: run scripts/regenerate-results.sh and commit" >&2
+          bad=1
+        fi
+      fi
+    done
   done
-  if [[ $status == 0 ]]; then echo "results/ summaries match the code"; fi
-  exit $status
+  [ $bad = 0 ] && echo "results/ is up to date"
+  exit $bad
 fi
-echo "regenerated results/"

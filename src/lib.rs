@@ -4,7 +4,7 @@
 //! random streams), [`model`] (GPUs, nodes, pools, jobs), [`pricing`] (prices and the cost
 //! ledger), [`workload`] (trace readers and generators), [`sched`] (queue policies and
 //! placement), [`sim`] (the simulation), [`metrics`] (summaries), [`scenario`] (scenario
-//! files), [`report`] (output files and charts), [`cli`] (the command line).
+//! files), [`sweep`] (parameter sweeps), [`report`] (output files and charts), [`cli`] (the command line).
 #![warn(missing_docs)]
 
 pub mod cli;
@@ -17,6 +17,7 @@ pub mod report;
 pub mod scenario;
 pub mod sched;
 pub mod sim;
+pub mod sweep;
 pub mod workload;
 
 /// The gpufleet version, written into every output.

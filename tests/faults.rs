@@ -363,3 +363,103 @@ duration = { kind = "exponential", mean = "3h" }
         );
     }
 }
+
+/// A spot pool (one 8-GPU node) and an on-demand fallback; one preemptible job of 5,000 s,
+/// checkpoints every 1,000 s of work (60 s writes). An availability trace with ticks every
+/// 600 s (1 1 1 0 0 1) takes the spot pool away over [1,800 s, 3,000 s).
+fn spot_case(notice_s: u64) -> gpufleet::sim::JobRecord {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = "date,availability\n2023-02-15 00:00:00,1\n2023-02-15 00:10:00,1\n2023-02-15 00:20:00,1\n2023-02-15 00:30:00,0\n2023-02-15 00:40:00,0\n2023-02-15 00:50:00,1\n";
+    std::fs::write(dir.path().join("avail.csv"), trace).unwrap();
+    let text = format!(
+        r#"name = "spot-case"
+[[pools]]
+name = "spot"
+gpu_type = "H100"
+kind = "spot"
+nodes = 1
+gpus_per_node = 8
+price_per_node_hour = 20.0
+[[pools]]
+name = "od"
+gpu_type = "H100"
+kind = "on_demand"
+nodes = 1
+gpus_per_node = 8
+price_per_node_hour = 98.0
+[scheduler]
+policy = "fifo"
+[workload]
+kind = "csv"
+path = "job.csv"
+[checkpoint]
+interval = "1000s"
+write_time = "60s"
+[[spot_interruptions]]
+pool = "spot"
+model = "trace"
+path = "avail.csv"
+notice = "{notice_s}s"
+"#
+    );
+    std::fs::write(
+        dir.path().join("job.csv"),
+        "job_id,submit_s,gpus,duration_s,preemptible\nj,0,8,5000,true\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    let s = gpufleet::scenario::Scenario::load(&dir.path().join("s.toml")).unwrap();
+    let w = s.build_workload(1).unwrap();
+    let r = Simulation::new(s.sim.clone(), &w)
+        .with_faults(s.faults.clone().unwrap(), 1)
+        .run();
+    r.jobs[0].clone()
+}
+
+#[test]
+fn spot_notice_long_enough_to_checkpoint_loses_nothing() {
+    // Notice 120 s >= 60 s write: stopped at 1,680 s with 1,000 (one cycle of 1,060 s) +
+    // 620 s of work, all kept. On demand from 1,680 s: 3,380 s of work with 3 writes of
+    // 60 s (at 1,000, 2,000, 3,000 s of the segment) = 3,560 s, ending at 5,240 s.
+    let rec = spot_case(120);
+    assert_eq!(rec.restarts, 1);
+    assert_eq!(rec.lost, SimTime::ZERO);
+    assert_eq!(rec.end, Some(SimTime::from_secs(5_240)));
+}
+
+#[test]
+fn spot_notice_too_short_loses_work_since_last_checkpoint() {
+    // Notice 30 s < 60 s write: stopped at 1,770 s; one checkpoint completed at 1,060 s, so
+    // 1,000 s of work are kept and the 710 s computed since are lost. On demand: 4,000 s of
+    // work with 3 writes = 4,180 s, ending at 5,950 s.
+    let rec = spot_case(30);
+    assert_eq!(rec.restarts, 1);
+    assert_eq!(rec.lost, SimTime::from_secs(710));
+    assert_eq!(rec.end, Some(SimTime::from_secs(5_950)));
+}
+
+/// Advisor bucket 10-15 % a month (12.5 % used): rate -ln(0.875)/730 per node-hour. 100
+/// instances for a year: about 160 interruptions; the count must be within 4 Poisson sd.
+#[test]
+fn advisor_bucket_interruption_counts_match_the_rate() {
+    use gpufleet::pricing::{AdvisorBucket, PoissonHazard};
+    let mut cfg = config(vec![pool("spot", 100, 8)], PolicyKind::Fifo);
+    cfg.pools[0].kind = gpufleet::model::CapacityKind::Spot;
+    cfg.horizon = Some(SimTime::from_secs(365 * 86_400));
+    let mut f = FaultConfig::none();
+    f.spot.push(gpufleet::faults::SpotInterruptions {
+        pool: 0,
+        model: gpufleet::faults::SpotModel::Poisson(PoissonHazard::from_bucket(
+            AdvisorBucket::From10To15,
+        )),
+        notice: SimTime::from_secs(120),
+        replace_after: SimTime::from_secs(60),
+    });
+    let r = run_with_faults(cfg, &workload(vec![]), f, 4);
+    let n: u64 = r.faults.unwrap().node_failures.iter().map(|x| x.1).sum();
+    let expected = 100.0 * 8760.0 * -(0.875f64.ln()) / 730.0;
+    assert!(
+        (n as f64 - expected).abs() < 4.0 * expected.sqrt(),
+        "{n} interruptions, expected {expected:.1}"
+    );
+}

@@ -5,3 +5,4 @@ mod common;
 mod economics;
 mod faults;
 mod foundation;
+mod sweep;

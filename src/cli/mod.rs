@@ -2,8 +2,10 @@
 //!
 //! Exit codes: 0 success, 2 bad input (scenario, trace, flags), 1 anything else.
 
+mod plot;
 mod run;
 mod spot;
+mod sweep;
 mod tco;
 
 use clap::{Parser, Subcommand};
@@ -88,6 +90,17 @@ pub enum Command {
         /// Scenario file (TOML).
         scenario: PathBuf,
     },
+    /// Run a parameter sweep (or merge sweep shards).
+    #[command(after_help = sweep::EXAMPLES)]
+    Sweep(sweep::SweepArgs),
+    /// Redraw the charts of a run folder or a sweep folder.
+    #[command(
+        after_help = "Examples:\n  gpufleet plot out/quickstart\n  gpufleet plot out/my-sweep"
+    )]
+    Plot {
+        /// A run folder (with summary.json) or a sweep folder (with sweep.json).
+        dir: PathBuf,
+    },
 }
 
 /// Runs the parsed command line.
@@ -106,5 +119,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             simulate,
             seed,
         } => tco::tco(&scenario, out, simulate, seed),
+        Command::Sweep(args) => sweep::sweep(args),
+        Command::Plot { dir } => plot::plot(&dir),
     }
 }

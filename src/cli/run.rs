@@ -1,13 +1,10 @@
 //! `gpufleet run` and `gpufleet validate`.
 
 use super::CliError;
-use crate::metrics::{build_summary, run_cost, RunMeta};
 use crate::report::{write_run, RunOutput};
 use crate::scenario::Scenario;
-use crate::sim::Simulation;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 fn load(path: Option<&Path>) -> Result<Scenario, CliError> {
     match path {
@@ -52,46 +49,28 @@ pub fn run(
 ) -> Result<(), CliError> {
     let s = load(path)?;
     let seed = seed.unwrap_or(s.seed);
-    let workload = s
-        .build_workload(seed)
-        .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
-    let clock = Instant::now();
-    let mut sim = Simulation::new(s.sim.clone(), &workload);
-    if let Some(f) = &s.faults {
-        sim = sim.with_faults(f.clone(), seed);
-    }
-    let result = sim.run();
-    let wall = clock.elapsed();
-    let pricing = s.pool_pricing(seed);
-    let mut cost = run_cost(&result, &pricing);
-    if let Some(plan) = &s.savings_plan {
-        crate::metrics::apply_savings_plan(&mut cost, &result, &pricing, plan);
-    }
-    if let Some(t) = &s.transfer {
-        crate::metrics::apply_transfer(&mut cost, &result, t, |i| workload.jobs[i].tenant);
-    }
-    let ledger = cost.ledger;
-    let meta = RunMeta {
-        scenario: s.name.clone(),
-        scenario_hash: s.hash.clone(),
-        seed,
-        policy: s.sim.policy.as_str().to_string(),
-    };
-    let summary = build_summary(&meta, &workload, &result, &ledger);
+    let exec = crate::sweep::execute(&s, seed).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    let wall = exec.sim_wall;
+    let (workload, result, summary) = (&exec.workload, &exec.result, &exec.summary);
+    let ledger = &exec.cost.ledger;
     let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
     let output = RunOutput {
-        workload: &workload,
-        result: &result,
-        summary: &summary,
-        ledger: &ledger,
+        workload,
+        result,
+        summary,
+        ledger,
         pool_gpu_types: s
             .sim
             .pools
             .iter()
             .map(|p| s.gpu_types[p.gpu_type].name.clone())
             .collect(),
-        job_usd: &cost.job_usd,
-        pool_pricing: pricing.iter().map(|p| p.kind_name().to_string()).collect(),
+        job_usd: &exec.cost.job_usd,
+        pool_pricing: s
+            .pool_pricing(seed)
+            .iter()
+            .map(|p| p.kind_name().to_string())
+            .collect(),
     };
     write_run(&dir, &output)
         .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;

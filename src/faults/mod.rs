@@ -8,11 +8,13 @@
 mod checkpoint;
 mod preset;
 mod process;
+mod spot;
 mod trace;
 
 pub use checkpoint::{CheckpointPolicy, Checkpointing, Segment, SegmentEnd, SegmentTimes};
 pub use preset::{by_name as preset_by_name, llama3_h100, Cause, FailurePreset};
 pub use process::{FailureDist, FailureProcess, Scope};
+pub use spot::{SpotInterruptions, SpotModel};
 pub use trace::{read_failure_trace, TraceFailure};
 
 use crate::engine::SimTime;
@@ -47,6 +49,8 @@ pub struct FaultConfig {
     pub maintenance: Vec<Maintenance>,
     /// Checkpoint and restart behaviour of jobs.
     pub checkpointing: Checkpointing,
+    /// Spot interruptions per pool.
+    pub spot: Vec<SpotInterruptions>,
 }
 
 impl FaultConfig {
@@ -60,6 +64,7 @@ impl FaultConfig {
             trace: Vec::new(),
             maintenance: Vec::new(),
             checkpointing: Checkpointing::default(),
+            spot: Vec::new(),
         }
     }
 

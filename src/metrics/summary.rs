@@ -113,9 +113,6 @@ pub struct Summary {
     pub cost_per_busy_gpu_hour_usd: f64,
     /// Total cost / completed jobs.
     pub cost_per_completed_job_usd: f64,
-    /// Per pool: its cost / its busy GPU-hours (for owned hardware, the effective
-    /// $/GPU-hour at the simulated utilization); 0 for a pool that did no work.
-    pub cost_per_busy_gpu_hour_by_pool_usd: IndexMap<String, f64>,
     /// GPU-hours of computation lost to kills (work redone).
     pub lost_gpu_hours: f64,
     /// GPU-hours spent writing checkpoints.
@@ -129,6 +126,9 @@ pub struct Summary {
     pub interruptions: CauseCounts,
     /// Node failures (busy or idle nodes) in total and by cause.
     pub node_failures: CauseCounts,
+    /// Per pool: its cost / its busy GPU-hours (for owned hardware, the effective
+    /// $/GPU-hour at the simulated utilization); 0 for a pool that did no work.
+    pub cost_per_busy_gpu_hour_by_pool_usd: IndexMap<String, f64>,
     /// Events processed.
     pub events: u64,
 }
@@ -156,8 +156,13 @@ impl CauseCounts {
 
 fn round(x: f64, places: i32) -> f64 {
     let f = 10f64.powi(places);
-    // Adding +0.0 turns a -0.0 (an empty f64 sum is -0.0) into 0.0.
-    (x * f).round() / f + 0.0
+    let r = (x * f).round() / f;
+    // No "-0.0" in outputs: a sum of rounding dust is zero.
+    if r == 0.0 {
+        0.0
+    } else {
+        r
+    }
 }
 
 /// Builds the summary of a run.
@@ -270,7 +275,6 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         } else {
             0.0
         },
-        cost_per_busy_gpu_hour_by_pool_usd: by_pool_rate,
         lost_gpu_hours: round(lost, 3),
         checkpoint_gpu_hours: round(ckpt, 3),
         restart_gpu_hours: round(restart, 3),
@@ -289,6 +293,7 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
             .as_ref()
             .map(|f| CauseCounts::of(&f.node_failures))
             .unwrap_or_default(),
+        cost_per_busy_gpu_hour_by_pool_usd: by_pool_rate,
         events: r.events,
     }
 }

@@ -263,7 +263,6 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
         }),
     )?;
     write_atomic(&dir.join("timeline.csv"), &timeline)?;
-    let svg = super::timeline_chart(r, &out.summary.scenario);
-    write_atomic(&dir.join("timeline.svg"), svg.as_bytes())?;
+    super::plot_run_dir(dir).map_err(std::io::Error::other)?;
     Ok(())
 }

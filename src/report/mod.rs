@@ -1,13 +1,19 @@
 //! Output files of a run (`summary.json`, `jobs.csv`, `pools.csv`, `timeline.csv`) and
-//! charts. Every file is written atomically: to a temporary name, then renamed, so an
-//! interrupted run never leaves a half file that looks whole. Columns are documented in
-//! `docs/outputs.md`.
+//! charts of runs and sweeps (SVG and PNG). Every file is written atomically: to a
+//! temporary name, then renamed, so an interrupted run never leaves a half file that looks
+//! whole. Columns are documented in `docs/outputs.md`.
 
-mod chart;
+mod data;
 mod files;
+mod render;
+mod run_charts;
+mod sweep_charts;
 
-pub use chart::timeline_chart;
+pub use data::Table;
 pub use files::{write_atomic, write_run, RunOutput};
 mod tco_chart;
 
+pub use render::{render, Chart, DrawResult};
+pub use run_charts::plot_run_dir;
+pub use sweep_charts::{pareto_front, plot_sweep_dir};
 pub use tco_chart::tco_chart;

@@ -6,6 +6,7 @@ use plotters::prelude::*;
 
 /// The chart as SVG text.
 pub fn tco_chart(spec: &TcoSpec, title: &str) -> String {
+    super::render::register_fonts();
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (900, 520)).into_drawing_area();

@@ -31,6 +31,7 @@ use crate::faults::{
     preset_by_name, read_failure_trace, CheckpointPolicy, Checkpointing, FailureDist,
     FailureProcess, FaultConfig, Maintenance, Scope,
 };
+use crate::faults::{SpotInterruptions, SpotModel};
 use crate::model::PoolSpec;
 use crate::workload::DurationDist;
 use std::path::Path;
@@ -96,10 +97,11 @@ pub(super) fn validate_faults(
     failures: Option<&toml::Value>,
     checkpoint: Option<&RawCheckpoint>,
     maintenance: &[RawMaintenance],
+    spot: &[toml::Table],
     pools: &[PoolSpec],
     base: &Path,
 ) -> Option<FaultConfig> {
-    if failures.is_none() && checkpoint.is_none() && maintenance.is_empty() {
+    if failures.is_none() && checkpoint.is_none() && maintenance.is_empty() && spot.is_empty() {
         return None;
     }
     let mut cfg = FaultConfig::none();
@@ -338,5 +340,161 @@ pub(super) fn validate_faults(
             });
         }
     }
+    for (i, t) in spot.iter().enumerate() {
+        if let Some(sp) = spot_interruptions(c, i, t, pools, base) {
+            cfg.spot.push(sp);
+        }
+    }
     Some(cfg)
+}
+
+/// One `[[spot_interruptions]]` table:
+/// ```toml
+/// [[spot_interruptions]]
+/// pool = "spot-h100"
+/// model = "advisor"      # Poisson hazard from an AWS Spot Instance Advisor bucket:
+/// bucket = "5-10"        # "<5", "5-10", "10-15", "15-20", ">20" (% interrupted a month)
+/// # model = "poisson"; per_node_hour = 0.01
+/// # model = "bathtub"    # GCP preemptible lifetime (Kadupitiya et al., HPDC'20 typical fit)
+/// # model = "zone"; mean_up = "6h"; mean_down = "1h"      # the whole pool at once
+/// # model = "trace"; path = "spot/us-east-1a_v100_1.csv"  # date,availability (1 = up)
+/// # model = "trace"; path = "h100_16_probes.csv"; zone = "us-central1-a"  # GCP probes
+/// notice = "2m"          # AWS 2 min; GCP and Azure 30 s
+/// replace_after = "5m"   # per-node models: a new instance after an interruption
+/// ```
+fn spot_interruptions(
+    c: &mut Collector,
+    i: usize,
+    t: &toml::Table,
+    pools: &[PoolSpec],
+    base: &Path,
+) -> Option<SpotInterruptions> {
+    use crate::pricing::{
+        read_availability_csv, read_gcp_probes, AdvisorBucket, Bathtub, PoissonHazard, ZoneOnOff,
+    };
+    let p = format!("spot_interruptions[{i}]");
+    let known = [
+        "pool",
+        "model",
+        "bucket",
+        "per_node_hour",
+        "mean_up",
+        "mean_down",
+        "path",
+        "zone",
+        "notice",
+        "replace_after",
+    ];
+    for k in t.keys() {
+        if !known.contains(&k.as_str()) {
+            c.err(
+                format!("{p}.{k}"),
+                format!("unknown field `{k}`, expected one of {}", known.join(", ")),
+            );
+        }
+    }
+    let s = |key: &str| t.get(key).and_then(|v| v.as_str());
+    let pool = match s("pool").map(|n| (n, pools.iter().position(|q| q.name == n))) {
+        Some((_, Some(ix))) => Some(ix),
+        Some((n, None)) => {
+            c.err(
+                format!("{p}.pool"),
+                format!("{n:?} is not a pool of this scenario"),
+            );
+            None
+        }
+        None => {
+            c.err(format!("{p}.pool"), "missing: the name of a spot pool");
+            None
+        }
+    };
+    let dur = |c: &mut Collector, key: &str, default: SimTime| -> Option<SimTime> {
+        match t.get(key) {
+            None => Some(default),
+            Some(v) => match v.as_str() {
+                Some(text) => c.duration(&format!("{p}.{key}"), text),
+                None => {
+                    c.err(format!("{p}.{key}"), "must be a duration such as \"2m\"");
+                    None
+                }
+            },
+        }
+    };
+    let notice = dur(c, "notice", SimTime::from_secs(120))?;
+    let replace_after = dur(c, "replace_after", SimTime::from_secs(300))?;
+    let model = match s("model") {
+        Some("advisor") => {
+            let b = match s("bucket") {
+                Some("<5") => AdvisorBucket::Under5,
+                Some("5-10") => AdvisorBucket::From5To10,
+                Some("10-15") => AdvisorBucket::From10To15,
+                Some("15-20") => AdvisorBucket::From15To20,
+                Some(">20") => AdvisorBucket::Over20,
+                other => {
+                    c.err(format!("{p}.bucket"), format!("{other:?} is not an Advisor bucket (\"<5\", \"5-10\", \"10-15\", \"15-20\", \">20\")"));
+                    return None;
+                }
+            };
+            SpotModel::Poisson(PoissonHazard::from_bucket(b))
+        }
+        Some("poisson") => match t.get("per_node_hour").and_then(num) {
+            Some(r) if r.is_finite() && r >= 0.0 => {
+                SpotModel::Poisson(PoissonHazard { per_hour: r })
+            }
+            _ => {
+                c.err(
+                    format!("{p}.per_node_hour"),
+                    "a Poisson model needs per_node_hour >= 0",
+                );
+                return None;
+            }
+        },
+        Some("bathtub") => SpotModel::Bathtub(Bathtub::default()),
+        Some("zone") => {
+            let up = dur(c, "mean_up", SimTime::ZERO)?;
+            let down = dur(c, "mean_down", SimTime::ZERO)?;
+            if up.0 == 0 || down.0 == 0 {
+                c.err(
+                    p.to_string(),
+                    "a zone model needs mean_up and mean_down above zero",
+                );
+                return None;
+            }
+            SpotModel::Zone(ZoneOnOff {
+                mean_up_h: up.hours_f64(),
+                mean_down_h: down.hours_f64(),
+            })
+        }
+        Some("trace") => {
+            let Some(path) = s("path") else {
+                c.err(format!("{p}.path"), "a trace model needs a path");
+                return None;
+            };
+            let full = base.join(path);
+            let tr = match s("zone") {
+                Some(zone) => read_gcp_probes(&full, zone),
+                None => read_availability_csv(&full),
+            };
+            match tr {
+                Ok(tr) => SpotModel::Trace(tr),
+                Err(e) => {
+                    c.err(format!("{p}.path"), e.to_string());
+                    return None;
+                }
+            }
+        }
+        other => {
+            c.err(
+                format!("{p}.model"),
+                format!("{other:?} is not a spot model (advisor, poisson, bathtub, zone, trace)"),
+            );
+            return None;
+        }
+    };
+    Some(SpotInterruptions {
+        pool: pool?,
+        model,
+        notice,
+        replace_after,
+    })
 }

@@ -22,6 +22,16 @@ pub struct RawScenario {
     #[serde(default)]
     pub scheduler: RawScheduler,
     pub workload: RawWorkload,
+    /// `failures = "llama3-h100"` or a `[failures]` table (validated in `faults.rs`).
+    #[serde(default)]
+    pub failures: Option<toml::Value>,
+    #[serde(default)]
+    pub checkpoint: Option<RawCheckpoint>,
+    #[serde(default)]
+    pub maintenance: Vec<RawMaintenance>,
+    /// `[[spot_interruptions]]` tables (validated in `faults.rs`).
+    #[serde(default)]
+    pub spot_interruptions: Vec<toml::Table>,
     #[serde(default)]
     pub tco: Option<super::raw_pricing::RawTco>,
     #[serde(default)]
@@ -30,13 +40,6 @@ pub struct RawScenario {
     pub savings_plan: Option<super::raw_pricing::RawSavingsPlan>,
     #[serde(default)]
     pub transfer: Option<super::raw_pricing::RawTransfer>,
-    /// `failures = "llama3-h100"` or a `[failures]` table (validated in `faults.rs`).
-    #[serde(default)]
-    pub failures: Option<toml::Value>,
-    #[serde(default)]
-    pub checkpoint: Option<RawCheckpoint>,
-    #[serde(default)]
-    pub maintenance: Vec<RawMaintenance>,
 }
 
 #[derive(Debug, Deserialize)]

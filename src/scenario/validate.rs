@@ -229,11 +229,10 @@ pub(super) fn validate(
             &format!("{p}.memory_gib_per_node"),
             rp.memory_gib_per_node.unwrap_or(gpn as f64 * 256.0),
         );
-        let nodes = rp.nodes.clamp(1, 1_000_000) as u32;
-        let priced = super::pricing::pool_price(i, rp, nodes, base, &mut c.0);
+        let priced =
+            super::pricing::pool_price(i, rp, rp.nodes.clamp(1, 1_000_000) as u32, base, &mut c.0);
         let price = priced.rate;
-        pricing.push(priced.pricing);
-        spot_processes.push(priced.process);
+        let nodes = rp.nodes.clamp(1, 1_000_000) as u32;
         if rp.fungible {
             // No node boundaries: every GPU is a slot of its own with no CPU or memory
             // limit, so any job that asks for at most the pool's GPUs fits once they are free.
@@ -262,14 +261,17 @@ pub(super) fn validate(
                     "pricing models bill whole nodes; a fungible pool takes only price_per_node_hour",
                 );
             }
-            let per_slot = price / gpn.max(1) as f64;
+            // A fungible pool bills each GPU slot at a flat share of the node price.
+            let slot_price = price / gpn.max(1) as f64;
             rates.push(FlatRate {
-                usd_per_node_hour: per_slot,
+                usd_per_node_hour: slot_price,
             });
-            *pricing.last_mut().expect("pushed above") =
-                crate::pricing::PoolPricing::flat(per_slot);
+            pricing.push(crate::pricing::PoolPricing::flat(slot_price));
+            spot_processes.push(None);
             continue;
         }
+        pricing.push(priced.pricing);
+        spot_processes.push(priced.process);
         pools.push(PoolSpec {
             name: rp.name.clone(),
             gpu_type: t,
@@ -483,6 +485,7 @@ pub(super) fn validate(
         raw.failures.as_ref(),
         raw.checkpoint.as_ref(),
         &raw.maintenance,
+        &raw.spot_interruptions,
         &pools,
         base,
     );

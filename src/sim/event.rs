@@ -52,6 +52,27 @@ pub enum Event {
         /// Maintenance window index.
         window: u32,
     },
+    /// A spot instance gets its interruption notice (per-node spot models).
+    SpotNotice {
+        /// Node index.
+        node: u32,
+        /// Index of the spot interruption spec.
+        spec: u16,
+    },
+    /// A spot pool's capacity is going away (notice of a zone or trace outage).
+    SpotOutage {
+        /// Index of the spot interruption spec.
+        spec: u16,
+        /// Index of the outage (trace models) or 0.
+        window: u32,
+    },
+    /// A spot pool's capacity is back.
+    SpotRestore {
+        /// Index of the spot interruption spec.
+        spec: u16,
+        /// Index of the outage (trace models) or 0.
+        window: u32,
+    },
     /// Record a timeline row.
     Sample,
     /// The end of the simulated period.

@@ -28,6 +28,16 @@ pub(super) struct FaultState {
     trace_nodes: Vec<Option<u32>>,
     node_failures: IndexMap<String, u64>,
     interruptions: IndexMap<String, u64>,
+    spot_rng: SimRng,
+    /// Outage windows of each spot spec (trace models; empty otherwise).
+    trace_outages: Vec<Vec<(SimTime, SimTime)>>,
+}
+
+/// An exponential spell with the given mean in hours.
+fn exp_hours(mean_h: f64, rng: &mut SimRng) -> SimTime {
+    use rand::Rng;
+    let u: f64 = rng.random::<f64>();
+    SimTime::from_hours_f64(-(1.0 - u).ln() * mean_h).max(SimTime(1))
 }
 
 impl FaultState {
@@ -71,6 +81,8 @@ impl Simulation<'_> {
             trace_nodes: Vec::new(),
             node_failures: IndexMap::new(),
             interruptions: IndexMap::new(),
+            spot_rng: streams.stream("spot"),
+            trace_outages: Vec::new(),
             cfg,
         };
         for (pi, (proc_, pools)) in st.cfg.processes.iter().enumerate() {
@@ -117,6 +129,60 @@ impl Simulation<'_> {
             st.trace_nodes.push(node);
             self.queue
                 .schedule(f.time, Event::TraceFail { index: i as u32 });
+        }
+        for (k, spec) in st.cfg.spot.iter().enumerate() {
+            let Some(pool) = self.cluster.pools().get(spec.pool) else {
+                continue;
+            };
+            match &spec.model {
+                crate::faults::SpotModel::Poisson(_) | crate::faults::SpotModel::Bathtub(_) => {
+                    for n in 0..pool.spec.nodes {
+                        if let Some(gap) = spec.next_gap(&mut st.spot_rng) {
+                            self.queue.schedule(
+                                gap,
+                                Event::SpotNotice {
+                                    node: pool.first_node + n,
+                                    spec: k as u16,
+                                },
+                            );
+                        }
+                    }
+                }
+                crate::faults::SpotModel::Zone(z) => {
+                    let up = exp_hours(z.mean_up_h, &mut st.spot_rng);
+                    self.queue.schedule(
+                        up.since(spec.notice),
+                        Event::SpotOutage {
+                            spec: k as u16,
+                            window: 0,
+                        },
+                    );
+                }
+                crate::faults::SpotModel::Trace(_) => {
+                    let outages = spec.trace_outages();
+                    for (w, &(start, end)) in outages.iter().enumerate() {
+                        self.queue.schedule(
+                            start.since(spec.notice),
+                            Event::SpotOutage {
+                                spec: k as u16,
+                                window: w as u32,
+                            },
+                        );
+                        if end != SimTime::NEVER {
+                            self.queue.schedule(
+                                end,
+                                Event::SpotRestore {
+                                    spec: k as u16,
+                                    window: w as u32,
+                                },
+                            );
+                        }
+                    }
+                    st.trace_outages.push(outages);
+                    continue;
+                }
+            }
+            st.trace_outages.push(Vec::new());
         }
         for (w, m) in st.cfg.maintenance.iter().enumerate() {
             let w = w as u32;
@@ -335,8 +401,91 @@ impl Simulation<'_> {
                     self.bring_up(node, t);
                 }
             }
+            Event::SpotNotice { node, spec } => {
+                let st = self.faults.as_mut().expect("faults enabled");
+                let sp = &st.cfg.spot[spec as usize];
+                let (notice, replace) = (sp.notice, sp.replace_after);
+                let keep = self.notice_saves(notice);
+                if self
+                    .faults
+                    .as_ref()
+                    .is_some_and(|st| st.down[node as usize] == 0)
+                {
+                    let st = self.faults.as_mut().expect("faults enabled");
+                    *st.node_failures
+                        .entry("spot interruption".to_string())
+                        .or_insert(0) += 1;
+                    self.kill_on_node(node, t, "spot interruption", keep);
+                    self.take_down(node, t);
+                    let back = t.plus(notice).plus(replace);
+                    self.queue.schedule(back, Event::NodeRepair { node });
+                    let st = self.faults.as_mut().expect("faults enabled");
+                    if let Some(gap) = st.cfg.spot[spec as usize].next_gap(&mut st.spot_rng) {
+                        self.queue
+                            .schedule(back.plus(gap), Event::SpotNotice { node, spec });
+                    }
+                } else {
+                    // The instance is already gone (e.g. a zone outage): try again later.
+                    let st = self.faults.as_mut().expect("faults enabled");
+                    if let Some(gap) = st.cfg.spot[spec as usize].next_gap(&mut st.spot_rng) {
+                        self.queue
+                            .schedule(t.plus(gap), Event::SpotNotice { node, spec });
+                    }
+                }
+            }
+            Event::SpotOutage { spec, window } => {
+                let st = self.faults.as_mut().expect("faults enabled");
+                let sp = st.cfg.spot[spec as usize].clone();
+                let keep = self.notice_saves(sp.notice);
+                let pool = &self.cluster.pools()[sp.pool];
+                let nodes: Vec<u32> = (0..pool.spec.nodes).map(|k| pool.first_node + k).collect();
+                let st = self.faults.as_mut().expect("faults enabled");
+                *st.node_failures
+                    .entry("spot zone outage".to_string())
+                    .or_insert(0) += nodes.len() as u64;
+                for &n in &nodes {
+                    self.kill_on_node(n, t, "spot zone outage", keep);
+                    self.take_down(n, t);
+                }
+                if let crate::faults::SpotModel::Zone(z) = sp.model {
+                    let st = self.faults.as_mut().expect("faults enabled");
+                    let down = exp_hours(z.mean_down_h, &mut st.spot_rng);
+                    self.queue.schedule(
+                        t.plus(sp.notice).plus(down),
+                        Event::SpotRestore { spec, window },
+                    );
+                }
+            }
+            Event::SpotRestore { spec, .. } => {
+                let st = self.faults.as_mut().expect("faults enabled");
+                let sp = st.cfg.spot[spec as usize].clone();
+                let pool = &self.cluster.pools()[sp.pool];
+                let nodes: Vec<u32> = (0..pool.spec.nodes).map(|k| pool.first_node + k).collect();
+                for n in nodes {
+                    self.bring_up(n, t);
+                }
+                if let crate::faults::SpotModel::Zone(z) = sp.model {
+                    let st = self.faults.as_mut().expect("faults enabled");
+                    let up = exp_hours(z.mean_up_h, &mut st.spot_rng);
+                    self.queue.schedule(
+                        t.plus(up).since(sp.notice).max(t),
+                        Event::SpotOutage { spec, window: 0 },
+                    );
+                }
+            }
             Event::JobEnd { .. } | Event::Wake { .. } | Event::Sample | Event::Horizon => {}
         }
+    }
+
+    /// Whether a job given `notice` can write a checkpoint in time (and so loses nothing).
+    fn notice_saves(&self, notice: SimTime) -> bool {
+        let ck = &self
+            .faults
+            .as_ref()
+            .expect("faults enabled")
+            .cfg
+            .checkpointing;
+        ck.policy != crate::faults::CheckpointPolicy::None && notice >= ck.write
     }
 
     fn window_nodes(&self, window: u32) -> Vec<u32> {

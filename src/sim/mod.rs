@@ -207,7 +207,10 @@ impl<'w> Simulation<'w> {
                     | Event::TraceFail { .. }
                     | Event::Drain { .. }
                     | Event::MaintenanceStart { .. }
-                    | Event::MaintenanceEnd { .. } => {
+                    | Event::MaintenanceEnd { .. }
+                    | Event::SpotNotice { .. }
+                    | Event::SpotOutage { .. }
+                    | Event::SpotRestore { .. } => {
                         self.fault_event(s.event, t);
                         changed = true;
                     }

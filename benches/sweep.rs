@@ -1,0 +1,157 @@
+//! Sweep throughput: 1,000 runs of a 10,000-job scenario at 2 threads (target: under a
+//! minute on a 2-core machine), the machinery's overhead per run against calling the
+//! simulation directly (target: under 5 %), and the speed-up from 1 to 2 threads.
+//!
+//!     cargo bench --bench sweep
+
+use gpufleet::sweep::{
+    flatten_summary, run_once, run_sweep, write_tables, Plan, Progress, Record, SweepOptions,
+};
+use std::path::Path;
+use std::time::Instant;
+
+/// The quickstart team scaled tenfold: 10,000 jobs on 28-37 owned + 20 on-demand nodes.
+fn scenario() -> String {
+    let q = include_str!("../scenarios/quickstart.toml");
+    q.replace("horizon = \"30d\"\n", "")
+        .replace("rate_per_hour = 1.5", "rate_per_hour = 15\njobs = 10000")
+        .replace("nodes = 4\n", "nodes = 30\n")
+        .replace("nodes = 2\n", "nodes = 20\n")
+}
+
+fn plan(dir: &Path, nodes: &str) -> Plan {
+    std::fs::write(dir.join("big.toml"), scenario()).unwrap();
+    let text = format!(
+        "scenario = \"big.toml\"\nseeds = 10\n[[param]]\npath = \"pools[0].nodes\"\n{nodes}\n[[param]]\npath = \"workload.rate_per_hour\"\nlinspace = {{ start = 12.0, end = 16.0, num = 10 }}\n"
+    );
+    let f = dir.join("bench.toml");
+    std::fs::write(&f, &text).unwrap();
+    Plan::load(&f).unwrap()
+}
+
+/// CPU seconds used by this process so far (user + system, from /proc; 0 elsewhere).
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map(|x| x.1).unwrap_or("");
+    let f: Vec<f64> = after
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    // Fields 14 and 15 of the line (utime, stime) are 12 and 13 after the command name.
+    (f.get(11).unwrap_or(&0.0) + f.get(12).unwrap_or(&0.0)) / 100.0
+}
+
+fn sweep(plan: &Plan, out: &Path, threads: usize) -> f64 {
+    let _ = std::fs::remove_dir_all(out);
+    let t = Instant::now();
+    run_sweep(
+        plan,
+        &SweepOptions {
+            out: out.to_path_buf(),
+            threads,
+            progress: Progress::Quiet,
+            resume: false,
+            shard: None,
+        },
+    )
+    .unwrap();
+    t.elapsed().as_secs_f64()
+}
+
+fn main() {
+    let dir = std::env::temp_dir().join(format!("gpufleet-bench-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let small = plan(&dir, "values = [30]");
+    let n = small.runs();
+    let jobs = small.points[0]
+        .scenario
+        .build_workload(1)
+        .map(|w| w.jobs.len())
+        .unwrap_or(0);
+    println!("sweep bench: {jobs} jobs per run");
+
+    // Alternate the simulation alone (run after run on this thread) and the sweep at 1 and
+    // 2 threads, 3 times, and keep the best of each: the machine may be shared.
+    let (mut direct, mut t1, mut t2) = (f64::MAX, f64::MAX, f64::MAX);
+    let (mut cpu_direct, mut cpu_1) = (f64::MAX, f64::MAX);
+    for _ in 0..3 {
+        let (t, c) = (Instant::now(), cpu_secs());
+        for id in 0..n {
+            let r = small.run(id);
+            run_once(&small.points[r.point].scenario, r.seed).unwrap();
+        }
+        direct = direct.min(t.elapsed().as_secs_f64());
+        cpu_direct = cpu_direct.min(cpu_secs() - c);
+        let c = cpu_secs();
+        t1 = t1.min(sweep(&small, &dir.join("s1"), 1));
+        cpu_1 = cpu_1.min(cpu_secs() - c);
+        t2 = t2.min(sweep(&small, &dir.join("s2"), 2));
+    }
+    println!(
+        "{n} runs (best of 3): direct {:.3} s ({:.1} ms/run); sweep 1 thread {:.3} s, 2 threads {:.3} s",
+        direct,
+        direct / n as f64 * 1e3,
+        t1,
+        t2
+    );
+    println!(
+        "per-run overhead of the sweep machinery at 1 thread: {:.2} % of wall time, {:.2} % of CPU time ({:.2} vs {:.2} CPU s)",
+        (t1 - direct) / direct * 100.0,
+        (cpu_1 - cpu_direct) / cpu_direct * 100.0,
+        cpu_1,
+        cpu_direct
+    );
+    println!("speed-up 1 -> 2 threads: {:.2}x", t1 / t2);
+
+    // The machinery alone, on summaries computed beforehand: flatten each summary, write
+    // its record (temporary file + rename), read every record back, write the tables.
+    let summaries: Vec<_> = (0..n)
+        .map(|id| {
+            let r = small.run(id);
+            run_once(&small.points[r.point].scenario, r.seed).unwrap()
+        })
+        .collect();
+    let mdir = dir.join("machinery");
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let _ = std::fs::remove_dir_all(&mdir);
+        std::fs::create_dir_all(mdir.join("runs")).unwrap();
+        let t = Instant::now();
+        for (id, s) in summaries.iter().enumerate() {
+            let r = small.run(id);
+            let rec = Record {
+                run: id,
+                point: r.point,
+                seed: r.seed,
+                params: small
+                    .params
+                    .iter()
+                    .cloned()
+                    .zip(small.points[r.point].values.iter().map(|v| v.to_string()))
+                    .collect(),
+                metrics: flatten_summary(s),
+            };
+            rec.write(&mdir, &small.hash).unwrap();
+        }
+        let records: Vec<Record> = (0..n)
+            .map(|id| Record::read(&mdir, id, &small.hash).unwrap().unwrap())
+            .collect();
+        write_tables(&mdir, &small.params, &records, true).unwrap();
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    println!(
+        "machinery alone (best of 5): {:.2} ms/run = {:.2} % of the direct run time",
+        best / n as f64 * 1e3,
+        best / direct * 100.0
+    );
+
+    let full = plan(&dir, "range = { start = 28, end = 37 }");
+    let tf = sweep(&full, &dir.join("full"), 2);
+    println!(
+        "{} runs of {jobs} jobs at 2 threads: {:.1} s ({:.0} runs/s; target < 60 s)",
+        full.runs(),
+        tf,
+        full.runs() as f64 / tf
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

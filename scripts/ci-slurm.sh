@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Runs a small sweep as a Slurm job array on a single-node Slurm cluster started here on
+# localhost (munge + slurmctld + slurmd from Debian's packages, no systemd), merges the
+# shards with a dependent job, and compares the result byte for byte with a local run.
+# The daemons it starts are stopped at the end, also on failure. Needs root.
+#
+#   scripts/ci-slurm.sh [path/to/gpufleet]     (default: target/release/gpufleet)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN="$(realpath "${1:-target/release/gpufleet}")"
+SHARDS=3
+SWEEP=tests/data/slurm-sweep.toml
+
+if [ "$(id -u)" != 0 ]; then
+  echo "ci-slurm: needs root (starts munged, slurmctld and slurmd)" >&2
+  exit 1
+fi
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
+  echo "== installing slurm and munge"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge >/dev/null
+fi
+
+WORK="$(mktemp -d /tmp/gpufleet-slurm.XXXXXX)"
+chmod 755 "$WORK"
+MUNGE_PID=/run/munge/munged.pid
+MUNGE_STARTED=0
+
+stop_daemons() {
+  set +e
+  for f in "$WORK/slurmd.pid" "$WORK/slurmctld.pid"; do
+    if [ -s "$f" ]; then
+      kill "$(cat "$f")" 2>/dev/null
+    fi
+  done
+  sleep 1
+  for f in "$WORK/slurmd.pid" "$WORK/slurmctld.pid"; do
+    if [ -s "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null; then
+      kill -9 "$(cat "$f")" 2>/dev/null
+    fi
+  done
+  if [ "$MUNGE_STARTED" = 1 ] && [ -s "$MUNGE_PID" ]; then
+    kill "$(cat "$MUNGE_PID")" 2>/dev/null
+  fi
+}
+on_exit() {
+  rc=$?
+  if [ $rc != 0 ]; then
+    echo "ci-slurm: FAILED (exit $rc); logs:" >&2
+    tail -n 20 "$WORK"/*.log "$WORK"/out/slurm/*.log 2>/dev/null >&2
+  fi
+  stop_daemons
+  if [ $rc = 0 ]; then rm -rf "$WORK"; fi
+  exit $rc
+}
+trap on_exit EXIT
+
+echo "== munge"
+mkdir -p /run/munge /var/lib/munge /var/log/munge /etc/munge
+chown munge:munge /run/munge /var/lib/munge /var/log/munge
+chmod 755 /run/munge
+if [ ! -s /etc/munge/munge.key ]; then
+  dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 status=none
+fi
+chown munge:munge /etc/munge/munge.key
+chmod 0400 /etc/munge/munge.key
+if ! { [ -s "$MUNGE_PID" ] && kill -0 "$(cat "$MUNGE_PID")" 2>/dev/null; }; then
+  runuser -u munge -- munged
+  MUNGE_STARTED=1
+fi
+
+echo "== slurm (config in $WORK)"
+mkdir -p "$WORK/state" "$WORK/spool"
+export SLURM_CONF="$WORK/slurm.conf"
+cat > "$SLURM_CONF" <<CONF
+ClusterName=gpufleet-ci
+SlurmctldHost=localhost
+SlurmUser=root
+SlurmctldPort=6917
+SlurmdPort=6918
+AuthType=auth/munge
+StateSaveLocation=$WORK/state
+SlurmdSpoolDir=$WORK/spool
+SlurmctldPidFile=$WORK/slurmctld.pid
+SlurmdPidFile=$WORK/slurmd.pid
+SlurmctldLogFile=$WORK/slurmctld.log
+SlurmdLogFile=$WORK/slurmd.log
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/backfill
+ReturnToService=2
+MinJobAge=600
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+PartitionName=ci Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+CONF
+slurmctld -c
+slurmd -N localhost
+for i in $(seq 1 60); do
+  if sinfo -h -o '%T' 2>/dev/null | grep -qx idle; then break; fi
+  sleep 0.5
+done
+sinfo -h -o '%T' | grep -qx idle || { echo "node never became idle" >&2; sinfo >&2; exit 1; }
+echo "node idle"
+
+echo "== local reference run"
+"$BIN" sweep "$SWEEP" --out "$WORK/local" --quiet --threads 2
+
+echo "== sweep as a job array of $SHARDS tasks + merge"
+ids=$("$BIN" sweep "$SWEEP" --out "$WORK/out" --slurm --shards $SHARDS --threads 1 | tail -n 1)
+read -r ARRAY MERGE <<<"$ids"
+echo "array job $ARRAY, merge job $MERGE"
+for i in $(seq 1 600); do
+  if [ -z "$(squeue -h -j "$ARRAY,$MERGE" 2>/dev/null)" ]; then break; fi
+  sleep 0.5
+done
+if [ -n "$(squeue -h -j "$ARRAY,$MERGE" 2>/dev/null)" ]; then
+  echo "jobs still queued after 300 s" >&2; squeue >&2; exit 1
+fi
+for k in $(seq 1 $SHARDS); do
+  state=$(scontrol show job "${ARRAY}_$k" | grep -o 'JobState=[A-Z_]*')
+  echo "task $k: $state"
+  [ "$state" = JobState=COMPLETED ] || exit 1
+done
+state=$(scontrol show job "$MERGE" | grep -o 'JobState=[A-Z_]*')
+echo "merge: $state"
+[ "$state" = JobState=COMPLETED ] || exit 1
+
+echo "== compare with the local run"
+for f in runs.csv points.csv sweep.json; do
+  cmp "$WORK/local/$f" "$WORK/out/$f"
+  echo "$f identical"
+done
+echo "ci-slurm: ok"

@@ -1,0 +1,28 @@
+//! `gpufleet plot DIR`: redraws the charts of a run or sweep folder from its files.
+
+use super::CliError;
+use anyhow::anyhow;
+use std::path::Path;
+
+/// Draws the charts of `dir` without printing.
+pub fn plot_quiet(dir: &Path) -> Result<Vec<std::path::PathBuf>, CliError> {
+    let r = if dir.join("sweep.json").is_file() {
+        crate::report::plot_sweep_dir(dir)
+    } else if dir.join("summary.json").is_file() {
+        crate::report::plot_run_dir(dir)
+    } else {
+        return Err(CliError::BadInput(anyhow!(
+            "{}: neither a run folder (summary.json) nor a sweep folder (sweep.json)",
+            dir.display()
+        )));
+    };
+    r.map_err(|e| CliError::BadInput(anyhow!("{}: {e}", dir.display())))
+}
+
+/// `gpufleet plot DIR`.
+pub fn plot(dir: &Path) -> Result<(), CliError> {
+    for p in plot_quiet(dir)? {
+        println!("{}", p.display());
+    }
+    Ok(())
+}

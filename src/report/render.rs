@@ -1,0 +1,113 @@
+//! Rendering a chart to SVG and PNG. Text is drawn with DejaVu Sans, shipped in
+//! `assets/fonts/` (Bitstream Vera licence) and rasterised by plotters' pure-Rust
+//! `ab_glyph` path, so no system font library is needed.
+
+use super::files::write_atomic;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+static INIT: Once = Once::new();
+
+/// The font family every chart uses.
+pub const FONT_FAMILY: &str = "sans-serif";
+
+pub(crate) fn register_fonts() {
+    INIT.call_once(|| {
+        for style in [FontStyle::Normal, FontStyle::Bold] {
+            let _ = plotters::style::register_font(FONT_FAMILY, style, FONT);
+        }
+    });
+}
+
+/// Result of drawing.
+pub type DrawResult = Result<(), Box<dyn std::error::Error>>;
+
+/// A chart that can draw itself on any plotters backend.
+pub trait Chart {
+    /// Pixel size.
+    fn size(&self) -> (u32, u32) {
+        (960, 540)
+    }
+    /// Draws onto `root`.
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
+    where
+        DB::ErrorType: 'static;
+}
+
+/// Colours of series, in order (Tableau 10).
+pub const COLORS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// Colour of series `i`.
+pub fn color(i: usize) -> RGBColor {
+    COLORS[i % COLORS.len()]
+}
+
+/// A text style of the chart font.
+pub fn font(size: u32) -> TextStyle<'static> {
+    (FONT_FAMILY, size).into_font().into()
+}
+
+/// Draws `chart` into `dir/stem.svg` and `dir/stem.png`; returns the paths written.
+pub fn render(dir: &Path, stem: &str, chart: &impl Chart) -> Result<Vec<PathBuf>, String> {
+    register_fonts();
+    let (w, h) = chart.size();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+        chart
+            .draw(&root)
+            .map_err(|e| format!("drawing {stem}: {e}"))?;
+        root.present().map_err(|e| format!("drawing {stem}: {e}"))?;
+    }
+    let svg_path = dir.join(format!("{stem}.svg"));
+    write_atomic(&svg_path, svg.as_bytes()).map_err(|e| format!("{}: {e}", svg_path.display()))?;
+    let png_path = dir.join(format!("{stem}.png"));
+    // The encoder picks the format by extension, so the temporary name ends in .png too.
+    let tmp = dir.join(format!(".{stem}.tmp.png"));
+    {
+        let root = BitMapBackend::new(&tmp, (w, h)).into_drawing_area();
+        chart
+            .draw(&root)
+            .map_err(|e| format!("drawing {stem}.png: {e}"))?;
+        root.present()
+            .map_err(|e| format!("writing {}: {e}", tmp.display()))?;
+    }
+    std::fs::rename(&tmp, &png_path).map_err(|e| format!("{}: {e}", png_path.display()))?;
+    Ok(vec![svg_path, png_path])
+}
+
+/// A legend entry: a short line in `c`.
+pub fn legend_line(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3))
+}
+
+/// A legend entry: a filled square in `c`.
+pub fn legend_box(c: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
+    move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], c.filled())
+}
+
+/// An axis tick label: whole numbers for large values, a few decimals for small ones.
+pub fn tick(v: &f64) -> String {
+    let a = v.abs();
+    if a >= 1000.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 || a == 0.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}

@@ -1,0 +1,341 @@
+//! Running a sweep: its runs in parallel on a local rayon pool, each recorded durably as it
+//! finishes, with progress on the terminal; `--resume` skips recorded runs, `--shard K/N`
+//! takes every N-th run.
+
+use super::plan::Plan;
+use super::record::{path_of, Record};
+use super::table::{write_manifest, write_tables};
+use super::SweepError;
+use crate::metrics::{build_summary, run_cost, RunMeta, Summary};
+use crate::scenario::Scenario;
+use crate::sim::Simulation;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// How progress is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// A bar on a terminal, plain lines otherwise (on stderr).
+    Auto,
+    /// Nothing.
+    Quiet,
+}
+
+/// Shard `k` of `n` (1-based): runs whose number is `k - 1` modulo `n`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, 1..=n.
+    pub k: usize,
+    /// Number of shards.
+    pub n: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("--shard {s}: expected K/N, e.g. 2/8"))?;
+        let (k, n): (usize, usize) = match (k.trim().parse(), n.trim().parse()) {
+            (Ok(k), Ok(n)) => (k, n),
+            _ => return Err(format!("--shard {s}: K and N must be whole numbers")),
+        };
+        if n == 0 || k == 0 || k > n {
+            return Err(format!("--shard {s}: need 1 <= K <= N"));
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+/// Options of [`run_sweep`].
+#[derive(Debug, Clone)]
+pub struct SweepOptions {
+    /// Output folder.
+    pub out: PathBuf,
+    /// Worker threads (0: as many as cores).
+    pub threads: usize,
+    /// Progress display.
+    pub progress: Progress,
+    /// Keep recorded runs and run only the others.
+    pub resume: bool,
+    /// Run one shard only.
+    pub shard: Option<Shard>,
+}
+
+/// What [`run_sweep`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SweepOutcome {
+    /// Runs this invocation was responsible for.
+    pub runs: usize,
+    /// Of which run now.
+    pub ran: usize,
+    /// Of which found recorded and kept.
+    pub kept: usize,
+    /// Records found damaged and redone.
+    pub redone: usize,
+}
+
+/// Everything one run of a scenario produces.
+pub struct Execution {
+    /// The workload that was run.
+    pub workload: crate::model::Workload,
+    /// The simulation's result.
+    pub result: crate::sim::RunResult,
+    /// Its costs under each pool's pricing model.
+    pub cost: crate::metrics::RunCost,
+    /// The summary.
+    pub summary: Summary,
+    /// Wall-clock time of the simulation alone.
+    pub sim_wall: std::time::Duration,
+}
+
+/// Runs one scenario under `seed`: the one path shared by `gpufleet run` and sweeps, so a
+/// sweep's run and a single run of the same point give the same summary.
+pub fn execute(s: &Scenario, seed: u64) -> Result<Execution, crate::workload::TraceError> {
+    let workload = s.build_workload(seed)?;
+    let clock = Instant::now();
+    let mut sim = Simulation::new(s.sim.clone(), &workload);
+    if let Some(f) = &s.faults {
+        sim = sim.with_faults(f.clone(), seed);
+    }
+    let result = sim.run();
+    let sim_wall = clock.elapsed();
+    let pricing = s.pool_pricing(seed);
+    let mut cost = run_cost(&result, &pricing);
+    if let Some(plan) = &s.savings_plan {
+        crate::metrics::apply_savings_plan(&mut cost, &result, &pricing, plan);
+    }
+    if let Some(t) = &s.transfer {
+        crate::metrics::apply_transfer(&mut cost, &result, t, |i| workload.jobs[i].tenant);
+    }
+    let meta = RunMeta {
+        scenario: s.name.clone(),
+        scenario_hash: s.hash.clone(),
+        seed,
+        policy: s.sim.policy.as_str().to_string(),
+    };
+    let summary = build_summary(&meta, &workload, &result, &cost.ledger);
+    Ok(Execution {
+        workload,
+        result,
+        cost,
+        summary,
+        sim_wall,
+    })
+}
+
+/// Runs one scenario under `seed` and returns its summary (see [`execute`]).
+pub fn run_once(s: &Scenario, seed: u64) -> Result<Summary, String> {
+    execute(s, seed)
+        .map(|e| e.summary)
+        .map_err(|e| e.to_string())
+}
+
+/// Numeric leaves of the summary as `(a_b_c, value)`, in the summary's order; the seed
+/// (a column of its own) and the event count (a speed figure) are left out.
+pub fn flatten_summary(s: &Summary) -> Vec<(String, String)> {
+    fn walk(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    let name = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}_{k}")
+                    };
+                    walk(&name, v, out);
+                }
+            }
+            serde_json::Value::Number(n) if prefix != "seed" && prefix != "events" => {
+                out.push((prefix.to_string(), n.to_string()));
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(v) = serde_json::to_value(s) {
+        walk("", &v, &mut out);
+    }
+    out
+}
+
+fn record_of(plan: &Plan, id: usize) -> Result<Record, String> {
+    let r = plan.run(id);
+    let point = &plan.points[r.point];
+    let summary = run_once(&point.scenario, r.seed)?;
+    Ok(Record {
+        run: id,
+        point: r.point,
+        seed: r.seed,
+        params: plan
+            .params
+            .iter()
+            .cloned()
+            .zip(point.values.iter().map(|v| v.to_string()))
+            .collect(),
+        metrics: flatten_summary(&summary),
+    })
+}
+
+/// The runs of `shard` (all runs without one).
+pub fn runs_of(plan: &Plan, shard: Option<Shard>) -> Vec<usize> {
+    (0..plan.runs())
+        .filter(|id| shard.is_none_or(|s| id % s.n == s.k - 1))
+        .collect()
+}
+
+/// Runs the sweep into `opts.out`: `sweep.json`, `runs/` (one record per run), then
+/// `runs.csv` and (unsharded) `points.csv`.
+pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, SweepError> {
+    let out = &opts.out;
+    let fail = |what: &str, e: std::io::Error| SweepError::Failed(format!("{what}: {e}"));
+    std::fs::create_dir_all(out.join("runs")).map_err(|e| fail(&out.display().to_string(), e))?;
+    let ids = runs_of(plan, opts.shard);
+    let mut pending = Vec::new();
+    let mut kept = Vec::new();
+    let mut redone = 0;
+    clear_temporaries(out);
+    for &id in &ids {
+        if !opts.resume {
+            let _ = std::fs::remove_file(path_of(out, id));
+            pending.push(id);
+            continue;
+        }
+        match Record::read(out, id, &plan.hash) {
+            Ok(Some(r)) => kept.push(r),
+            Ok(None) => pending.push(id),
+            Err(_) => {
+                redone += 1;
+                pending.push(id);
+            }
+        }
+    }
+    write_manifest(plan, out, opts.shard).map_err(|e| fail("writing sweep.json", e))?;
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads)
+        .build()
+        .map_err(|e| SweepError::Failed(format!("thread pool: {e}")))?;
+    let show = Shower::new(opts.progress, ids.len(), kept.len());
+    let errors: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+    pool.install(|| {
+        pending.par_iter().for_each(|&id| {
+            let res = record_of(plan, id).and_then(|r| {
+                r.write(out, &plan.hash)
+                    .map_err(|e| format!("writing {}: {e}", path_of(out, id).display()))
+            });
+            if let Err(e) = res {
+                errors
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((id, e));
+            }
+            show.tick();
+        })
+    });
+    show.finish();
+    let mut errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
+    if !errors.is_empty() {
+        errors.sort();
+        let list: Vec<String> = errors
+            .iter()
+            .take(10)
+            .map(|(id, e)| format!("  run {id}: {e}"))
+            .collect();
+        return Err(SweepError::Failed(format!(
+            "{} of {} runs failed (finished runs are recorded; fix and rerun with --resume):\n{}",
+            errors.len(),
+            pending.len(),
+            list.join("\n")
+        )));
+    }
+    // The tables are built from the records on disk, as a resume or a merge would.
+    let mut records = Vec::with_capacity(ids.len());
+    for &id in &ids {
+        match Record::read(out, id, &plan.hash) {
+            Ok(Some(r)) => records.push(r),
+            Ok(None) => return Err(SweepError::Failed(format!("run {id}: record missing"))),
+            Err(e) => return Err(SweepError::Failed(e)),
+        }
+    }
+    write_tables(out, &plan.params, &records, opts.shard.is_none())
+        .map_err(|e| fail("writing tables", e))?;
+    Ok(SweepOutcome {
+        runs: ids.len(),
+        ran: pending.len(),
+        kept: kept.len(),
+        redone,
+    })
+}
+
+fn clear_temporaries(out: &Path) {
+    if let Ok(rd) = std::fs::read_dir(out.join("runs")) {
+        for e in rd.flatten() {
+            if e.file_name().to_string_lossy().ends_with(".tmp") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+/// Progress: an indicatif bar on a terminal, a line every few percent otherwise.
+struct Shower {
+    bar: Option<ProgressBar>,
+    lines: bool,
+    total: usize,
+    done: AtomicUsize,
+    start: Instant,
+    last_pct: AtomicUsize,
+}
+
+impl Shower {
+    fn new(mode: Progress, total: usize, already: usize) -> Shower {
+        let term = std::io::stderr().is_terminal();
+        let bar = (mode == Progress::Auto && term).then(|| {
+            let b = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {per_sec}  ETA {eta}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            b.set_position(already as u64);
+            b
+        });
+        Shower {
+            bar,
+            lines: mode == Progress::Auto && !term,
+            total,
+            done: AtomicUsize::new(already),
+            start: Instant::now(),
+            last_pct: AtomicUsize::new(0),
+        }
+    }
+
+    fn tick(&self) {
+        let d = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(b) = &self.bar {
+            b.inc(1);
+        } else if self.lines {
+            let pct = d * 100 / self.total.max(1);
+            let step = pct / 10 * 10;
+            if step > self.last_pct.fetch_max(step, Ordering::Relaxed) || d == self.total {
+                let secs = self.start.elapsed().as_secs_f64().max(1e-9);
+                eprintln!(
+                    "sweep: {d}/{} runs done ({pct} %), {:.1} runs/s",
+                    self.total,
+                    d as f64 / secs
+                );
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish();
+        }
+    }
+}

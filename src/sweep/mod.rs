@@ -1,0 +1,92 @@
+//! Parameter sweeps: a sweep file expanded into runs ([`Plan`]), run in parallel with
+//! durable per-run records ([`run_sweep`]), resumed, sharded, merged ([`merge`]), and
+//! submitted to Slurm as a job array ([`slurm`]). Outputs: `runs.csv` (one row per run)
+//! and `points.csv` (mean and 95 % confidence half-width per point).
+
+mod exec;
+mod merge;
+mod overrides;
+mod plan;
+mod record;
+pub mod slurm;
+mod spec;
+mod stats;
+mod table;
+mod value;
+
+pub use exec::{
+    execute, flatten_summary, run_once, run_sweep, Execution, Progress, Shard, SweepOptions,
+    SweepOutcome,
+};
+pub use merge::merge;
+pub use overrides::{get_path, parse_path, set_path, Segment};
+pub use plan::{describe, latin_hypercube, Plan, Point, RunId};
+pub use record::Record;
+pub use spec::{Mode, Values};
+pub use stats::{ci95_half_width, mean};
+pub use table::{read_manifest, write_tables, Manifest};
+pub use value::ParamValue;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A sweep that cannot run: bad sweep file (each problem with its line), or a failure.
+#[derive(Debug)]
+pub enum SweepError {
+    /// The sweep file or its parameters are wrong (exit code 2).
+    Invalid {
+        /// The sweep file.
+        file: PathBuf,
+        /// (line, message), in line order.
+        problems: Vec<(Option<usize>, String)>,
+    },
+    /// Bad input other than the sweep file (shard folders, flags): exit code 2.
+    BadInput(String),
+    /// Running or writing failed.
+    Failed(String),
+}
+
+impl SweepError {
+    pub(crate) fn one(file: &Path, line: Option<usize>, msg: String) -> SweepError {
+        SweepError::Invalid {
+            file: file.to_path_buf(),
+            problems: vec![(line, msg)],
+        }
+    }
+    pub(crate) fn many(file: &Path, problems: Vec<(Option<usize>, String)>) -> SweepError {
+        SweepError::Invalid {
+            file: file.to_path_buf(),
+            problems,
+        }
+    }
+    /// True for errors in the user's input.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, SweepError::Failed(_))
+    }
+}
+
+impl fmt::Display for SweepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SweepError::Invalid { file, problems } => {
+                let n = problems.len();
+                write!(
+                    f,
+                    "{}: {n} problem{}",
+                    file.display(),
+                    if n == 1 { "" } else { "s" }
+                )?;
+                for (l, m) in problems {
+                    match l {
+                        Some(l) => write!(f, "\n  line {l}: {m}")?,
+                        None => write!(f, "\n  {m}")?,
+                    }
+                }
+                Ok(())
+            }
+            SweepError::BadInput(m) | SweepError::Failed(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for SweepError {}

@@ -1,0 +1,207 @@
+//! Setting a value in a scenario document by its dotted path (`pools[1].nodes`,
+//! `workload.duration.median`), before the scenario is validated, so any field is
+//! sweepable and the scenario's own validation judges the result.
+
+use toml_edit::{DocumentMut, Item, TableLike, Value};
+
+/// One segment of a path: a key, and an index into an array under that key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// The key.
+    pub key: String,
+    /// `[i]` after the key.
+    pub index: Option<usize>,
+}
+
+/// Parses `a.b[2].c`.
+pub fn parse_path(path: &str) -> Result<Vec<Segment>, String> {
+    let mut out = Vec::new();
+    if path.trim().is_empty() {
+        return Err("the path is empty".into());
+    }
+    for seg in path.split('.') {
+        let (key, index) = match seg.find('[') {
+            Some(i) => {
+                let inner = seg[i + 1..]
+                    .strip_suffix(']')
+                    .ok_or_else(|| format!("`{seg}`: expected `key[index]`"))?;
+                let n = inner
+                    .parse::<usize>()
+                    .map_err(|_| format!("`{seg}`: `{inner}` is not an index"))?;
+                (&seg[..i], Some(n))
+            }
+            None => (seg, None),
+        };
+        if key.is_empty()
+            || !key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(format!("`{seg}` is not a key"));
+        }
+        out.push(Segment {
+            key: key.to_string(),
+            index,
+        });
+    }
+    Ok(out)
+}
+
+/// A function making the new value from the old one (if the field was present).
+type Make<'a> = &'a mut dyn FnMut(Option<&Value>) -> Result<Value, String>;
+
+/// Sets the field at `path` to what `make` returns. The parent must exist; the field
+/// itself may be absent (the scenario's validation then decides whether it may be set).
+pub fn set_path(
+    doc: &mut DocumentMut,
+    path: &str,
+    make: &mut dyn FnMut(Option<&Value>) -> Result<Value, String>,
+) -> Result<(), String> {
+    let segs = parse_path(path)?;
+    set_in_table(doc.as_table_mut(), &segs, make, "")
+}
+
+/// The value at `path`, if present and a plain value.
+pub fn get_path(doc: &DocumentMut, path: &str) -> Option<Value> {
+    let mut copy = doc.clone();
+    let mut found = None;
+    let _ = set_path(&mut copy, path, &mut |old| {
+        found = old.cloned();
+        Err(String::new())
+    });
+    found
+}
+
+fn join(done: &str, key: &str) -> String {
+    if done.is_empty() {
+        key.to_string()
+    } else {
+        format!("{done}.{key}")
+    }
+}
+
+fn set_in_table(
+    t: &mut dyn TableLike,
+    segs: &[Segment],
+    make: Make,
+    done: &str,
+) -> Result<(), String> {
+    let seg = &segs[0];
+    let rest = &segs[1..];
+    let here = join(done, &seg.key);
+    if seg.index.is_none() && rest.is_empty() {
+        return match t.get_mut(&seg.key) {
+            Some(item) => replace(item, make, &here),
+            None => {
+                let v = make(None)?;
+                t.insert(&seg.key, Item::Value(v));
+                Ok(())
+            }
+        };
+    }
+    let where_ = if done.is_empty() {
+        "the top level".to_string()
+    } else {
+        format!("`{done}`")
+    };
+    let child = t
+        .get_mut(&seg.key)
+        .ok_or_else(|| format!("no `{}` in {where_}", seg.key))?;
+    if let Some(i) = seg.index {
+        let here_i = format!("{here}[{i}]");
+        if let Some(aot) = child.as_array_of_tables_mut() {
+            let n = aot.len();
+            let tab = aot
+                .get_mut(i)
+                .ok_or_else(|| format!("no `{here_i}`: `{here}` has {n} entries"))?;
+            if rest.is_empty() {
+                return Err(format!(
+                    "`{here_i}` is a whole table; name one of its fields"
+                ));
+            }
+            return set_in_table(tab, rest, make, &here_i);
+        }
+        if let Some(arr) = child.as_array_mut() {
+            let n = arr.len();
+            let v = arr
+                .get_mut(i)
+                .ok_or_else(|| format!("no `{here_i}`: `{here}` has {n} entries"))?;
+            if rest.is_empty() {
+                let new = make(Some(v))?;
+                *v = new;
+                return Ok(());
+            }
+            let it = v
+                .as_inline_table_mut()
+                .ok_or_else(|| format!("`{here_i}` is not a table"))?;
+            return set_in_table(it, rest, make, &here_i);
+        }
+        return Err(format!("`{here}` is not an array"));
+    }
+    let sub = child
+        .as_table_like_mut()
+        .ok_or_else(|| format!("`{here}` is not a table"))?;
+    set_in_table(sub, rest, make, &here)
+}
+
+fn replace(item: &mut Item, make: Make, here: &str) -> Result<(), String> {
+    match item {
+        Item::Value(v) => {
+            let new = make(Some(v))?;
+            *v = new;
+            Ok(())
+        }
+        Item::None => {
+            *item = Item::Value(make(None)?);
+            Ok(())
+        }
+        _ => Err(format!("`{here}` is a table; name one of its fields")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = "name = \"x\"\n[[pools]]\nnodes = 1\n[[pools]]\nnodes = 2\n[workload]\nrate = 1.5\nsizes = [{ gpus = 1, weight = 2 }]\nduration = { kind = \"fixed\", value = \"1h\" }\n";
+
+    fn set(path: &str, v: Value) -> Result<String, String> {
+        let mut d: DocumentMut = DOC.parse().unwrap();
+        set_path(&mut d, path, &mut |_| Ok(v.clone()))?;
+        Ok(d.to_string())
+    }
+
+    #[test]
+    fn sets_fields_anywhere() {
+        assert!(set("pools[1].nodes", 7.into())
+            .unwrap()
+            .contains("nodes = 7"));
+        assert!(set("workload.sizes[0].weight", 9.into())
+            .unwrap()
+            .contains("weight = 9"));
+        assert!(set("workload.duration.value", "2h".into())
+            .unwrap()
+            .contains("\"2h\""));
+        assert!(set("seed", 3.into()).unwrap().contains("seed = 3"));
+        let d: DocumentMut = DOC.parse().unwrap();
+        assert_eq!(
+            get_path(&d, "pools[1].nodes").unwrap().as_integer(),
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn bad_paths_say_why() {
+        assert_eq!(
+            set("pools[5].nodes", 1.into()).unwrap_err(),
+            "no `pools[5]`: `pools` has 2 entries"
+        );
+        assert_eq!(
+            set("nope.x", 1.into()).unwrap_err(),
+            "no `nope` in the top level"
+        );
+        assert!(set("pools", 1.into()).is_err());
+        assert!(set("pools[x].nodes", 1.into()).is_err());
+        assert!(set("name.x", 1.into()).unwrap_err().contains("not a table"));
+    }
+}

@@ -1,0 +1,173 @@
+//! The sweep folder's tables: `sweep.json` (what the sweep is), `runs.csv` (one row per
+//! run) and `points.csv` (per point, the mean and 95 % confidence half-width of each
+//! metric over its seeds). Rows are in run order, so the bytes do not depend on threads,
+//! shards or resumes.
+
+use super::exec::Shard;
+use super::plan::Plan;
+use super::record::Record;
+use super::stats::{ci95_half_width, mean};
+use crate::report::write_atomic;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// `sweep.json`: the identity of a sweep, the same in every shard and in the merge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Sweep name.
+    pub sweep: String,
+    /// Hash of the expanded sweep (scenarios, seeds, parameters, version).
+    pub hash: String,
+    /// gpufleet version.
+    pub gpufleet_version: String,
+    /// Number of runs.
+    pub runs: usize,
+    /// Number of points.
+    pub points: usize,
+    /// Seeds of the repetitions.
+    pub seeds: Vec<u64>,
+    /// Parameter paths.
+    pub params: Vec<String>,
+    /// Metrics the charts show.
+    pub chart_metrics: Vec<String>,
+}
+
+/// Writes `sweep.json` (and `shard.json` for a shard).
+pub fn write_manifest(plan: &Plan, out: &Path, shard: Option<Shard>) -> std::io::Result<()> {
+    let m = Manifest {
+        sweep: plan.name.clone(),
+        hash: plan.hash.clone(),
+        gpufleet_version: crate::VERSION.to_string(),
+        runs: plan.runs(),
+        points: plan.points.len(),
+        seeds: plan.seeds.clone(),
+        params: plan.params.clone(),
+        chart_metrics: plan.chart_metrics.clone(),
+    };
+    if let Ok(old) = read_manifest(out) {
+        if old.hash != m.hash {
+            // Records of another sweep would be recognised and redone, but say so plainly.
+            let _ = std::fs::remove_dir_all(out.join("runs"));
+            std::fs::create_dir_all(out.join("runs"))?;
+        }
+    }
+    write_manifest_file(out, &m)?;
+    match shard {
+        Some(s) => write_atomic(
+            &out.join("shard.json"),
+            format!("{{\n  \"shard\": \"{}/{}\"\n}}\n", s.k, s.n).as_bytes(),
+        ),
+        None => {
+            let _ = std::fs::remove_file(out.join("shard.json"));
+            Ok(())
+        }
+    }
+}
+
+pub(crate) fn write_manifest_file(out: &Path, m: &Manifest) -> std::io::Result<()> {
+    let mut j = serde_json::to_vec_pretty(m).map_err(std::io::Error::other)?;
+    j.push(b'\n');
+    write_atomic(&out.join("sweep.json"), &j)
+}
+
+/// Reads `DIR/sweep.json`.
+pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
+    let p = dir.join("sweep.json");
+    let t = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+    serde_json::from_str(&t).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// A number with at most 6 decimals, without trailing zeros.
+pub fn fmt6(x: f64) -> String {
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
+}
+
+/// Writes `runs.csv` and, when `points` is set, `points.csv` from records in run order.
+pub fn write_tables(
+    out: &Path,
+    params: &[String],
+    records: &[Record],
+    points: bool,
+) -> std::io::Result<()> {
+    // Metric columns: every metric any run has, in order of first appearance.
+    let mut metrics: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for r in records {
+        for (k, _) in &r.metrics {
+            if seen.insert(k.as_str()) {
+                metrics.push(k.clone());
+            }
+        }
+    }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut head: Vec<String> = vec!["run".into(), "point".into(), "seed".into()];
+    head.extend(params.iter().cloned());
+    head.extend(metrics.iter().cloned());
+    w.write_record(&head)?;
+    for r in records {
+        let mut row = vec![r.run.to_string(), r.point.to_string(), r.seed.to_string()];
+        row.extend(r.params.iter().map(|(_, v)| v.clone()));
+        for m in &metrics {
+            row.push(
+                r.metrics
+                    .iter()
+                    .find(|(k, _)| k == m)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default(),
+            );
+        }
+        w.write_record(&row)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    write_atomic(&out.join("runs.csv"), &bytes)?;
+    if !points {
+        return Ok(());
+    }
+
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut head: Vec<String> = vec!["point".into()];
+    head.extend(params.iter().cloned());
+    head.push("runs".into());
+    for m in &metrics {
+        head.push(format!("{m}_mean"));
+        head.push(format!("{m}_ci95"));
+    }
+    w.write_record(&head)?;
+    let mut i = 0;
+    while i < records.len() {
+        let p = records[i].point;
+        let j = i + records[i..].iter().take_while(|r| r.point == p).count();
+        let group = &records[i..j];
+        let mut row = vec![p.to_string()];
+        row.extend(group[0].params.iter().map(|(_, v)| v.clone()));
+        row.push(group.len().to_string());
+        for m in &metrics {
+            let xs: Vec<f64> = group
+                .iter()
+                .filter_map(|r| r.metrics.iter().find(|(k, _)| k == m))
+                .filter_map(|(_, v)| v.parse::<f64>().ok())
+                .collect();
+            if xs.is_empty() {
+                row.push(String::new());
+                row.push(String::new());
+            } else {
+                row.push(fmt6(mean(&xs)));
+                row.push(ci95_half_width(&xs).map(fmt6).unwrap_or_default());
+            }
+        }
+        w.write_record(&row)?;
+        i = j;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    write_atomic(&out.join("points.csv"), &bytes)
+}
