@@ -6,3 +6,4 @@ mod economics;
 mod faults;
 mod foundation;
 mod sweep;
+mod workload;

@@ -7,6 +7,7 @@ mod run;
 mod spot;
 mod sweep;
 mod tco;
+mod trace;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -101,6 +102,12 @@ pub enum Command {
         /// A run folder (with summary.json) or a sweep folder (with sweep.json).
         dir: PathBuf,
     },
+    /// Work with traces: convert, inspect, fit a workload model.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  gpufleet trace inspect log.swf --format swf\n  gpufleet trace convert --from philly cluster_job_log jobs.csv\n  gpufleet trace fit log.swf --format swf --out workload.toml"
+    )]
+    Trace(trace::TraceCommand),
 }
 
 /// Runs the parsed command line.
@@ -113,6 +120,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             quiet,
         } => run::run(scenario.as_deref(), out, seed, quiet),
         Command::Validate { scenario } => run::validate(&scenario),
+        Command::Trace(cmd) => trace::trace(cmd),
         Command::Tco {
             scenario,
             out,

@@ -25,6 +25,7 @@ pub fn validate(path: &Path) -> Result<(), CliError> {
         crate::sched::spot_deadline::read_trace(d)
             .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
     }
+    super::trace::report_drops(&w);
     println!(
         "{}: ok ({} pools, {} GPUs, {} jobs, policy {})",
         path.display(),
@@ -50,6 +51,7 @@ pub fn run(
     let s = load(path)?;
     let seed = seed.unwrap_or(s.seed);
     let exec = crate::sweep::execute(&s, seed).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    super::trace::report_drops(&exec.workload);
     let wall = exec.sim_wall;
     let (workload, result, summary) = (&exec.workload, &exec.result, &exec.summary);
     let ledger = &exec.cost.ledger;

@@ -7,8 +7,10 @@ mod locate;
 mod pricing;
 mod raw;
 mod raw_pricing;
+mod raw_trace;
 mod sections;
 mod validate;
+mod workload_kinds;
 
 pub use pricing::MeanRevertingSpec;
 pub use validate::{Scenario, WorkloadSource};

@@ -147,6 +147,10 @@ pub enum RawWorkload {
         #[serde(default)]
         skip_bad_rows: bool,
     },
+    /// A trace in any supported format, filtered and shaped at load time.
+    Trace(super::raw_trace::RawTrace),
+    /// A generative model (what `gpufleet trace fit` writes).
+    Model(super::raw_trace::RawModel),
     PaiSim {
         path: String,
         #[serde(default)]
@@ -186,7 +190,23 @@ pub struct RawTenant {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawDuration {
-    Lognormal { median: String, sigma: f64 },
-    Exponential { mean: String },
-    Fixed { value: String },
+    Lognormal {
+        median: String,
+        sigma: f64,
+    },
+    Exponential {
+        mean: String,
+    },
+    Fixed {
+        value: String,
+    },
+    Weibull {
+        scale: String,
+        shape: f64,
+    },
+    Empirical {
+        path: String,
+        #[serde(default)]
+        column: Option<String>,
+    },
 }

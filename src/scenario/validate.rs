@@ -22,6 +22,10 @@ pub enum WorkloadSource {
         /// What to do with bad rows.
         bad_rows: BadRows,
     },
+    /// Read from a trace in any supported format, filtered and shaped.
+    Trace(crate::workload::TraceSpec),
+    /// Generated from a workload model (arrival process and tenant mixes).
+    Model(crate::workload::WorkloadModel),
     /// Read from a PAI-2020 simulator CSV.
     PaiSim {
         /// Resolved path of the trace.
@@ -297,6 +301,12 @@ pub(super) fn validate(
         c.err("gpu_types", "at most 64 GPU types");
     }
     let workload = match raw.workload {
+        RawWorkload::Trace(t) => {
+            WorkloadSource::Trace(super::workload_kinds::trace(&mut c, t, base))
+        }
+        RawWorkload::Model(m) => {
+            WorkloadSource::Model(super::workload_kinds::model(&mut c, m, horizon, base))
+        }
         RawWorkload::Csv {
             path,
             skip_bad_rows,
@@ -427,6 +437,7 @@ pub(super) fn validate(
                         .duration("workload.duration.value", &value)
                         .unwrap_or(SimTime(1)),
                 },
+                other => super::workload_kinds::duration(&mut c, "workload.duration", &other, base),
             };
             let mut ten = Vec::new();
             for (i, t) in tenants.iter().enumerate() {
@@ -541,6 +552,16 @@ impl Scenario {
             WorkloadSource::Csv { path, bad_rows } => {
                 crate::workload::read_generic_csv(path, *bad_rows)?
             }
+            WorkloadSource::Trace(spec) => {
+                let gpus: f64 = self
+                    .sim
+                    .pools
+                    .iter()
+                    .map(|p| p.nodes as f64 * p.node.gpus as f64)
+                    .sum();
+                spec.load(&crate::engine::RngStreams::new(seed), gpus)?.0
+            }
+            WorkloadSource::Model(m) => m.generate(&crate::engine::RngStreams::new(seed)),
             WorkloadSource::PaiSim { path, options } => {
                 crate::workload::read_pai_sim_csv(path, *options)?
             }

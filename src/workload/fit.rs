@@ -1,7 +1,8 @@
 //! Fitting a [`WorkloadModel`] to a trace, and writing it as an editable scenario
 //! `[workload]` block (`gpufleet trace fit`).
 //!
-//! - Arrivals: the mean rate over the trace's span; with a day or more of data, a profile
+//! - Arrivals: the mean rate over the trace's span (the model ends at the same span, or
+//!   after as many jobs when the trace spans less than an hour); with a day or more of data, a profile
 //!   of relative rates per hour of day (arrivals in that hour of the day divided by the
 //!   hours of that kind spanned), and with two weeks or more, per day of week. Shorter
 //!   traces give flat weights. The trace's clock is used when it is wall-clock time.
@@ -140,8 +141,9 @@ pub fn fit_model(w: &Workload, meta: &TraceMeta, max_tenants: usize) -> Workload
         .collect();
     WorkloadModel {
         arrivals,
-        until: Some(SimTime(span_ms)),
-        jobs: None,
+        // A trace shorter than an hour says little about rates: end by its job count.
+        until: (span_ms >= 3_600_000).then_some(SimTime(span_ms)),
+        jobs: (span_ms < 3_600_000).then_some(n as u64),
         tenants,
         rate_multiplier: 1.0,
         duration_multiplier: 1.0,
@@ -181,7 +183,7 @@ pub fn model_to_toml(m: &WorkloadModel, source: &str) -> String {
         s.push_str(&format!("jobs = {j}\n"));
     }
     s.push_str(&format!(
-        "rate_multiplier = {}\nduration_multiplier = {}\ngrowth_per_month = {}\n",
+        "rate_multiplier = {:?}\nduration_multiplier = {:?}\ngrowth_per_month = {:?}\n",
         m.rate_multiplier, m.duration_multiplier, m.growth_per_month
     ));
     match &m.arrivals {

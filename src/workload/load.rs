@@ -127,5 +127,6 @@ pub fn read_format(
         }
         TraceFormat::Philly => read_philly(path, bad, filter),
         TraceFormat::Tiresias => read_tiresias(path, bad, filter),
+        TraceFormat::Openb => super::read_openb_trace(path, bad, filter),
     }
 }

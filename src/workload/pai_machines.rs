@@ -53,15 +53,12 @@ impl MachineList {
     /// The groups as scenario `[[pools]]` blocks (owned, price 0 to fill in). GPU types
     /// that gpufleet does not know need a `[[gpu_types]]` entry, listed first.
     pub fn to_pools_toml(&self) -> String {
-        let mut out = String::from("# Pools from a machine list: one pool per group of identical machines.\n# Fill in price_per_node_hour; define unknown GPU types' speed under [[gpu_types]].\n");
+        let mut out = String::from("# Pools from a machine list: one pool per group of identical machines.\n# Fill in price_per_node_hour, and each GPU type's speed (relative to the reference GPU,\n# H100 = 1.0; built-in types have defaults, others default to 1.0).\n");
         let mut seen: Vec<&str> = Vec::new();
         for g in &self.groups {
             if !seen.contains(&g.gpu_type.as_str()) {
                 seen.push(&g.gpu_type);
-                out.push_str(&format!(
-                    "\n[[gpu_types]]\nname = {:?}\nspeed = 1.0\n",
-                    g.gpu_type
-                ));
+                out.push_str(&format!("\n[[gpu_types]]\nname = {:?}\n", g.gpu_type));
             }
         }
         for (i, g) in self.groups.iter().enumerate() {

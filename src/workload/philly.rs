@@ -15,22 +15,24 @@
 //! - `status`: Pass completed, Killed cancelled, Failed failed, else unknown.
 //! - Dropped: machine names (placement is gpufleet's) and per-attempt timing beyond the sum.
 //!
-//! Rows are jobs: the row number in an error is the job's position in the array
-//! (1-based). A JSON syntax error ends the read in both bad-row modes (the parser cannot
-//! find the next job), reporting the line and column; a job with a wrong or missing
-//! field is a bad row. The Philly log is not distributed with this project; the reader is
-//! tested on hand-written fixtures built from the published schema.
+//! Jobs are found by a splitter that tracks strings and brackets, so each job is parsed
+//! on its own: the row in an error is the line where the job's object starts, and the
+//! message says which job of the array it is. A job with a syntax error, a wrong type or a
+//! missing field is a bad row (skippable); text outside the job objects (no `[`, an
+//! unclosed array) is an error about the file. Commas between jobs are not checked.
+//!
+//! The Philly log is not distributed with this project; the reader is tested on
+//! hand-written fixtures built from the published schema.
 
 use super::trace::{
     parse_datetime_ms, whole_gpus, JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow,
     DROPPED,
 };
 use super::{BadRows, TraceError, Workload};
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, SeqAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, Visitor};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::io::Read;
+use std::io::BufRead;
 use std::path::Path;
 
 /// A JSON string (borrowed when it has no escapes), or null.
@@ -101,8 +103,8 @@ struct Machine {
 }
 
 /// Names the first field of `raw` whose JSON type is wrong (the slow path, on errors only).
-fn wrong_field(raw: &str) -> &'static str {
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(raw) else {
+fn wrong_field(raw: &[u8]) -> &'static str {
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(raw) else {
         return "";
     };
     let Some(o) = v.as_object() else {
@@ -185,41 +187,125 @@ fn map_job<'j>(j: &'j Job<'_>) -> Result<TraceRow<'j>, RowError> {
     })
 }
 
-struct Jobs<'s> {
-    sink: &'s mut RowSink,
-    failed: Option<TraceError>,
+/// Where the splitter is in the array.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum At {
+    Before,
+    Between,
+    InObject,
+    After,
 }
 
-impl<'de> Visitor<'de> for &mut Jobs<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON array of Philly jobs")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut row = 0u64;
-        while let Some(raw) = seq.next_element::<Box<RawValue>>()? {
-            row += 1;
-            let job = serde_json::from_str::<Job>(raw.get());
-            let taken = match &job {
-                Ok(j) => self.sink.take(row, map_job(j)),
-                Err(e) => self
-                    .sink
-                    .take(row, Err((wrong_field(raw.get()), format!("{e}")))),
-            };
-            if let Err(e) = taken {
-                self.failed = Some(e);
-                return Err(serde::de::Error::custom("stopped at a bad job"));
+/// Splits a JSON array of objects into the objects' bytes without parsing them, calling
+/// `f(line, object)` for each (`line` is where the object starts). Streams through
+/// `input` holding one object at a time. Commas between objects are not checked; any
+/// other text outside the objects is an error `(line, reason)`.
+fn for_each_object<R: BufRead>(
+    mut input: R,
+    mut f: impl FnMut(u64, &[u8]) -> Result<(), TraceError>,
+) -> Result<Result<(), (u64, String)>, TraceError> {
+    let mut obj: Vec<u8> = Vec::with_capacity(1024);
+    let (mut at, mut depth, mut in_str, mut esc) = (At::Before, 0u32, false, false);
+    let (mut line, mut obj_line) = (1u64, 1u64);
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Ok(Err((line, format!("cannot read: {e}")))),
+        };
+        if buf.is_empty() {
+            break;
+        }
+        let n = buf.len();
+        let mut i = 0;
+        while i < n {
+            if at == At::InObject {
+                let start = i;
+                let mut done = false;
+                while i < n {
+                    if esc {
+                        // An escape split across two buffer fills: skip the escaped byte.
+                        esc = false;
+                        i += 1;
+                        continue;
+                    }
+                    if in_str {
+                        // Strings hold no raw newlines or brackets: jump to a quote or escape.
+                        match memchr::memchr2(b'"', b'\\', &buf[i..]) {
+                            None => i = n,
+                            Some(k) => {
+                                i += k + 1;
+                                if buf[i - 1] == b'"' {
+                                    in_str = false;
+                                } else if i < n {
+                                    i += 1;
+                                } else {
+                                    esc = true;
+                                }
+                            }
+                        }
+                        continue;
+                    }
+                    let c = buf[i];
+                    i += 1;
+                    match c {
+                        b'\n' => line += 1,
+                        b'"' => in_str = true,
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                done = true;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                obj.extend_from_slice(&buf[start..i]);
+                if done {
+                    f(obj_line, &obj)?;
+                    obj.clear();
+                    at = At::Between;
+                }
+                continue;
+            }
+            let c = buf[i];
+            i += 1;
+            match (at, c) {
+                (_, b'\n') => line += 1,
+                (_, b' ' | b'\t' | b'\r') => {}
+                (At::Before, b'[') => at = At::Between,
+                (At::Between, b',') => {}
+                (At::Between, b'{') => {
+                    at = At::InObject;
+                    depth = 1;
+                    obj_line = line;
+                    obj.push(b'{');
+                }
+                (At::Between, b']') => at = At::After,
+                (At::Before, _) => {
+                    return Ok(Err((line, "not a JSON array (expected '[')".into())))
+                }
+                (At::Between, _) => {
+                    return Ok(Err((
+                        line,
+                        "expected a job object ('{') or the end of the array".into(),
+                    )))
+                }
+                _ => return Ok(Err((line, "text after the end of the array".into()))),
             }
         }
-        Ok(())
+        input.consume(n);
     }
-}
-
-impl<'de> DeserializeSeed<'de> for &mut Jobs<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
+    Ok(match at {
+        At::After => Ok(()),
+        At::Before => Err((line, "empty file: not a JSON array".into())),
+        _ => Err((
+            line,
+            "unexpected end of file: the array is not closed".into(),
+        )),
+    })
 }
 
 /// Reads a Philly job log from `path`.
@@ -240,25 +326,33 @@ pub fn read_philly(
     )
 }
 
-/// Reads a Philly job log from any reader (`path` names it in errors).
-pub fn read_philly_from<R: Read>(
+/// Reads a Philly job log from any buffered reader (`path` names it in errors).
+pub fn read_philly_from<R: BufRead>(
     input: R,
     path: &Path,
     bad: BadRows,
     filter: RowFilter,
 ) -> Result<(Workload, TraceMeta), TraceError> {
     let mut sink = RowSink::new(path, bad, filter);
-    let mut de = serde_json::Deserializer::from_reader(input);
-    let mut jobs = Jobs {
-        sink: &mut sink,
-        failed: None,
-    };
-    let res = (&mut jobs).deserialize(&mut de).and_then(|_| de.end());
-    if let Some(e) = jobs.failed.take() {
-        return Err(e);
-    }
-    if let Err(e) = res {
-        return Err(sink.file_error(format!("not a JSON array of jobs: {e}")));
+    let mut k = 0u64;
+    let res = for_each_object(input, |line, bytes| {
+        k += 1;
+        let job = serde_json::from_slice::<Job>(bytes);
+        let parsed = match &job {
+            Ok(j) => map_job(j),
+            Err(e) => Err((wrong_field(bytes), e.to_string())),
+        };
+        let parsed = parsed.map_err(|(c, r)| {
+            if c == DROPPED {
+                (c, r)
+            } else {
+                (c, format!("job {k}: {r}"))
+            }
+        });
+        sink.take(line, parsed)
+    })?;
+    if let Err((line, reason)) = res {
+        return Err(sink.file_error(format!("line {line}: {reason}")));
     }
     sink.meta.wall_clock = true;
     sink.finish()
@@ -318,7 +412,7 @@ mod tests {
         let e = read(r#"[{"jobid": "a""#, BadRows::Skip)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("JSON"), "{e}");
+        assert!(e.contains("not closed"), "{e}");
         assert!(read("{}", BadRows::Skip).is_err());
         assert!(read("[]", BadRows::Skip).is_err());
     }

@@ -30,6 +30,8 @@ pub enum TraceFormat {
     Philly,
     /// Tiresias CSV (`job_id,num_gpu,submit_time,iterations,model_name,duration,interval`).
     Tiresias,
+    /// Alibaba openb 2023 pod list (with the time columns).
+    Openb,
 }
 
 impl TraceFormat {
@@ -42,13 +44,17 @@ impl TraceFormat {
             TraceFormat::Pai => "pai",
             TraceFormat::Philly => "philly",
             TraceFormat::Tiresias => "tiresias",
+            TraceFormat::Openb => "openb",
         }
     }
 }
 
 /// A job's final state as its trace reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "snake_case")]
+#[value(rename_all = "snake_case")]
 pub enum JobStatus {
     /// Finished normally (SWF 1, Helios COMPLETED, PAI Terminated, Philly Pass).
     Completed,

@@ -1,0 +1,365 @@
+//! `gpufleet trace convert | inspect | fit`: read any supported trace format, turn it
+//! into the generic CSV, summarise it, or fit a workload model to it.
+
+use super::CliError;
+use crate::engine::{parse_duration, SimTime};
+use crate::workload::{
+    fit_model, group_openb_nodes, model_to_toml, read_openb_nodes, read_pai_machines, trace_stats,
+    write_generic_csv, BadRows, JobStatus, LoadScale, MachineGroup, MachineList, RowFilter,
+    ScaleBase, Shaping, SwfOptions, TraceFormat, TraceSpec,
+};
+use anyhow::anyhow;
+use clap::{Args, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+
+/// Formats `trace convert` reads: the trace formats plus machine lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum SourceFormat {
+    /// gpufleet's generic CSV.
+    Generic,
+    /// Standard Workload Format.
+    Swf,
+    /// SenseTime Helios CSV.
+    Helios,
+    /// Alibaba PAI 2020 task table.
+    Pai,
+    /// Microsoft Philly JSON job log.
+    Philly,
+    /// Tiresias CSV.
+    Tiresias,
+    /// Alibaba openb 2023 pod list.
+    Openb,
+    /// Alibaba openb 2023 node list: written as scenario `[[pools]]` blocks.
+    OpenbNodes,
+    /// Alibaba PAI 2020 `pai_machine_spec.csv`: written as scenario `[[pools]]` blocks.
+    PaiMachines,
+}
+
+impl SourceFormat {
+    fn trace(self) -> Option<TraceFormat> {
+        Some(match self {
+            SourceFormat::Generic => TraceFormat::Generic,
+            SourceFormat::Swf => TraceFormat::Swf,
+            SourceFormat::Helios => TraceFormat::Helios,
+            SourceFormat::Pai => TraceFormat::Pai,
+            SourceFormat::Philly => TraceFormat::Philly,
+            SourceFormat::Tiresias => TraceFormat::Tiresias,
+            SourceFormat::Openb => TraceFormat::Openb,
+            SourceFormat::PaiMachines | SourceFormat::OpenbNodes => return None,
+        })
+    }
+}
+
+/// How to read a trace: bad rows, format options and load-time filters.
+#[derive(Debug, Clone, Args)]
+pub struct ReadArgs {
+    /// Skip bad rows (counting them) instead of stopping at the first.
+    #[arg(long)]
+    pub skip_bad_rows: bool,
+    /// SWF: processors per GPU (GPUs = ceil(processors / this)).
+    #[arg(long, default_value_t = 1)]
+    pub procs_per_gpu: u32,
+    /// PAI: the job table, to take each task's user from.
+    #[arg(long)]
+    pub pai_job_table: Option<PathBuf>,
+    /// Keep only jobs with these statuses (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub status: Vec<JobStatus>,
+    /// Keep only jobs with at least this many GPUs.
+    #[arg(long)]
+    pub min_gpus: Option<f64>,
+    /// Keep only jobs with at most this many GPUs.
+    #[arg(long)]
+    pub max_gpus: Option<f64>,
+    /// Keep jobs submitted from this offset after the trace start ("2d").
+    #[arg(long)]
+    pub start: Option<String>,
+    /// Keep jobs submitted before this offset after the trace start ("30d").
+    #[arg(long)]
+    pub end: Option<String>,
+    /// Rename a trace GPU model to a scenario GPU type (`V100M32=V100`; repeatable).
+    #[arg(long, value_name = "FROM=TO")]
+    pub gpu_type_map: Vec<String>,
+    /// Divide submit times by this factor (2 = arrivals twice as dense).
+    #[arg(long)]
+    pub time_compression: Option<f64>,
+    /// Thin or replicate jobs (seeded) to this multiple of the trace's GPU demand.
+    #[arg(long)]
+    pub load_scale: Option<f64>,
+    /// Seed for load scaling.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// The `trace` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum TraceCommand {
+    /// Convert a trace into gpufleet's generic CSV (or a machine list into [[pools]]).
+    #[command(
+        after_help = "Examples:\n  gpufleet trace convert --from swf NASA-iPSC-1993-3.1-cln.swf nasa.csv\n  gpufleet trace convert --from pai_machines pai_machine_spec.csv pools.toml"
+    )]
+    Convert {
+        /// Format of the input.
+        #[arg(long, value_enum)]
+        from: SourceFormat,
+        /// Input file.
+        input: PathBuf,
+        /// Output file (generic CSV; TOML for pai_machines and openb_nodes).
+        output: PathBuf,
+        /// Reading options.
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// Summarise a trace: jobs, span, GPU-hours, sizes, durations, arrivals by hour.
+    #[command(
+        after_help = "Example:\n  gpufleet trace inspect data/tiresias/60_job.csv --format tiresias --json"
+    )]
+    Inspect {
+        /// Trace file.
+        file: PathBuf,
+        /// Its format.
+        #[arg(long, value_enum)]
+        format: TraceFormat,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Reading options.
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// Fit a workload model to a trace and print it as a scenario [workload] block.
+    #[command(
+        after_help = "Example:\n  gpufleet trace fit trace.swf --format swf --out workload.toml"
+    )]
+    Fit {
+        /// Trace file.
+        file: PathBuf,
+        /// Its format.
+        #[arg(long, value_enum)]
+        format: TraceFormat,
+        /// Write the block here instead of printing it.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Tenants that keep their own mix (the rest are pooled as "other").
+        #[arg(long, default_value_t = 5)]
+        tenants: usize,
+        /// Reading options.
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+}
+
+fn bad(e: impl std::fmt::Display) -> CliError {
+    CliError::BadInput(anyhow!("{e}"))
+}
+
+fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, CliError> {
+    let dur = |flag: &str, v: &Option<String>| -> Result<Option<SimTime>, CliError> {
+        v.as_deref()
+            .map(|s| parse_duration(s).map_err(|e| bad(format!("--{flag}: {e}"))))
+            .transpose()
+    };
+    let (start, end) = (dur("start", &r.start)?, dur("end", &r.end)?);
+    if r.procs_per_gpu == 0 {
+        return Err(bad("--procs-per-gpu: must be at least 1"));
+    }
+    let mut s = TraceSpec::new(file, format);
+    s.bad_rows = if r.skip_bad_rows {
+        BadRows::Skip
+    } else {
+        BadRows::Stop
+    };
+    s.swf = SwfOptions {
+        procs_per_gpu: r.procs_per_gpu,
+    };
+    s.pai_job_table = r.pai_job_table.clone();
+    s.filter = RowFilter {
+        statuses: r.status.clone(),
+        min_gpus: r.min_gpus,
+        max_gpus: r.max_gpus,
+    };
+    let mut map = Vec::new();
+    for m in &r.gpu_type_map {
+        match m.split_once('=') {
+            Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => {
+                map.push((a.trim().to_string(), b.trim().to_string()))
+            }
+            _ => return Err(bad(format!("--gpu-type-map: {m:?} is not FROM=TO"))),
+        }
+    }
+    for (flag, v) in [
+        ("time-compression", r.time_compression),
+        ("load-scale", r.load_scale),
+    ] {
+        if let Some(x) = v {
+            if !(x.is_finite() && x > 0.0) {
+                return Err(bad(format!("--{flag}: must be positive, got {x}")));
+            }
+        }
+    }
+    s.shaping = Shaping {
+        window: (start.is_some() || end.is_some()).then(|| (start.unwrap_or(SimTime::ZERO), end)),
+        gpu_type_map: map,
+        time_compression: r.time_compression,
+        load_scale: r.load_scale.map(|factor| LoadScale {
+            factor,
+            base: ScaleBase::Original,
+        }),
+    };
+    Ok(s)
+}
+
+/// An openb node list as groups of identical machines (CPU-only nodes as type `CPU`).
+fn openb_machine_list(path: &Path, b: BadRows) -> Result<MachineList, CliError> {
+    let nodes = read_openb_nodes(path, b).map_err(bad)?;
+    let groups = group_openb_nodes(&nodes)
+        .into_iter()
+        .map(|(model, spec, count)| MachineGroup {
+            gpu_type: if model.is_empty() {
+                "CPU".into()
+            } else {
+                model
+            },
+            gpus: spec.gpus as u32,
+            cpu_cores: spec.cpu_milli as f64 / 1000.0,
+            mem_gib: spec.mem_mib as f64 / 1024.0,
+            count,
+        })
+        .collect();
+    Ok(MachineList {
+        groups,
+        skipped_rows: 0,
+    })
+}
+
+/// Writes `bytes` to `path` atomically (a temporary name, then a rename).
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let tmp = path.with_extension("tmp-gpufleet");
+    std::fs::write(&tmp, bytes)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", path.display())))
+}
+
+/// Prints to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
+fn say(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::Failure(anyhow!("writing to stdout: {e}"))),
+    }
+}
+
+/// Tells the user (on stderr) how many trace rows were skipped as bad or dropped, and why.
+pub(super) fn report_drops(w: &crate::model::Workload) {
+    if w.skipped_rows > 0 {
+        eprintln!("skipped {} bad rows", w.skipped_rows);
+    }
+    for (why, n) in &w.filtered {
+        eprintln!("dropped {n} rows: {why}");
+    }
+}
+
+/// Runs a `trace` subcommand.
+pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
+    match cmd {
+        TraceCommand::Convert {
+            from,
+            input,
+            output,
+            read,
+        } => {
+            let Some(format) = from.trace() else {
+                let b = if read.skip_bad_rows {
+                    BadRows::Skip
+                } else {
+                    BadRows::Stop
+                };
+                let list = if from == SourceFormat::OpenbNodes {
+                    openb_machine_list(&input, b)?
+                } else {
+                    read_pai_machines(&input, b).map_err(bad)?
+                };
+                write_atomic(&output, list.to_pools_toml().as_bytes())?;
+                if list.skipped_rows > 0 {
+                    eprintln!("skipped {} bad rows", list.skipped_rows);
+                }
+                println!(
+                    "{} machines ({} GPUs) in {} pools -> {}",
+                    list.machines(),
+                    list.gpus(),
+                    list.groups.len(),
+                    output.display()
+                );
+                return Ok(());
+            };
+            let s = spec(&input, format, &read)?;
+            let (w, _) = s
+                .load(&crate::engine::RngStreams::new(read.seed), 0.0)
+                .map_err(bad)?;
+            let mut out = Vec::new();
+            write_generic_csv(&w, &mut out).map_err(|e| CliError::Failure(anyhow!("{e}")))?;
+            write_atomic(&output, &out)?;
+            report_drops(&w);
+            println!("{} jobs -> {}", w.jobs.len(), output.display());
+            Ok(())
+        }
+        TraceCommand::Inspect {
+            file,
+            format,
+            json,
+            read,
+        } => {
+            let s = spec(&file, format, &read)?;
+            let (w, meta) = s
+                .load(&crate::engine::RngStreams::new(read.seed), 0.0)
+                .map_err(bad)?;
+            let st = trace_stats(&w, &meta, format.as_str());
+            if json {
+                let text = serde_json::to_string_pretty(&st)
+                    .map_err(|e| CliError::Failure(anyhow!("{e}")))?;
+                say(&format!("{text}\n"))
+            } else {
+                say(&st.to_text())
+            }
+        }
+        TraceCommand::Fit {
+            file,
+            format,
+            out,
+            tenants,
+            read,
+        } => {
+            let s = spec(&file, format, &read)?;
+            let (w, meta) = s
+                .load(&crate::engine::RngStreams::new(read.seed), 0.0)
+                .map_err(bad)?;
+            if w.jobs.is_empty() {
+                return Err(bad(format!("{}: no jobs left to fit", file.display())));
+            }
+            report_drops(&w);
+            let model = fit_model(&w, &meta, tenants.max(1));
+            let source = format!(
+                "{} (format {}, {} jobs over {:.1} days)",
+                file.display(),
+                format.as_str(),
+                w.jobs.len(),
+                w.jobs
+                    .last()
+                    .map(|j| j.submit.hours_f64() / 24.0)
+                    .unwrap_or(0.0)
+            );
+            let text = model_to_toml(&model, &source);
+            match out {
+                Some(p) => {
+                    write_atomic(&p, text.as_bytes())?;
+                    println!("wrote {}", p.display());
+                }
+                None => say(&text)?,
+            }
+            Ok(())
+        }
+    }
+}
