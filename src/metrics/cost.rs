@@ -68,7 +68,24 @@ pub fn run_cost(result: &RunResult, pricing: &[PoolPricing]) -> RunCost {
         } else {
             0.0
         };
-        for charge in model.charges(&intervals[p], result.end, load) {
+        // Spot capacity the provider took away (interruptions, stock-outs) is not billed:
+        // without per-node intervals from the simulation, a spot pool's charges are scaled
+        // to the share of its node-time that was up.
+        let reported = result.held.get(p).is_some_and(|h| !h.is_empty());
+        let up_share = match (model, &result.faults) {
+            (PoolPricing::Spot { .. }, Some(f)) if !reported => {
+                let node_ms = usage.nodes as f64 * result.end.0 as f64;
+                let down = f.down_node_ms.get(p).copied().unwrap_or(0) as f64;
+                if node_ms > 0.0 {
+                    (1.0 - down / node_ms).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                }
+            }
+            _ => 1.0,
+        };
+        for mut charge in model.charges(&intervals[p], result.end, load) {
+            charge.usd *= up_share;
             let idle_key = LedgerKey {
                 pool: p as u32,
                 tenant: None,

@@ -491,3 +491,61 @@ spot_per_hour = 1.0
         assert!(err.contains(want), "stderr lacks {want:?}:\n{err}");
     }
 }
+
+#[test]
+fn spot_node_time_taken_away_is_not_billed() {
+    // 4 spot nodes at a constant $2/h for 100 h, the whole pool going away and back (zone
+    // model). Billed: $2 x 4 x 100 h x the share of node-time up, which pools.csv reports
+    // from the failure summary as `availability`.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("spot.toml");
+    std::fs::write(
+        &f,
+        format!(
+            r#"name = "spot-billing"
+horizon = "100h"
+seed = 9
+[[pools]]
+name = "spot"
+gpu_type = "H100"
+kind = "spot"
+nodes = 4
+gpus_per_node = 8
+[pools.pricing]
+kind = "spot"
+price = {{ kind = "constant", value = 2.0 }}
+[[spot_interruptions]]
+pool = "spot"
+model = "zone"
+mean_up = "6h"
+mean_down = "2h"
+{WORK}"#
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    bin()
+        .args(["run", "-q"])
+        .arg(&f)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(out.join("pools.csv")).unwrap();
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let h = rdr.headers().unwrap().clone();
+    let row = rdr.records().next().unwrap().unwrap();
+    let col = |name: &str| -> f64 {
+        row[h.iter().position(|c| c == name).unwrap()]
+            .parse()
+            .unwrap()
+    };
+    let a = col("availability");
+    assert!(a > 0.0 && a < 1.0, "the zone never went away: {a}");
+    assert!(
+        (col("spot_usd") - 800.0 * a).abs() < 0.01,
+        "{} vs {}",
+        col("spot_usd"),
+        800.0 * a
+    );
+}
