@@ -8,9 +8,10 @@
 # To add a canonical result, add a line to CANONICAL below:
 #   run   <name> <scenario file>     -> results/<name>/  (gpufleet run, scenario's seed)
 #   sweep <name> <sweep file>        -> results/<name>/  (gpufleet sweep)
+#   tco   <name> <scenario file>     -> results/<name>/  (gpufleet tco --simulate)
 # Hooks for results that depend on other work, to be added as their scenarios land:
-#   the scheduler comparison on openb, the FGD reproduction, buy versus rent for H100s over
-#   5 years.
+#   the scheduler comparison on openb, the FGD reproduction.
+
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,10 +21,11 @@ CANONICAL=(
   "run buy-vs-rent-h100 scenarios/buy-vs-rent-h100.toml"
   "run reserved-vs-on-demand scenarios/reserved-vs-on-demand.toml"
   "run spot-deadline-v100 scenarios/spot-deadline-v100.toml"
+  "tco buy-vs-rent-h100-tco scenarios/buy-vs-rent-h100.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
 )
 # The files compared by --check (charts are redrawn from these).
-SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv"
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv tco.csv"
 
 check=0
 [ "${1:-}" = "--check" ] && check=1
@@ -47,6 +49,7 @@ for entry in "${CANONICAL[@]}"; do
       "$BIN" sweep "$file" --out "$out" --quiet
       rm -rf "$out/runs"   # per-run records: runs.csv holds the same figures
       ;;
+    tco) "$BIN" tco "$file" --simulate --out "$out" >/dev/null ;;
     *) echo "unknown kind $kind" >&2; exit 1 ;;
   esac
   echo "$name: $out"
