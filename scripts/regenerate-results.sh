@@ -11,7 +11,6 @@
 #   tco   <name> <scenario file>     -> results/<name>/  (gpufleet tco --simulate)
 # Hooks for results that depend on other work, to be added as their scenarios land:
 #   the scheduler comparison on openb, the FGD reproduction.
-
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
