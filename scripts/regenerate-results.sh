@@ -21,7 +21,9 @@ CANONICAL=(
   "run reserved-vs-on-demand scenarios/reserved-vs-on-demand.toml"
   "run spot-deadline-v100 scenarios/spot-deadline-v100.toml"
   "tco buy-vs-rent-h100-tco scenarios/buy-vs-rent-h100.toml"
+  "run spot-checkpointing scenarios/spot-checkpointing.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
+  "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
 )
 # The files compared by --check (charts are redrawn from these).
 SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv tco.csv"

@@ -560,3 +560,35 @@ fn sweep_runs_match_gpufleet_run_for_every_shipped_scenario() {
     }
     assert!(n >= 2);
 }
+
+#[test]
+fn progress_is_plain_lines_off_a_terminal_and_quiet_silences_it() {
+    let d = tempfile::tempdir().unwrap();
+    let f = sweep_file(d.path(), GRID);
+    let a = gpufleet()
+        .args([
+            "sweep",
+            f.to_str().unwrap(),
+            "--out",
+            d.path().join("a").to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("sweep: 18/18 runs done (100 %)"), "{err}");
+    assert!(
+        !err.contains('\r') && !err.contains('\u{1b}'),
+        "no bar off a terminal: {err:?}"
+    );
+    let a = gpufleet()
+        .args([
+            "sweep",
+            f.to_str().unwrap(),
+            "--out",
+            d.path().join("b").to_str().unwrap(),
+            "-q",
+        ])
+        .assert()
+        .success();
+    assert!(a.get_output().stderr.is_empty() && a.get_output().stdout.is_empty());
+}

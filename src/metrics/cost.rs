@@ -91,11 +91,13 @@ pub fn run_cost(result: &RunResult, pricing: &[PoolPricing]) -> RunCost {
                 tenant: None,
                 kind: charge.idle,
             };
-            if usage.provisioned_gpu_ms == 0 {
+            // The GPU-time paid for: all of it, or for spot only the part that was up.
+            let paid_gpu_ms = usage.provisioned_gpu_ms as f64 * up_share;
+            if paid_gpu_ms <= 0.0 {
                 ledger.add(idle_key, charge.usd);
                 continue;
             }
-            let per_gpu_ms = charge.usd / usage.provisioned_gpu_ms as f64;
+            let per_gpu_ms = charge.usd / paid_gpu_ms;
             let mut busy = 0.0;
             for (&(pool, tenant), &ms) in held.range((p as u32, 0)..=(p as u32, u32::MAX)) {
                 let usd = ms as f64 * per_gpu_ms;

@@ -7,4 +7,6 @@ mod summary;
 pub use cost::{
     apply_savings_plan, apply_transfer, held_intervals, ledger_from_run, run_cost, RunCost,
 };
-pub use summary::{build_summary, CauseCounts, JobCounts, Quantiles, RunMeta, Summary};
+pub use summary::{
+    build_summary, CauseCounts, JobCounts, Quantiles, RunMeta, Summary, TenantFigures,
+};

@@ -109,6 +109,8 @@ pub struct Summary {
     pub cost_by_kind_usd: IndexMap<String, f64>,
     /// Dollars by tenant (busy compute only; idle capacity is nobody's).
     pub cost_by_tenant_usd: IndexMap<String, f64>,
+    /// Per tenant: jobs completed, wait and completion-time quantiles, lost GPU-hours.
+    pub by_tenant: IndexMap<String, TenantFigures>,
     /// Total cost / busy GPU-hours.
     pub cost_per_busy_gpu_hour_usd: f64,
     /// Total cost / completed jobs.
@@ -131,6 +133,19 @@ pub struct Summary {
     pub cost_per_busy_gpu_hour_by_pool_usd: IndexMap<String, f64>,
     /// Events processed.
     pub events: u64,
+}
+
+/// One tenant's figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct TenantFigures {
+    /// Jobs of the tenant that completed.
+    pub completed: u64,
+    /// Wait of its started jobs, seconds.
+    pub wait_s: Quantiles,
+    /// Completion time of its completed jobs, seconds.
+    pub jct_s: Quantiles,
+    /// GPU-hours its jobs lost to kills and preemptions.
+    pub lost_gpu_hours: f64,
 }
 
 /// A count with its breakdown by cause.
@@ -265,6 +280,7 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         cost_usd,
         cost_by_kind_usd: by_kind,
         cost_by_tenant_usd: by_tenant,
+        by_tenant: tenant_figures(w, r),
         cost_per_busy_gpu_hour_usd: if gh.busy > 0.0 {
             round(total / gh.busy, 4)
         } else {
@@ -296,6 +312,44 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         cost_per_busy_gpu_hour_by_pool_usd: by_pool_rate,
         events: r.events,
     }
+}
+
+fn tenant_figures(w: &Workload, r: &RunResult) -> IndexMap<String, TenantFigures> {
+    let n = w.tenants.len();
+    let mut waits = vec![Vec::new(); n];
+    let mut jcts = vec![Vec::new(); n];
+    let mut completed = vec![0u64; n];
+    let mut lost = vec![0f64; n];
+    for (i, rec) in r.jobs.iter().enumerate() {
+        let j = &w.jobs[i];
+        let t = j.tenant as usize;
+        if !rec.submitted || t >= n {
+            continue;
+        }
+        if let Some(start) = rec.start {
+            waits[t].push(start.since(j.submit).secs_f64());
+        }
+        if rec.outcome == JobOutcome::Completed {
+            completed[t] += 1;
+            jcts[t].push(rec.end.unwrap_or(SimTime::ZERO).since(j.submit).secs_f64());
+        }
+        lost[t] += rec.gpu_milli as f64 / 1000.0 * rec.lost.hours_f64();
+    }
+    w.tenants
+        .iter()
+        .enumerate()
+        .map(|(t, name)| {
+            (
+                name.clone(),
+                TenantFigures {
+                    completed: completed[t],
+                    wait_s: round_q(Quantiles::of(std::mem::take(&mut waits[t]))),
+                    jct_s: round_q(Quantiles::of(std::mem::take(&mut jcts[t]))),
+                    lost_gpu_hours: round(lost[t], 3),
+                },
+            )
+        })
+        .collect()
 }
 
 fn round_q(q: Quantiles) -> Quantiles {

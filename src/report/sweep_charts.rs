@@ -18,10 +18,11 @@ struct Param {
     numeric: bool,
 }
 
-fn params_of(t: &Table, names: &[String]) -> Result<Vec<Param>, String> {
+fn params_of(t: &Table, names: &[String], labels: &[String]) -> Result<Vec<Param>, String> {
     names
         .iter()
-        .map(|n| {
+        .enumerate()
+        .map(|(k, n)| {
             let col = t.need(n, "points.csv")?;
             let mut values: Vec<String> = Vec::new();
             for i in 0..t.rows.len() {
@@ -39,7 +40,7 @@ fn params_of(t: &Table, names: &[String]) -> Result<Vec<Param>, String> {
                 });
             }
             Ok(Param {
-                name: n.clone(),
+                name: labels.get(k).cloned().unwrap_or_else(|| n.clone()),
                 col,
                 values,
                 numeric,
@@ -129,7 +130,9 @@ impl Chart for Lines {
             .margin(14)
             .x_label_area_size(45)
             .y_label_area_size(80)
-            .build_cartesian_2d(x0..x1, (y0 - pad).min(0.0f64.max(y0 - pad))..y1 + pad * 3.0)?;
+            // Headroom above the lines for the legend; no band below zero (every metric
+            // charted is a count, a time, a fraction or a cost).
+            .build_cartesian_2d(x0..x1, (y0 - pad).max(0.0)..y1 + (y1 - y0 + pad) * 0.45)?;
         chart
             .configure_mesh()
             .x_desc(&self.x_name)
@@ -140,7 +143,7 @@ impl Chart for Lines {
         for (i, (label, pts)) in self.series.iter().enumerate() {
             let c = color(i);
             let mut band: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1 + p.2)).collect();
-            band.extend(pts.iter().rev().map(|p| (p.0, p.1 - p.2)));
+            band.extend(pts.iter().rev().map(|p| (p.0, (p.1 - p.2).max(0.0))));
             chart.draw_series(std::iter::once(Polygon::new(band, c.mix(0.2).filled())))?;
             chart
                 .draw_series(LineSeries::new(
@@ -190,14 +193,15 @@ fn viridis(t: f64) -> RGBColor {
 
 impl Chart for Heatmap {
     fn size(&self) -> (u32, u32) {
-        (960, 600)
+        // Wider for many or long category names.
+        ((240 + self.x.1.len() * 120).max(960) as u32, 600)
     }
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
     where
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE)?;
-        let (main, bar) = root.split_horizontally(820);
+        let (main, bar) = root.split_horizontally(self.size().0 - 140);
         let vals: Vec<f64> = self.cells.iter().flatten().flatten().copied().collect();
         let lo = vals.iter().copied().fold(f64::MAX, f64::min);
         let hi = vals.iter().copied().fold(f64::MIN, f64::max);
@@ -297,25 +301,43 @@ struct Bars {
     x_name: String,
     y_name: String,
     labels: Vec<String>,
-    /// (mean, ci).
-    values: Vec<(f64, f64)>,
+    /// One group of bars per value of a second parameter: (legend, (mean, ci) per label).
+    groups: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+impl Bars {
+    fn plot_width(&self) -> u32 {
+        self.size().0 - 80 - 28
+    }
 }
 
 impl Chart for Bars {
+    fn size(&self) -> (u32, u32) {
+        // Room for long category names such as "throughput_per_dollar".
+        ((120 + self.labels.len() * 150).max(960) as u32, 560)
+    }
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult
     where
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE)?;
         let n = self.labels.len();
-        let top = self.values.iter().map(|v| v.0 + v.1).fold(1e-9, f64::max);
+        let top = self
+            .groups
+            .iter()
+            .flat_map(|g| g.1.iter())
+            .map(|v| v.0 + v.1)
+            .fold(1e-9, f64::max);
         let labels = self.labels.clone();
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, font(20))
             .margin(14)
             .x_label_area_size(45)
             .y_label_area_size(80)
-            .build_cartesian_2d((0..n.saturating_sub(1)).into_segmented(), 0.0..top * 1.25)?;
+            .build_cartesian_2d(
+                (0..n.saturating_sub(1)).into_segmented(),
+                0.0..top * (1.3 + 0.12 * self.groups.len() as f64),
+            )?;
         chart
             .configure_mesh()
             .disable_x_mesh()
@@ -328,38 +350,60 @@ impl Chart for Bars {
                 _ => String::new(),
             })
             .draw()?;
-        let c = color(0);
-        chart
-            .draw_series(self.values.iter().enumerate().map(|(i, v)| {
-                let mut r = Rectangle::new(
+        // Bars of group j sit side by side inside each category's segment.
+        let seg = self.plot_width() / n.max(1) as u32;
+        let m = self.groups.len().max(1) as u32;
+        let pad = seg / 8;
+        let bw = (seg - 2 * pad) / m;
+        for (j, (legend, values)) in self.groups.iter().enumerate() {
+            let c = color(j);
+            let (l, r) = (
+                pad + j as u32 * bw,
+                seg.saturating_sub(pad + (j as u32 + 1) * bw),
+            );
+            chart
+                .draw_series(values.iter().enumerate().map(|(i, v)| {
+                    let mut rect = Rectangle::new(
+                        [
+                            (SegmentValue::Exact(i), 0.0),
+                            (SegmentValue::Exact(i + 1), v.0),
+                        ],
+                        c.filled(),
+                    );
+                    rect.set_margin(0, 0, l, r + 2);
+                    rect
+                }))?
+                .label(legend.as_str())
+                .legend(legend_box(c));
+            // The CI whisker at the bar's centre, in pixels from the segment's left edge.
+            let centre = (l + (seg - r)) / 2;
+            chart.draw_series(values.iter().enumerate().map(|(i, v)| {
+                let mut w = Rectangle::new(
                     [
-                        (SegmentValue::Exact(i), 0.0),
-                        (SegmentValue::Exact(i + 1), v.0),
+                        (SegmentValue::Exact(i), (v.0 - v.1).max(0.0)),
+                        (SegmentValue::Exact(i + 1), v.0 + v.1),
                     ],
-                    c.filled(),
+                    BLACK.filled(),
                 );
-                r.set_margin(0, 0, 30, 30);
-                r
-            }))?
-            .label("mean over seeds")
-            .legend(legend_box(c));
+                w.set_margin(
+                    0,
+                    0,
+                    centre.saturating_sub(1),
+                    seg.saturating_sub(centre + 1),
+                );
+                w
+            }))?;
+        }
         chart
-            .draw_series(self.values.iter().enumerate().map(|(i, v)| {
-                PathElement::new(
-                    vec![
-                        (SegmentValue::CenterOf(i), v.0 - v.1),
-                        (SegmentValue::CenterOf(i), v.0 + v.1),
-                    ],
-                    BLACK.stroke_width(2),
-                )
-            }))?
-            .label("95 % confidence interval")
+            .draw_series(std::iter::empty::<Circle<(SegmentValue<usize>, f64), i32>>())?
+            .label("95 % confidence interval (whisker)")
             .legend(legend_line(RGBColor(0, 0, 0)));
         chart
             .configure_series_labels()
             .label_font(font(14))
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
             .draw()?;
         Ok(())
     }
@@ -464,7 +508,7 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
     };
     let name = m["sweep"].as_str().unwrap_or("sweep").to_string();
     let t = Table::read(&dir.join("points.csv"))?;
-    let ps = params_of(&t, &strings("params"))?;
+    let ps = params_of(&t, &strings("params"), &strings("labels"))?;
     let varying: Vec<usize> = (0..ps.len()).filter(|&k| ps[k].values.len() > 1).collect();
     let mut out = Vec::new();
     let mut metrics = strings("chart_metrics");
@@ -555,17 +599,39 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
                 },
             )?);
         }
-        // Bars for a categorical parameter (such as the scheduling policy).
+        // Bars for a categorical parameter (such as the scheduling policy), grouped by a
+        // second varying parameter.
         if let Some(&kc) = varying.iter().find(|&&k| !ps[k].numeric) {
-            let rows = base_rows(&t, &ps, &[kc]);
+            let kg = varying.iter().copied().find(|&k| k != kc);
+            let free: Vec<usize> = std::iter::once(kc).chain(kg).collect();
+            let rows = base_rows(&t, &ps, &free);
             let labels = ps[kc].values.clone();
-            let values = labels
+            let group_values: Vec<Option<String>> = match kg {
+                Some(k) => ps[k].values.iter().take(6).cloned().map(Some).collect(),
+                None => vec![None],
+            };
+            let groups = group_values
                 .iter()
-                .map(|l| {
-                    rows.iter()
-                        .find(|&&i| t.text(i, ps[kc].col) == l)
-                        .map(|&i| get(i))
-                        .unwrap_or((0.0, 0.0))
+                .map(|g| {
+                    let legend = match (kg, g) {
+                        (Some(k), Some(g)) => format!("{} = {g}", ps[k].name),
+                        _ => "mean over seeds".to_string(),
+                    };
+                    let values = labels
+                        .iter()
+                        .map(|l| {
+                            rows.iter()
+                                .find(|&&i| {
+                                    t.text(i, ps[kc].col) == l
+                                        && kg
+                                            .zip(g.as_ref())
+                                            .is_none_or(|(k, g)| t.text(i, ps[k].col) == g)
+                                })
+                                .map(|&i| get(i))
+                                .unwrap_or((0.0, 0.0))
+                        })
+                        .collect();
+                    (legend, values)
                 })
                 .collect();
             out.extend(render(
@@ -575,12 +641,12 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
                     title: format!(
                         "{name}: {metric} by {}{}",
                         ps[kc].name,
-                        others_note(&ps, &[kc])
+                        others_note(&ps, &free)
                     ),
                     x_name: ps[kc].name.clone(),
                     y_name: ylab.clone(),
                     labels,
-                    values,
+                    groups,
                 },
             )?);
         }

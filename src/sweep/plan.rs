@@ -30,6 +30,8 @@ pub struct Plan {
     pub file: PathBuf,
     /// Parameter paths.
     pub params: Vec<String>,
+    /// Parameter names on charts (the `label`, or the path).
+    pub labels: Vec<String>,
     /// Points, in order.
     pub points: Vec<Point>,
     /// Seeds of the repetitions.
@@ -116,6 +118,7 @@ impl Plan {
         let mut paths = Vec::new();
         let mut values = Vec::new();
         let mut lines = Vec::new();
+        let mut labels = Vec::new();
         for p in &raw.params {
             let l = Some(line(p.span().start));
             let p = p.get_ref();
@@ -133,6 +136,7 @@ impl Plan {
                 problems.push((l, format!("param `{}` is given twice", p.path)));
             }
             paths.push(p.path.clone());
+            labels.push(p.label.clone().unwrap_or_else(|| p.path.clone()));
             lines.push(l);
         }
         let seeds: Vec<u64> = match raw
@@ -312,6 +316,7 @@ impl Plan {
             name,
             file: file.to_path_buf(),
             params: paths,
+            labels,
             points,
             seeds,
             hash: text_hash(&hash_input),

@@ -63,6 +63,9 @@ pub enum RawSeeds {
 pub struct RawParam {
     /// Dotted path in the scenario (`pools[1].nodes`).
     pub path: String,
+    /// Name on charts (default: the path), e.g. "reserved nodes".
+    #[serde(default)]
+    pub label: Option<String>,
     /// Explicit values (any TOML value).
     #[serde(default)]
     pub values: Option<Vec<toml::Value>>,

@@ -28,6 +28,9 @@ pub struct Manifest {
     pub seeds: Vec<u64>,
     /// Parameter paths.
     pub params: Vec<String>,
+    /// Parameter names on charts.
+    #[serde(default)]
+    pub labels: Vec<String>,
     /// Metrics the charts show.
     pub chart_metrics: Vec<String>,
 }
@@ -42,6 +45,7 @@ pub fn write_manifest(plan: &Plan, out: &Path, shard: Option<Shard>) -> std::io:
         points: plan.points.len(),
         seeds: plan.seeds.clone(),
         params: plan.params.clone(),
+        labels: plan.labels.clone(),
         chart_metrics: plan.chart_metrics.clone(),
     };
     if let Ok(old) = read_manifest(out) {
