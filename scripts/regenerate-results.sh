@@ -10,7 +10,7 @@
 #   sweep <name> <sweep file>        -> results/<name>/  (gpufleet sweep)
 #   tco   <name> <scenario file>     -> results/<name>/  (gpufleet tco --simulate)
 # Hooks for results that depend on other work, to be added as their scenarios land:
-#   the scheduler comparison on openb, the FGD reproduction.
+#   none at the moment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,11 +22,14 @@ CANONICAL=(
   "run spot-deadline-v100 scenarios/spot-deadline-v100.toml"
   "tco buy-vs-rent-h100-tco scenarios/buy-vs-rent-h100.toml"
   "run spot-checkpointing scenarios/spot-checkpointing.toml"
+  "run fgd-openb-default scenarios/fgd-openb-default.toml"
+  "run fgd-openb-gpushare40 scenarios/fgd-openb-gpushare40.toml"
+  "run compare-schedulers-openb scenarios/compare-schedulers-openb.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
   "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
 )
 # The files compared by --check (charts are redrawn from these).
-SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv tco.csv"
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv tco.csv"
 
 check=0
 [ "${1:-}" = "--check" ] && check=1

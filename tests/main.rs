@@ -5,5 +5,6 @@ mod common;
 mod economics;
 mod faults;
 mod foundation;
+mod placement;
 mod sweep;
 mod workload;

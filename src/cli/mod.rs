@@ -2,6 +2,8 @@
 //!
 //! Exit codes: 0 success, 2 bad input (scenario, trace, flags), 1 anything else.
 
+mod compare;
+mod fgd;
 mod plot;
 mod run;
 mod spot;
@@ -53,7 +55,7 @@ pub struct Cli {
 pub enum Command {
     /// Run a scenario and write its output folder.
     #[command(
-        after_help = "Examples:\n  gpufleet run\n  gpufleet run scenarios/quickstart.toml --out out/quickstart --seed 42"
+        after_help = "Examples:\n  gpufleet run\n  gpufleet run scenarios/quickstart.toml --out out/quickstart --seed 42\n  gpufleet run scenarios/fgd-openb-default.toml     # the FGD paper's placement experiment (all its seeds; --seed N runs one)"
     )]
     Run {
         /// Scenario file (TOML). Without one, runs the built-in quickstart scenario.
@@ -118,7 +120,15 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             out,
             seed,
             quiet,
-        } => run::run(scenario.as_deref(), out, seed, quiet),
+        } => match scenario.as_deref() {
+            Some(p) if fgd::is_fgd_file(p) => fgd::run(p, out, seed, quiet),
+            Some(p) if compare::is_compare_file(p) => compare::run(p, out, quiet),
+            _ => run::run(scenario.as_deref(), out, seed, quiet),
+        },
+        Command::Validate { scenario } if fgd::is_fgd_file(&scenario) => fgd::validate(&scenario),
+        Command::Validate { scenario } if compare::is_compare_file(&scenario) => {
+            compare::validate(&scenario)
+        }
         Command::Validate { scenario } => run::validate(&scenario),
         Command::Trace(cmd) => trace::trace(cmd),
         Command::Tco {

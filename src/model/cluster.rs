@@ -101,6 +101,45 @@ pub enum NodeChoice {
     BestFit,
     /// The node with the most free GPUs (spreads load).
     WorstFit,
+    /// The lowest-numbered node that fits (scored by the attached [`NodeScorer`]).
+    FirstFit,
+    /// GPU packing: shared GPUs in use, then nodes in use, then idle nodes (scored).
+    GpuPacking,
+    /// Smallest dot product of free resources and request (scored).
+    DotProduct,
+    /// Fragmentation gradient descent (scored).
+    Fgd,
+}
+
+impl NodeChoice {
+    /// True when the choice needs a [`NodeScorer`] (anything but best and worst fit,
+    /// which use the free-GPU index).
+    pub fn is_scored(self) -> bool {
+        !matches!(self, NodeChoice::BestFit | NodeChoice::WorstFit)
+    }
+}
+
+/// A node as a placement score sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeView<'a> {
+    /// The node's hardware.
+    pub spec: NodeSpec,
+    /// The GPU type index of the node's pool.
+    pub gpu_type: usize,
+    /// Free CPU, milli-cores.
+    pub cpu_free: u32,
+    /// Free memory, MiB.
+    pub mem_free: u64,
+    /// Free milli-GPU of each GPU, in GPU order.
+    pub free_milli: &'a [u16],
+}
+
+/// Scores nodes for single-node jobs: the highest score wins, ties go to the lowest node
+/// index. Implemented by the placement policies of `sched::placement`.
+pub trait NodeScorer: Send + Sync + std::fmt::Debug {
+    /// The score of putting a job asking `req`, `cpu` and `mem` on the node, and for a
+    /// fractional request the GPU (index into `free_milli`); `None` when it does not fit.
+    fn score(&self, node: &NodeView, req: GpuRequest, cpu: u32, mem: u64) -> Option<(f64, u16)>;
 }
 
 /// All nodes of all pools, with free capacity and the index used for placement.
@@ -110,6 +149,7 @@ pub struct Cluster {
     nodes: Vec<Node>,
     free_milli: Vec<u16>,
     choice: NodeChoice,
+    scorer: Option<std::sync::Arc<dyn NodeScorer>>,
 }
 
 impl Cluster {
@@ -120,6 +160,7 @@ impl Cluster {
             nodes: Vec::new(),
             free_milli: Vec::new(),
             choice: NodeChoice::BestFit,
+            scorer: None,
         };
         for spec in specs {
             let p = c.pools.len() as u32;
@@ -156,6 +197,85 @@ impl Cluster {
     /// Sets how single-node jobs pick among fitting nodes.
     pub fn set_node_choice(&mut self, choice: NodeChoice) {
         self.choice = choice;
+    }
+
+    /// Attaches the scorer that scored node choices ([`NodeChoice::is_scored`]) use; without
+    /// one they fall back to best fit.
+    pub fn set_scorer(&mut self, scorer: std::sync::Arc<dyn NodeScorer>) {
+        self.scorer = Some(scorer);
+    }
+
+    /// Finds the best-scored node for a single-node job in pool `p` (each fitting node is
+    /// scored: time in the pool's node count).
+    fn find_scored(
+        &self,
+        scorer: &dyn NodeScorer,
+        p: usize,
+        req: GpuRequest,
+        cpu: u32,
+        mem: u64,
+        ok: impl Fn(u32) -> bool,
+    ) -> Option<Allocation> {
+        let pool = &self.pools[p];
+        let mut best: Option<(f64, u32, u16)> = None;
+        for n in pool.first_node..pool.first_node + pool.spec.nodes {
+            let node = &self.nodes[n as usize];
+            if !node.up || !ok(n) || !self.host_fits(n, cpu, mem) {
+                continue;
+            }
+            let view = NodeView {
+                spec: pool.spec.node,
+                gpu_type: pool.spec.gpu_type,
+                cpu_free: node.cpu_free,
+                mem_free: node.mem_free,
+                free_milli: self.node_free_milli(n),
+            };
+            if let Some((s, g)) = scorer.score(&view, req, cpu, mem) {
+                if best.is_none_or(|(b, _, _)| s > b) {
+                    best = Some((s, n, g));
+                }
+            }
+        }
+        let (_, n, g) = best?;
+        let node = &self.nodes[n as usize];
+        let mut a = Allocation {
+            pool: p as u32,
+            gpus: Vec::new(),
+            hosts: vec![(n, cpu, mem)],
+        };
+        match req {
+            GpuRequest::None => {}
+            GpuRequest::Fraction(m) => {
+                let f = self.free_milli[(node.gpu_off + g as u32) as usize];
+                if g >= node.gpus || f < m {
+                    return None;
+                }
+                a.gpus.push(GpuSlice {
+                    node: n,
+                    gpu: g,
+                    milli: m,
+                });
+            }
+            GpuRequest::Whole(w) => {
+                for gi in 0..node.gpus {
+                    if a.gpus.len() == w as usize {
+                        break;
+                    }
+                    if self.free_milli[(node.gpu_off + gi as u32) as usize] == MILLI_PER_GPU as u16
+                    {
+                        a.gpus.push(GpuSlice {
+                            node: n,
+                            gpu: gi,
+                            milli: MILLI_PER_GPU as u16,
+                        });
+                    }
+                }
+                if a.gpus.len() < w as usize {
+                    return None;
+                }
+            }
+        }
+        Some(a)
     }
 
     /// The pools, in scenario order.
@@ -245,6 +365,11 @@ impl Cluster {
         let gpn = pool.spec.node.gpus as u32;
         let k = self.nodes_needed(p, req, cpu, mem)?;
         let ok = |n: u32| avoid.is_none_or(|r| !r.contains(n));
+        if let (true, Some(scorer)) = (self.choice.is_scored(), self.scorer.as_deref()) {
+            if !matches!(req, GpuRequest::Whole(w) if w > gpn) {
+                return self.find_scored(scorer, p, req, cpu, mem, ok);
+            }
+        }
         match req {
             GpuRequest::Whole(w) if w > gpn => {
                 let (cpu_per, mem_per) = (cpu.div_ceil(k), mem.div_ceil(k as u64));
@@ -363,8 +488,9 @@ impl Cluster {
     ) -> Option<u32> {
         let pick = |k: usize| pool.buckets[k].iter().rev().find(|&&n| accept(n)).copied();
         match self.choice {
-            NodeChoice::BestFit => (at_least..pool.buckets.len()).find_map(pick),
             NodeChoice::WorstFit => (at_least..pool.buckets.len()).rev().find_map(pick),
+            // Best fit, and scored choices without a scorer.
+            _ => (at_least..pool.buckets.len()).find_map(pick),
         }
     }
 

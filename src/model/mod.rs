@@ -7,7 +7,8 @@ mod gpu;
 mod job;
 
 pub use cluster::{
-    Allocation, Cluster, GpuSlice, NodeChoice, NodeSpec, Pool, PoolSpec, ReservedNodes,
+    Allocation, Cluster, GpuSlice, NodeChoice, NodeScorer, NodeSpec, NodeView, Pool, PoolSpec,
+    ReservedNodes,
 };
 pub use gpu::{CapacityKind, GpuType, TypeMask};
 pub use job::{GpuRequest, Job, JobId, JobIdHasher, JobMap, Workload, MILLI_PER_GPU};

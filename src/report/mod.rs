@@ -4,12 +4,14 @@
 //! whole. Columns are documented in `docs/outputs.md`.
 
 mod data;
+mod fgd;
 mod files;
 mod render;
 mod run_charts;
 mod sweep_charts;
 
 pub use data::Table;
+pub use fgd::{mean_curve, write_fgd, FgdPolicySummary, FgdSummary};
 pub use files::{write_atomic, write_run, RunOutput};
 mod tco_chart;
 

@@ -2,7 +2,9 @@
 //! validated into a typed [`Scenario`]. Validation collects every problem it finds and
 //! names each by its field path and line (`pools[1].nodes (line 14): must be at least 1`).
 
+mod compare;
 mod faults;
+mod fgd;
 mod locate;
 mod pricing;
 mod raw;
@@ -12,6 +14,8 @@ mod sections;
 mod validate;
 mod workload_kinds;
 
+pub use compare::{is_compare_scenario, CompareScenario, ComparedPlacement};
+pub use fgd::{is_fgd_scenario, FgdScenario};
 pub use pricing::MeanRevertingSpec;
 pub use validate::{Scenario, WorkloadSource};
 

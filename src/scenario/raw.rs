@@ -120,6 +120,10 @@ pub struct RawScheduler {
 pub enum RawPlacement {
     BestFit,
     WorstFit,
+    FirstFit,
+    GpuPacking,
+    DotProduct,
+    Fgd,
 }
 
 #[derive(Debug, Deserialize)]

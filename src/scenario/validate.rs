@@ -511,6 +511,10 @@ pub(super) fn validate(
     let node_choice = match raw.scheduler.placement.unwrap_or(RawPlacement::BestFit) {
         RawPlacement::BestFit => NodeChoice::BestFit,
         RawPlacement::WorstFit => NodeChoice::WorstFit,
+        RawPlacement::FirstFit => NodeChoice::FirstFit,
+        RawPlacement::GpuPacking => NodeChoice::GpuPacking,
+        RawPlacement::DotProduct => NodeChoice::DotProduct,
+        RawPlacement::Fgd => NodeChoice::Fgd,
     };
     Ok(Scenario {
         name: raw.name,

@@ -9,6 +9,7 @@ mod easy_backfill;
 mod fair_share;
 mod fifo;
 mod greedy;
+pub mod placement;
 mod priority;
 mod progress;
 mod running;

@@ -99,6 +99,18 @@ impl<'w> Simulation<'w> {
     ) -> Self {
         let mut cluster = Cluster::new(cfg.pools.clone());
         cluster.set_node_choice(cfg.node_choice);
+        if let Some(scorer) = crate::sched::placement::PolicyScorer::for_choice(
+            cfg.node_choice,
+            workload,
+            cfg.pools
+                .iter()
+                .map(|p| p.node.cpu_milli)
+                .max()
+                .unwrap_or(0),
+            cfg.pools.iter().map(|p| p.node.gpus).max().unwrap_or(0),
+        ) {
+            cluster.set_scorer(std::sync::Arc::new(scorer));
+        }
         let mut pools = PoolChoice::new(&cluster);
         pools.set_gpu_hour_prices(&cfg.options.gpu_hour_usd);
         let n = cfg.pools.len();

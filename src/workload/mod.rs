@@ -4,6 +4,7 @@
 mod arrivals;
 mod csv_rows;
 mod empirical;
+mod fgd_expected;
 mod fit;
 mod generic_csv;
 mod helios;
@@ -24,6 +25,7 @@ mod trace;
 
 pub use arrivals::{ArrivalProcess, Arrivals, MONTH_SECS};
 pub use empirical::read_duration_column;
+pub use fgd_expected::{read_expected_curves, ExpectedCurve};
 pub use fit::{fit_lognormal, fit_model, model_to_toml};
 pub use generic_csv::{read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS};
 pub use helios::{read_helios, read_helios_from};

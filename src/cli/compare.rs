@@ -1,0 +1,218 @@
+//! `gpufleet run` / `validate` on a placement comparison scenario (`[placement_comparison]`):
+//! the openb trace replayed in time on its real cluster under each placement.
+
+use super::CliError;
+use crate::metrics::{build_summary, jain_index, ledger_from_run, tenant_slowdowns, RunMeta};
+use crate::model::{CapacityKind, PoolSpec, Workload};
+use crate::pricing::FlatRate;
+use crate::report::write_atomic;
+use crate::scenario::CompareScenario;
+use crate::sim::{SimConfig, Simulation};
+use crate::workload::{
+    group_openb_nodes, openb_workload, read_openb_nodes, read_openb_pods, BadRows,
+};
+use anyhow::anyhow;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+fn bad(e: impl std::fmt::Display) -> CliError {
+    CliError::BadInput(anyhow!("{e}"))
+}
+
+/// True when the file at `path` is a placement comparison scenario.
+pub fn is_compare_file(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .map(|t| crate::scenario::is_compare_scenario(&t))
+        .unwrap_or(false)
+}
+
+/// One placement's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareRow {
+    /// Placement policy.
+    pub placement: String,
+    /// Jobs completed.
+    pub completed: u64,
+    /// Jobs no pool could ever hold.
+    pub rejected: u64,
+    /// Mean and 95th percentile wait, seconds.
+    pub wait_mean_s: f64,
+    /// 95th percentile wait, seconds.
+    pub wait_p95_s: f64,
+    /// Mean job completion time, seconds.
+    pub jct_mean_s: f64,
+    /// 95th percentile JCT, seconds.
+    pub jct_p95_s: f64,
+    /// Busy over provisioned GPU-time.
+    pub utilization: f64,
+    /// Jain's index over the tenants' (QoS classes') mean slowdowns.
+    pub jain_slowdown: f64,
+    /// Total cost, USD.
+    pub cost_usd: f64,
+}
+
+fn build(s: &CompareScenario) -> Result<(Vec<PoolSpec>, Vec<FlatRate>, Workload), CliError> {
+    let rows = if s.skip_bad_rows {
+        BadRows::Skip
+    } else {
+        BadRows::Stop
+    };
+    let nodes = read_openb_nodes(&s.nodes, rows).map_err(bad)?;
+    let pods = read_openb_pods(&s.pods, rows).map_err(bad)?;
+    let mut w = openb_workload(&pods, &s.pods).map_err(bad)?;
+    let mut types: Vec<String> = Vec::new();
+    let (mut pools, mut rates) = (Vec::new(), Vec::new());
+    for (model, spec, count) in group_openb_nodes(&nodes) {
+        let name = if spec.gpus == 0 {
+            "CPU".to_string()
+        } else {
+            model.clone()
+        };
+        let t = match types.iter().position(|x| *x == name) {
+            Some(t) => t,
+            None => {
+                types.push(name.clone());
+                types.len() - 1
+            }
+        };
+        pools.push(PoolSpec {
+            name: format!("{name}-{}gpu-{}c", spec.gpus, spec.cpu_milli / 1000),
+            gpu_type: t,
+            kind: CapacityKind::Owned,
+            node: spec,
+            nodes: ((count as f64 * s.cluster_fraction).ceil() as u32).max(1),
+            speed: 1.0,
+        });
+        rates.push(FlatRate {
+            usd_per_node_hour: if spec.gpus == 0 {
+                s.usd_per_cpu_node_hour
+            } else {
+                s.usd_per_gpu_hour * spec.gpus as f64
+            },
+        });
+    }
+    for j in &mut w.jobs {
+        j.submit = crate::engine::SimTime((j.submit.0 as f64 / s.arrival_compression) as u64);
+    }
+    let unknown = w.remap_types(&types);
+    if !unknown.is_empty() {
+        return Err(bad(format!(
+            "{}: gpu_spec names models the node list lacks: {}",
+            s.pods.display(),
+            unknown.join(", ")
+        )));
+    }
+    Ok((pools, rates, w))
+}
+
+/// `gpufleet validate` on a comparison scenario.
+pub fn validate(path: &Path) -> Result<(), CliError> {
+    let s = CompareScenario::load(path).map_err(bad)?;
+    let (pools, _, w) = build(&s)?;
+    println!(
+        "{}: ok (placement comparison, {} pools, {} jobs, {} placements)",
+        path.display(),
+        pools.len(),
+        w.jobs.len(),
+        s.placements.len()
+    );
+    Ok(())
+}
+
+/// `gpufleet run` on a comparison scenario.
+pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliError> {
+    let s = CompareScenario::load(path).map_err(bad)?;
+    let (pools, rates, w) = build(&s)?;
+    let rows: Vec<CompareRow> = s
+        .placements
+        .par_iter()
+        .map(|&p| {
+            let cfg = SimConfig {
+                pools: pools.clone(),
+                policy: s.queue_policy,
+                node_choice: p.node_choice(),
+                horizon: None,
+                sample_every: None,
+                options: crate::sched::SchedOptions::default(),
+            };
+            let r = Simulation::new(cfg, &w).run();
+            let ledger = ledger_from_run(&r, &rates);
+            let meta = RunMeta {
+                scenario: s.name.clone(),
+                scenario_hash: s.hash.clone(),
+                seed: 0,
+                policy: s.queue_policy.as_str().to_string(),
+            };
+            let sum = build_summary(&meta, &w, &r, &ledger);
+            CompareRow {
+                placement: p.as_str().to_string(),
+                completed: sum.jobs.completed,
+                rejected: sum.jobs.rejected,
+                wait_mean_s: sum.wait_s.mean,
+                wait_p95_s: sum.wait_s.p95,
+                jct_mean_s: sum.jct_s.mean,
+                jct_p95_s: sum.jct_s.p95,
+                utilization: sum.utilization,
+                jain_slowdown: jain_index(&tenant_slowdowns(&w, &r)),
+                cost_usd: sum.cost_usd.get("total").copied().unwrap_or(0.0),
+            }
+        })
+        .collect();
+    let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
+    let fail = |e: std::io::Error| CliError::Failure(anyhow!("writing {}: {e}", dir.display()));
+    std::fs::create_dir_all(&dir).map_err(fail)?;
+    let mut csv = String::from("placement,completed,rejected,wait_mean_s,wait_p95_s,jct_mean_s,jct_p95_s,utilization,jain_slowdown,cost_usd\n");
+    for r in &rows {
+        csv.push_str(&format!(
+            "{},{},{},{:.1},{:.1},{:.1},{:.1},{:.6},{:.6},{:.2}\n",
+            r.placement,
+            r.completed,
+            r.rejected,
+            r.wait_mean_s,
+            r.wait_p95_s,
+            r.jct_mean_s,
+            r.jct_p95_s,
+            r.utilization,
+            r.jain_slowdown,
+            r.cost_usd
+        ));
+    }
+    write_atomic(&dir.join("comparison.csv"), csv.as_bytes()).map_err(fail)?;
+    let json = serde_json::json!({
+        "scenario": s.name, "scenario_hash": s.hash, "version": crate::VERSION,
+        "queue_policy": s.queue_policy.as_str(), "jobs": w.jobs.len(), "placements": rows,
+    });
+    let text = serde_json::to_string_pretty(&json).map_err(|e| fail(std::io::Error::other(e)))?;
+    write_atomic(&dir.join("summary.json"), text.as_bytes()).map_err(fail)?;
+    if quiet {
+        println!("{}", dir.display());
+        return Ok(());
+    }
+    println!(
+        "gpufleet {} | scenario {} | {} jobs | queue {}",
+        crate::VERSION,
+        s.name,
+        w.jobs.len(),
+        s.queue_policy.as_str()
+    );
+    println!(
+        "{:<12} {:>10} {:>10} {:>10} {:>10} {:>7} {:>6} {:>12}",
+        "placement", "wait mean", "wait p95", "JCT mean", "JCT p95", "util", "Jain", "cost $"
+    );
+    for r in &rows {
+        println!(
+            "{:<12} {:>9.0}s {:>9.0}s {:>9.0}s {:>9.0}s {:>6.1}% {:>6.3} {:>12.0}",
+            r.placement,
+            r.wait_mean_s,
+            r.wait_p95_s,
+            r.jct_mean_s,
+            r.jct_p95_s,
+            r.utilization * 100.0,
+            r.jain_slowdown,
+            r.cost_usd
+        );
+    }
+    println!("output     {}", dir.display());
+    Ok(())
+}

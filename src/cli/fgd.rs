@@ -1,0 +1,168 @@
+//! `gpufleet run` / `gpufleet validate` on an FGD experiment scenario (one with an
+//! `[fgd_experiment]` table): the FGD paper's arrival-only placement experiment.
+
+use super::CliError;
+use crate::report::{mean_curve, write_fgd, FgdPolicySummary, FgdSummary};
+use crate::scenario::FgdScenario;
+use crate::sched::placement::{allocation_at_100, FgdExperiment, PlacementKind};
+use crate::workload::{read_expected_curves, read_openb_nodes, read_openb_pods, BadRows};
+use anyhow::anyhow;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn bad(e: impl std::fmt::Display) -> CliError {
+    CliError::BadInput(anyhow!("{e}"))
+}
+
+/// True when the file at `path` is an FGD experiment scenario.
+pub fn is_fgd_file(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .map(|t| crate::scenario::is_fgd_scenario(&t))
+        .unwrap_or(false)
+}
+
+fn build(s: &FgdScenario) -> Result<(FgdExperiment, usize), CliError> {
+    let rows = if s.skip_bad_rows {
+        BadRows::Skip
+    } else {
+        BadRows::Stop
+    };
+    let nodes = read_openb_nodes(&s.nodes, rows).map_err(bad)?;
+    let pods = read_openb_pods(&s.pods, rows).map_err(bad)?;
+    let exp = FgdExperiment::new(&nodes, &pods.pods, s.tune, s.typical_coverage)
+        .map_err(|e| bad(format!("{}: {e}", s.pods.display())))?;
+    Ok((exp, pods.pods.len()))
+}
+
+/// Mean published curve per policy (by the artifact's label), where the scenario names one.
+fn expected(s: &FgdScenario) -> Result<Vec<Option<Vec<f64>>>, CliError> {
+    let Some((path, workload)) = &s.expected else {
+        return Ok(vec![None; s.policies.len()]);
+    };
+    let curves = read_expected_curves(path, Some(workload)).map_err(bad)?;
+    Ok(s.policies
+        .iter()
+        .map(|p| {
+            let label = p.artifact_label()?;
+            let mine: Vec<&Vec<f64>> = curves
+                .iter()
+                .filter(|c| c.policy == label)
+                .map(|c| &c.curve)
+                .collect();
+            let n = mine.iter().map(|c| c.len()).min()?;
+            Some(
+                (0..n)
+                    .map(|x| mine.iter().map(|c| c[x]).sum::<f64>() / mine.len() as f64)
+                    .collect(),
+            )
+        })
+        .collect())
+}
+
+/// `gpufleet validate` on an FGD scenario: reads everything, runs nothing.
+pub fn validate(path: &Path) -> Result<(), CliError> {
+    let s = FgdScenario::load(path).map_err(bad)?;
+    let (exp, pods) = build(&s)?;
+    expected(&s)?;
+    println!(
+        "{}: ok (FGD experiment, {} GPUs, {pods} pods, {} policies x {} seeds)",
+        path.display(),
+        exp.gpu_capacity() / 1000,
+        s.policies.len(),
+        s.seeds.len()
+    );
+    Ok(())
+}
+
+/// `gpufleet run` on an FGD scenario; `seed` narrows the run to that one seed.
+pub fn run(
+    path: &Path,
+    out: Option<PathBuf>,
+    seed: Option<u64>,
+    quiet: bool,
+) -> Result<(), CliError> {
+    let mut s = FgdScenario::load(path).map_err(bad)?;
+    if let Some(seed) = seed {
+        s.seeds = vec![seed];
+    }
+    let (exp, trace_pods) = build(&s)?;
+    let expected = expected(&s)?;
+    let clock = Instant::now();
+    let runs = exp.run_all(&s.policies, &s.seeds);
+    let wall = clock.elapsed().as_secs_f64();
+    let policies: Vec<FgdPolicySummary> = s
+        .policies
+        .iter()
+        .zip(&expected)
+        .map(|(&p, e)| summary_of(&runs, p, e.as_deref()))
+        .collect();
+    let summary = FgdSummary {
+        scenario: s.name.clone(),
+        scenario_hash: s.hash.clone(),
+        version: crate::VERSION.to_string(),
+        seeds: s.seeds.clone(),
+        tune: s.tune,
+        typical_coverage: s.typical_coverage,
+        cluster_gpus: exp.gpu_capacity() as f64 / 1000.0,
+        trace_pods,
+        policies,
+    };
+    let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
+    write_fgd(&dir, &runs, &summary, &s.policies, &expected)
+        .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
+    if quiet {
+        println!("{}", dir.display());
+        return Ok(());
+    }
+    println!(
+        "gpufleet {} | scenario {} | FGD experiment | {} runs in {wall:.1} s",
+        crate::VERSION,
+        s.name,
+        runs.len()
+    );
+    println!(
+        "allocated GPU % at 100 % arrived demand (mean over {} seeds):",
+        s.seeds.len()
+    );
+    println!(
+        "{:<16} {:>8} {:>9} {:>7}",
+        "policy", "ours", "artifact", "diff"
+    );
+    for p in &summary.policies {
+        let f = |v: Option<f64>, sign: bool| match v {
+            Some(x) if sign => format!("{x:+.2}"),
+            Some(x) => format!("{x:.2}"),
+            None => "-".into(),
+        };
+        println!(
+            "{:<16} {:>8.2} {:>9} {:>7}",
+            p.policy,
+            p.mean_allocated_pct_at_100,
+            f(p.expected_pct_at_100, false),
+            f(p.diff_at_100, true)
+        );
+    }
+    println!("output     {}", dir.display());
+    Ok(())
+}
+
+fn summary_of(
+    runs: &[crate::sched::placement::FgdRun],
+    p: PlacementKind,
+    e: Option<&[f64]>,
+) -> FgdPolicySummary {
+    let curve = mean_curve(runs, p);
+    let mine: Vec<_> = runs.iter().filter(|r| r.policy == p).collect();
+    let ours = allocation_at_100(&curve);
+    let exp100 = e.and_then(|e| e.get(100).copied());
+    FgdPolicySummary {
+        policy: p.as_str().to_string(),
+        artifact_label: p.artifact_label().map(str::to_string),
+        mean_allocated_pct_at_100: ours,
+        mean_allocated_pct_at_130: curve.get(130).copied().unwrap_or(f64::NAN),
+        expected_pct_at_100: exp100,
+        diff_at_100: exp100.map(|x| ours - x),
+        mean_failed_pods: mine.iter().map(|r| r.failed as f64).sum::<f64>()
+            / mine.len().max(1) as f64,
+    }
+}

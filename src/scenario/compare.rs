@@ -1,0 +1,221 @@
+//! Scenario files for a time-based comparison of placement policies on an openb trace
+//! and its real cluster: a top-level `[placement_comparison]` table.
+//!
+//! ```toml
+//! name = "compare-schedulers-openb"
+//! [placement_comparison]
+//! nodes = "../data/openb-2023/openb_node_list_all_node.csv"
+//! pods = "../data/openb-2023/openb_pod_list_default.csv"
+//! queue_policy = "easy_backfill"
+//! placements = ["best_fit", "worst_fit", "first_fit", "gpu_packing", "dot_product", "fgd"]
+//! usd_per_gpu_hour = 1.0        # GPU nodes cost gpus x this per hour
+//! usd_per_cpu_node_hour = 0.5   # CPU-only nodes
+//! arrival_compression = 100     # submit times / 100, durations kept (default 1)
+//! cluster_fraction = 0.25       # keep a quarter of each node group (default 1)
+//! ```
+
+use super::{locate, text_hash, Problem, ScenarioError};
+use crate::sched::PolicyKind;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The placements a time-based comparison can run (those the simulator's cluster offers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ComparedPlacement {
+    /// Best fit (free-GPU index).
+    BestFit,
+    /// Worst fit (free-GPU index).
+    WorstFit,
+    /// First fit (scored).
+    FirstFit,
+    /// GPU packing (scored).
+    GpuPacking,
+    /// Dot product (scored).
+    DotProduct,
+    /// FGD (scored).
+    Fgd,
+}
+
+impl ComparedPlacement {
+    /// The scenario spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ComparedPlacement::BestFit => "best_fit",
+            ComparedPlacement::WorstFit => "worst_fit",
+            ComparedPlacement::FirstFit => "first_fit",
+            ComparedPlacement::GpuPacking => "gpu_packing",
+            ComparedPlacement::DotProduct => "dot_product",
+            ComparedPlacement::Fgd => "fgd",
+        }
+    }
+    /// The cluster's node choice.
+    pub fn node_choice(self) -> crate::model::NodeChoice {
+        use crate::model::NodeChoice as C;
+        match self {
+            ComparedPlacement::BestFit => C::BestFit,
+            ComparedPlacement::WorstFit => C::WorstFit,
+            ComparedPlacement::FirstFit => C::FirstFit,
+            ComparedPlacement::GpuPacking => C::GpuPacking,
+            ComparedPlacement::DotProduct => C::DotProduct,
+            ComparedPlacement::Fgd => C::Fgd,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCompareScenario {
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+    placement_comparison: RawCompare,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCompare {
+    nodes: String,
+    pods: String,
+    #[serde(default)]
+    queue_policy: Option<PolicyKind>,
+    placements: Vec<ComparedPlacement>,
+    usd_per_gpu_hour: f64,
+    usd_per_cpu_node_hour: f64,
+    #[serde(default)]
+    skip_bad_rows: Option<bool>,
+    #[serde(default)]
+    arrival_compression: Option<f64>,
+    #[serde(default)]
+    cluster_fraction: Option<f64>,
+}
+
+/// A validated placement comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareScenario {
+    /// Scenario name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// Hash of the text.
+    pub hash: String,
+    /// openb node list.
+    pub nodes: PathBuf,
+    /// openb pod list (with time columns).
+    pub pods: PathBuf,
+    /// Queue policy for every run.
+    pub queue_policy: PolicyKind,
+    /// Placements compared.
+    pub placements: Vec<ComparedPlacement>,
+    /// Price of a GPU node per GPU-hour.
+    pub usd_per_gpu_hour: f64,
+    /// Price of a CPU-only node per hour.
+    pub usd_per_cpu_node_hour: f64,
+    /// Skip bad trace rows (counted).
+    pub skip_bad_rows: bool,
+    /// Submit times are divided by this (durations kept): the trace lists 8,152 pods over
+    /// 149 days, a load of well under 1 % of its cluster; compressing arrivals makes them
+    /// compete.
+    pub arrival_compression: f64,
+    /// Share of each group of identical nodes kept (rounded up): a smaller cluster under
+    /// the same trace.
+    pub cluster_fraction: f64,
+}
+
+/// True when the TOML text is a placement comparison (has `[placement_comparison]`).
+pub fn is_compare_scenario(text: &str) -> bool {
+    text.parse::<toml::Table>()
+        .map(|t| t.contains_key("placement_comparison"))
+        .unwrap_or(false)
+}
+
+impl CompareScenario {
+    /// Reads and validates a comparison scenario; paths relative to its folder.
+    pub fn load(path: &Path) -> Result<CompareScenario, ScenarioError> {
+        let err = |problems| ScenarioError {
+            file: path.to_path_buf(),
+            problems,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            err(vec![Problem {
+                path: String::new(),
+                line: None,
+                message: format!("cannot read: {e}"),
+            }])
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let raw: RawCompareScenario = toml::from_str(&text).map_err(|e| {
+            err(vec![Problem {
+                path: String::new(),
+                line: e.span().map(|s| locate::line_of_offset(&text, s.start)),
+                message: e.message().trim().to_string(),
+            }])
+        })?;
+        let c = raw.placement_comparison;
+        let mut problems = Vec::new();
+        let mut check = |ok: bool, field: &str, message: String| {
+            if !ok {
+                problems.push(Problem {
+                    path: format!("placement_comparison.{field}"),
+                    line: locate::line_of_path(&text, &format!("placement_comparison.{field}")),
+                    message,
+                });
+            }
+        };
+        let (nodes, pods) = (base.join(&c.nodes), base.join(&c.pods));
+        check(
+            nodes.is_file(),
+            "nodes",
+            format!("{} is not a readable file", nodes.display()),
+        );
+        check(
+            pods.is_file(),
+            "pods",
+            format!("{} is not a readable file", pods.display()),
+        );
+        check(
+            !c.placements.is_empty(),
+            "placements",
+            "name at least one placement".into(),
+        );
+        for (v, f) in [
+            (c.usd_per_gpu_hour, "usd_per_gpu_hour"),
+            (c.usd_per_cpu_node_hour, "usd_per_cpu_node_hour"),
+        ] {
+            check(
+                v.is_finite() && v >= 0.0,
+                f,
+                format!("{v} must be a price >= 0"),
+            );
+        }
+        let k = c.arrival_compression.unwrap_or(1.0);
+        check(
+            k.is_finite() && k >= 1.0,
+            "arrival_compression",
+            format!("{k} must be >= 1"),
+        );
+        let f = c.cluster_fraction.unwrap_or(1.0);
+        check(
+            f > 0.0 && f <= 1.0,
+            "cluster_fraction",
+            format!("{f} must be in (0, 1]"),
+        );
+        if !problems.is_empty() {
+            return Err(err(problems));
+        }
+        Ok(CompareScenario {
+            name: raw.name,
+            description: raw.description.unwrap_or_default(),
+            hash: text_hash(&text),
+            nodes,
+            pods,
+            queue_policy: c.queue_policy.unwrap_or(PolicyKind::EasyBackfill),
+            placements: c.placements,
+            usd_per_gpu_hour: c.usd_per_gpu_hour,
+            usd_per_cpu_node_hour: c.usd_per_cpu_node_hour,
+            skip_bad_rows: c.skip_bad_rows.unwrap_or(false),
+            arrival_compression: k,
+            cluster_fraction: f,
+        })
+    }
+}

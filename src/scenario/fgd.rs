@@ -1,0 +1,221 @@
+//! Scenario files for the FGD paper's arrival-only placement experiment: a top-level
+//! `[fgd_experiment]` table instead of pools and a workload. `gpufleet run` and
+//! `gpufleet validate` recognise such files with [`is_fgd_scenario`].
+//!
+//! ```toml
+//! name = "fgd-openb-default"
+//! [fgd_experiment]
+//! nodes = "../data/openb-2023/openb_node_list_all_node.csv"
+//! pods = "../data/openb-2023/openb_pod_list_default.csv"
+//! policies = ["random", "dot_product", "gpu_clustering", "gpu_packing", "best_fit", "fgd"]
+//! seeds = [42, 43, 44, 45, 46, 47, 48, 49, 50, 51]
+//! tune = 1.3                 # arrived demand grows to 130 % of the cluster's GPUs
+//! typical_coverage = 0.95    # FGD's typical workload: 95 % of the GPU demand
+//! expected = "../data/fgd-atc23/expected_alloc_default_gpushare40.csv"  # optional
+//! expected_workload = "openb_pod_list_default"                           # its rows
+//! ```
+
+use super::{locate, text_hash, Problem, ScenarioError};
+use crate::sched::placement::PlacementKind;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFgdScenario {
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+    fgd_experiment: RawFgd,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFgd {
+    nodes: String,
+    pods: String,
+    policies: Vec<PlacementKind>,
+    seeds: Vec<u64>,
+    #[serde(default)]
+    tune: Option<f64>,
+    #[serde(default)]
+    typical_coverage: Option<f64>,
+    #[serde(default)]
+    skip_bad_rows: Option<bool>,
+    #[serde(default)]
+    expected: Option<String>,
+    #[serde(default)]
+    expected_workload: Option<String>,
+}
+
+/// A validated FGD experiment scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FgdScenario {
+    /// Scenario name (the default output folder's name).
+    pub name: String,
+    /// One-line description.
+    pub description: String,
+    /// Hash of the scenario text.
+    pub hash: String,
+    /// Node list (openb format).
+    pub nodes: PathBuf,
+    /// Pod list (openb format).
+    pub pods: PathBuf,
+    /// Policies to run, in chart order.
+    pub policies: Vec<PlacementKind>,
+    /// Seeds; every policy runs under each.
+    pub seeds: Vec<u64>,
+    /// Target arrived demand as a multiple of the cluster's GPUs.
+    pub tune: f64,
+    /// Share of the trace's GPU demand FGD's typical workload covers.
+    pub typical_coverage: f64,
+    /// Skip bad trace rows (counted) instead of stopping at the first.
+    pub skip_bad_rows: bool,
+    /// Published curves to compare with (the artifact's CSV) and the workload name of
+    /// their rows.
+    pub expected: Option<(PathBuf, String)>,
+}
+
+/// True when the TOML text is an FGD experiment scenario (has `[fgd_experiment]`).
+pub fn is_fgd_scenario(text: &str) -> bool {
+    text.parse::<toml::Table>()
+        .map(|t| t.contains_key("fgd_experiment"))
+        .unwrap_or(false)
+}
+
+fn problem(text: &str, path: &str, message: String) -> Problem {
+    Problem {
+        path: path.to_string(),
+        line: locate::line_of_path(text, path),
+        message,
+    }
+}
+
+impl FgdScenario {
+    /// Reads and validates an FGD scenario file; paths are relative to its folder.
+    pub fn load(path: &Path) -> Result<FgdScenario, ScenarioError> {
+        let err = |problems| ScenarioError {
+            file: path.to_path_buf(),
+            problems,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            err(vec![Problem {
+                path: String::new(),
+                line: None,
+                message: format!("cannot read: {e}"),
+            }])
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        FgdScenario::parse(&text, &base).map_err(err)
+    }
+
+    /// Parses and validates scenario text; `base` resolves data paths.
+    pub fn parse(text: &str, base: &Path) -> Result<FgdScenario, Vec<Problem>> {
+        let raw: RawFgdScenario = toml::from_str(text).map_err(|e| {
+            vec![Problem {
+                path: String::new(),
+                line: e.span().map(|s| locate::line_of_offset(text, s.start)),
+                message: e.message().trim().to_string(),
+            }]
+        })?;
+        let f = raw.fgd_experiment;
+        let mut problems = Vec::new();
+        let tune = f.tune.unwrap_or(1.3);
+        if !(tune.is_finite() && tune > 0.0 && tune <= 10.0) {
+            problems.push(problem(
+                text,
+                "fgd_experiment.tune",
+                format!("{tune} must be above 0 and at most 10"),
+            ));
+        }
+        let coverage = f.typical_coverage.unwrap_or(0.95);
+        if !(coverage > 0.0 && coverage <= 1.0) {
+            problems.push(problem(
+                text,
+                "fgd_experiment.typical_coverage",
+                format!("{coverage} must be above 0 and at most 1"),
+            ));
+        }
+        if f.policies.is_empty() {
+            problems.push(problem(
+                text,
+                "fgd_experiment.policies",
+                "name at least one policy".into(),
+            ));
+        }
+        if f.seeds.is_empty() {
+            problems.push(problem(
+                text,
+                "fgd_experiment.seeds",
+                "give at least one seed".into(),
+            ));
+        }
+        let resolve = |p: &str, field: &str, problems: &mut Vec<Problem>| {
+            let full = base.join(p);
+            if !full.is_file() {
+                problems.push(problem(
+                    text,
+                    field,
+                    format!("{} is not a readable file", full.display()),
+                ));
+            }
+            full
+        };
+        let nodes = resolve(&f.nodes, "fgd_experiment.nodes", &mut problems);
+        let pods = resolve(&f.pods, "fgd_experiment.pods", &mut problems);
+        let expected = match (f.expected, f.expected_workload) {
+            (Some(e), Some(w)) => Some((resolve(&e, "fgd_experiment.expected", &mut problems), w)),
+            (None, None) => None,
+            _ => {
+                problems.push(problem(
+                    text,
+                    "fgd_experiment.expected",
+                    "give both expected and expected_workload, or neither".into(),
+                ));
+                None
+            }
+        };
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(FgdScenario {
+            name: raw.name,
+            description: raw.description.unwrap_or_default(),
+            hash: text_hash(text),
+            nodes,
+            pods,
+            policies: f.policies,
+            seeds: f.seeds,
+            tune,
+            typical_coverage: coverage,
+            skip_bad_rows: f.skip_bad_rows.unwrap_or(false),
+            expected,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_and_validates() {
+        let text = "name = \"x\"\n[fgd_experiment]\nnodes = \"n.csv\"\npods = \"p.csv\"\npolicies = [\"fgd\"]\nseeds = [1]\ntune = -1\n";
+        assert!(is_fgd_scenario(text));
+        assert!(!is_fgd_scenario("name = \"q\"\n[[pools]]\n"));
+        let p = FgdScenario::parse(text, Path::new("/nonexistent")).unwrap_err();
+        let fields: Vec<&str> = p.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "fgd_experiment.tune",
+                "fgd_experiment.nodes",
+                "fgd_experiment.pods"
+            ]
+        );
+        assert_eq!(p[0].line, Some(7));
+        let bad = text.replace("\"fgd\"", "\"fastest\"");
+        let p = FgdScenario::parse(&bad, Path::new(".")).unwrap_err();
+        assert!(p[0].message.contains("fastest"), "{:?}", p[0]);
+    }
+}

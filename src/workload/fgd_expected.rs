@@ -1,0 +1,83 @@
+//! The FGD artifact's expected allocation curves (`analysis_allo_discrete.csv`):
+//! `workload,sc_policy,tune,seed,total_gpus,0,1,...,130`, one row per policy and seed,
+//! each arrived-demand column holding the allocated % of the cluster's GPUs.
+
+use super::TraceError;
+use std::path::Path;
+
+/// One published curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpectedCurve {
+    /// The trace (`openb_pod_list_default`).
+    pub workload: String,
+    /// The artifact's policy label (`06-FGD`).
+    pub policy: String,
+    /// The seed.
+    pub seed: u64,
+    /// Allocated % at arrived demand 0..=130 %.
+    pub curve: Vec<f64>,
+}
+
+/// Reads the curves of `workload` (every workload when `None`).
+pub fn read_expected_curves(
+    path: &Path,
+    workload: Option<&str>,
+) -> Result<Vec<ExpectedCurve>, TraceError> {
+    let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(file);
+    let headers = rdr
+        .headers()
+        .map_err(|e| TraceError::File {
+            file: path.to_path_buf(),
+            reason: format!("cannot read the header row: {e}"),
+        })?
+        .clone();
+    let want = ["workload", "sc_policy", "tune", "seed", "total_gpus"];
+    if headers.len() < want.len() + 1 || headers.iter().zip(want).any(|(h, w)| h.trim() != w) {
+        return Err(TraceError::File {
+            file: path.to_path_buf(),
+            reason: format!("the header must start with {} then 0,1,...", want.join(",")),
+        });
+    }
+    let mut out = Vec::new();
+    for (i, rec) in rdr.records().enumerate() {
+        let row = i as u64 + 2;
+        let bad = |column: &str, reason: String| TraceError::Row {
+            file: path.to_path_buf(),
+            row,
+            column: column.to_string(),
+            reason,
+        };
+        let rec = rec.map_err(|e| bad("", e.to_string()))?;
+        let w = rec.get(0).unwrap_or("").trim();
+        if workload.is_some_and(|x| x != w) {
+            continue;
+        }
+        let seed = rec
+            .get(3)
+            .unwrap_or("")
+            .trim()
+            .parse()
+            .map_err(|_| bad("seed", "not an integer".into()))?;
+        let mut curve = Vec::with_capacity(headers.len() - 5);
+        for k in 5..headers.len() {
+            let v = rec.get(k).unwrap_or("").trim();
+            curve.push(
+                v.parse::<f64>()
+                    .map_err(|_| bad(&headers[k], format!("{v:?} is not a number")))?,
+            );
+        }
+        out.push(ExpectedCurve {
+            workload: w.to_string(),
+            policy: rec.get(1).unwrap_or("").trim().to_string(),
+            seed,
+            curve,
+        });
+    }
+    Ok(out)
+}
