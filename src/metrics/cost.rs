@@ -6,6 +6,7 @@
 //! and to those jobs; the rest is booked to nobody (idle compute, unused commitment, or
 //! the owned/spot kind itself).
 
+use crate::model::CapacityKind;
 use crate::pricing::{
     CostKind, FlatRate, HeldInterval, Ledger, LedgerKey, PoolPricing, SavingsPlan, TransferSpec,
 };
@@ -124,6 +125,7 @@ pub fn run_cost(result: &RunResult, pricing: &[PoolPricing]) -> RunCost {
 }
 
 /// Applies a savings plan to a run's costs. Each hour `h` of the run, the on-demand pools'
+/// (pools of kind `on_demand` priced per node-hour)
 /// usage at list price `D_h` (node-hours held in that hour x rate) costs
 /// `C + max(0, D_h - C / (1 - d))` instead of `D_h`. The on-demand entries (and the jobs
 /// in those pools) are scaled to the part of that cost the usage consumed; the rest of the
@@ -140,7 +142,12 @@ pub fn apply_savings_plan(
         .iter()
         .enumerate()
         .filter_map(|(p, m)| match m {
-            PoolPricing::OnDemand(o) => Some((p, o.usd_per_node_hour)),
+            // Flat-rate pools are priced as on-demand; only on-demand capacity is covered.
+            PoolPricing::OnDemand(o)
+                if result.pools.get(p).map(|u| u.kind) == Some(CapacityKind::OnDemand) =>
+            {
+                Some((p, o.usd_per_node_hour))
+            }
             _ => None,
         })
         .collect();
