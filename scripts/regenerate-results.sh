@@ -8,14 +8,19 @@
 # To add a canonical result, add a line to CANONICAL below:
 #   run   <name> <scenario file>     -> results/<name>/  (gpufleet run, scenario's seed)
 #   sweep <name> <sweep file>        -> results/<name>/  (gpufleet sweep)
+#   tco   <name> <scenario file>     -> results/<name>/  (gpufleet tco --simulate)
 # Hooks for results that depend on other work, to be added as their scenarios land:
-#   buy versus rent for H100s over 5 years.
+#   none at the moment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CANONICAL=(
   "run quickstart scenarios/quickstart.toml"
   "run llama3-scale-failures scenarios/llama3-scale-failures.toml"
+  "run buy-vs-rent-h100 scenarios/buy-vs-rent-h100.toml"
+  "run reserved-vs-on-demand scenarios/reserved-vs-on-demand.toml"
+  "run spot-deadline-v100 scenarios/spot-deadline-v100.toml"
+  "tco buy-vs-rent-h100-tco scenarios/buy-vs-rent-h100.toml"
   "run spot-checkpointing scenarios/spot-checkpointing.toml"
   "run fgd-openb-default scenarios/fgd-openb-default.toml"
   "run fgd-openb-gpushare40 scenarios/fgd-openb-gpushare40.toml"
@@ -24,7 +29,7 @@ CANONICAL=(
   "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
 )
 # The files compared by --check (charts are redrawn from these).
-SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv"
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv tco.csv"
 
 check=0
 [ "${1:-}" = "--check" ] && check=1
@@ -48,6 +53,7 @@ for entry in "${CANONICAL[@]}"; do
       "$BIN" sweep "$file" --out "$out" --quiet
       rm -rf "$out/runs"   # per-run records: runs.csv holds the same figures
       ;;
+    tco) "$BIN" tco "$file" --simulate --out "$out" >/dev/null ;;
     *) echo "unknown kind $kind" >&2; exit 1 ;;
   esac
   echo "$name: $out"

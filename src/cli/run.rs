@@ -21,6 +21,10 @@ pub fn validate(path: &Path) -> Result<(), CliError> {
     let w = s
         .build_workload(s.seed)
         .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    if let Some(d) = &s.spot_deadline {
+        crate::sched::spot_deadline::read_trace(d)
+            .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    }
     super::trace::report_drops(&w);
     println!(
         "{}: ok ({} pools, {} GPUs, {} jobs, policy {})",

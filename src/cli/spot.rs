@@ -23,14 +23,22 @@ pub fn write_deadline(spec: &DeadlineSpec, dir: &Path) -> Result<Vec<DeadlineRow
     ])
     .map_err(io)?;
     for r in &rows {
+        // The optimum is a cost, not a replayed schedule: its times are left empty.
+        let h = |x: f64| {
+            if r.policy == "optimum" {
+                String::new()
+            } else {
+                format!("{x:.4}")
+            }
+        };
         w.write_record([
             r.start_tick.to_string(),
             r.policy.to_string(),
             format!("{:.4}", r.cost_usd),
             r.met.to_string(),
-            format!("{:.4}", r.finished_h),
-            format!("{:.4}", r.spot_h),
-            format!("{:.4}", r.on_demand_h),
+            h(r.finished_h),
+            h(r.spot_h),
+            h(r.on_demand_h),
         ])
         .map_err(io)?;
     }

@@ -211,6 +211,17 @@ pub fn tco(
         ))
     })?;
     let seed = seed.unwrap_or(s.seed);
+    if let Some(first) = s.sim.pools.first() {
+        if first.node.gpus as u32 != spec.gpus_per_node {
+            return Err(CliError::BadInput(anyhow!(
+                "{}: tco.gpus_per_node is {} but the first pool ({}) has {} GPUs per node; the candidates are built from that pool's nodes",
+                path.display(),
+                spec.gpus_per_node,
+                first.name,
+                first.node.gpus
+            )));
+        }
+    }
     let (demand, source) = if spec.demand.is_empty() {
         (
             measured_demand(&s, &spec, seed)?,

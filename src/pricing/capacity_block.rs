@@ -43,7 +43,7 @@ impl CapacityBlock {
 
     /// What falls on a run `[0, end]`: the whole price if the block starts inside it.
     pub fn cost_in(&self, end: SimTime) -> f64 {
-        if self.start < end || (self.start == SimTime::ZERO) {
+        if self.start < end || self.start == SimTime::ZERO {
             self.price()
         } else {
             0.0

@@ -89,6 +89,15 @@ impl Ledger {
         self.entries.values().sum()
     }
 
+    /// Multiplies the entries matching `f` by `factor` (a discount applied after the fact).
+    pub fn scale_where(&mut self, f: impl Fn(&LedgerKey) -> bool, factor: f64) {
+        for (k, v) in self.entries.iter_mut() {
+            if f(k) {
+                *v *= factor;
+            }
+        }
+    }
+
     /// Sum of the entries matching `f`.
     pub fn sum_where(&self, f: impl Fn(&LedgerKey) -> bool) -> f64 {
         self.entries

@@ -40,7 +40,7 @@ pub use spot_trace::{
     parse_timestamp, read_availability_csv, read_gcp_probes, AvailabilityTrace, SpotTraceError,
 };
 pub use tco::{TcoCandidate, TcoRow, TcoSpec};
-pub use transfer::{transfer_seconds, Egress};
+pub use transfer::{transfer_seconds, Egress, TransferSpec};
 
 use serde::{Deserialize, Serialize};
 

@@ -31,7 +31,8 @@ pub enum TcoCandidate {
         /// Most nodes rented on demand at once.
         burst: u32,
     },
-    /// Rent up to `nodes` nodes, a share `share` of the hours on spot.
+    /// Rent up to `nodes` nodes, a share `share` of the hours on spot (when spot can be had;
+    /// otherwise on demand).
     Spot {
         /// Most nodes rented at once.
         nodes: u32,
@@ -81,6 +82,9 @@ pub struct TcoSpec {
     pub on_demand_per_node_hour: f64,
     /// Spot dollars per node-hour today.
     pub spot_per_node_hour: f64,
+    /// Share of the time spot capacity can be had (1 = always); the rest of a spot
+    /// candidate's spot share runs on demand.
+    pub spot_availability: f64,
     /// GPUs per node.
     pub gpus_per_node: u32,
     /// Owned hardware figures (per node).
@@ -181,7 +185,8 @@ impl TcoSpec {
             }
             TcoCandidate::Spot { nodes, share } => {
                 let served = d_nodes.min(nodes as f64);
-                (served * h * (share * s + (1.0 - share) * p), served * h)
+                let on_spot = share * self.spot_availability;
+                (served * h * (on_spot * s + (1.0 - on_spot) * p), served * h)
             }
         }
     }

@@ -52,6 +52,19 @@ impl Egress {
     }
 }
 
+/// Data a scenario's jobs move, and its prices: each completed job sends
+/// `egress_gb_per_job` to the internet (priced by the month's cumulative volume) and
+/// `cross_zone_gb_per_job` across zones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransferSpec {
+    /// Prices.
+    pub egress: Egress,
+    /// Internet egress per completed job, GB.
+    pub egress_gb_per_job: f64,
+    /// Cross-zone traffic per completed job, GB.
+    pub cross_zone_gb_per_job: f64,
+}
+
 /// Seconds to move `gb` gigabytes at `gbit_per_s` gigabits per second.
 pub fn transfer_seconds(gb: f64, gbit_per_s: f64) -> f64 {
     if gbit_per_s <= 0.0 {

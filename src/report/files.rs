@@ -159,7 +159,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                         }
                         None => String::new(),
                     },
-                    format!("{:.4}", out.job_usd.get(i).copied().unwrap_or(0.0)),
+                    format!("{:.4}", out.job_usd.get(i).copied().unwrap_or(0.0) + 0.0),
                 ]
             }),
     )?;

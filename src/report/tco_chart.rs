@@ -55,7 +55,18 @@ fn draw(
         .x_desc("utilization of the candidate's capacity")
         .y_desc("$ per useful GPU-hour (horizon average)")
         .draw()?;
-    let colors = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+    let colors = [
+        BLUE,
+        RED,
+        GREEN,
+        MAGENTA,
+        CYAN,
+        BLACK,
+        RGBColor(255, 140, 0),
+        RGBColor(128, 0, 128),
+        RGBColor(139, 69, 19),
+        RGBColor(128, 128, 0),
+    ];
     for (i, (label, pts)) in curves.iter().enumerate() {
         let color = colors[i % colors.len()];
         let clipped: Vec<(f64, f64)> = pts.iter().map(|&(u, y)| (u, y.min(y_max))).collect();
@@ -74,10 +85,12 @@ fn draw(
             let y = spec.usd_per_gpu_hour_at(c, u.max(0.01)).min(y_max);
             let color = colors[i % colors.len()];
             chart.draw_series(std::iter::once(Circle::new((u, y), 6, color.filled())))?;
+            // Stagger the labels so that nearby break-even points stay readable.
+            let dy = y_max * 0.045 * (1.0 + (i % 4) as f64);
             chart.draw_series(std::iter::once(Text::new(
                 format!("break-even {:.0} %", u * 100.0),
-                (u, y),
-                ("sans-serif", 13),
+                (u + 0.01, (y + dy).min(y_max * 0.97)),
+                ("sans-serif", 13).into_font().color(&color),
             )))?;
         }
     }

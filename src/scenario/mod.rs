@@ -10,6 +10,7 @@ mod pricing;
 mod raw;
 mod raw_pricing;
 mod raw_trace;
+mod sections;
 mod validate;
 mod workload_kinds;
 

@@ -1,17 +1,14 @@
-//! Validation of the pricing sections: `[pools.pricing]`, catalog look-ups (`instance`,
-//! `region`), `[tco]` and `[spot_deadline]`.
+//! Validation of a pool's prices: `[pools.pricing]` and catalog look-ups (`instance`,
+//! `region`); and each run's draw of seeded spot prices.
 
 use super::raw::RawPool;
-use super::raw_pricing::{
-    RawBilling, RawCandidate, RawOwned, RawPricing, RawSpotDeadline, RawSpotPrice, RawTco,
-};
+use super::raw_pricing::{RawBilling, RawOwned, RawPricing, RawSpotPrice};
 use super::Problem;
 use crate::engine::{parse_duration, SimTime};
 use crate::pricing::{
     lookup, Billing, CapacityBlock, OnDemand, OwnedHardware, PoolPricing, Reservation, SpotBilling,
-    SpotPrice, TcoCandidate, TcoSpec, HOURS_PER_YEAR,
+    SpotPrice, HOURS_PER_YEAR,
 };
-use crate::sched::spot_deadline::{DeadlinePrices, DeadlineSpec};
 use std::path::Path;
 
 /// A spot price drawn per run from the run's seed (a mean-reverting process).
@@ -29,7 +26,9 @@ pub struct MeanRevertingSpec {
 
 /// A pool's validated pricing.
 pub(super) struct PoolPrice {
-    /// The flat rate shown for the pool (its base price per node-hour).
+    /// The pool's typical price per node-hour (what `Scenario::rates` holds, for policies
+    /// that compare pools by price): the flat or on-demand price, a spot path's mean, or
+    /// the yearly effective rate of owned or reserved capacity at zero load.
     pub rate: f64,
     /// The pricing model.
     pub pricing: PoolPricing,
@@ -37,19 +36,21 @@ pub(super) struct PoolPrice {
     pub process: Option<MeanRevertingSpec>,
 }
 
-struct P<'a> {
-    problems: &'a mut Vec<Problem>,
+/// Collects problems under field paths.
+pub(super) struct P<'a> {
+    /// Where problems go.
+    pub problems: &'a mut Vec<Problem>,
 }
 
 impl P<'_> {
-    fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    pub(super) fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.problems.push(Problem {
             path: path.into(),
             line: None,
             message: message.into(),
         });
     }
-    fn dur(&mut self, path: &str, text: &str) -> SimTime {
+    pub(super) fn dur(&mut self, path: &str, text: &str) -> SimTime {
         match parse_duration(text) {
             Ok(t) => t,
             Err(e) => {
@@ -58,14 +59,14 @@ impl P<'_> {
             }
         }
     }
-    fn nonneg(&mut self, path: &str, x: f64) -> f64 {
+    pub(super) fn nonneg(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x >= 0.0) {
             self.err(path, format!("must be zero or more, got {x}"));
             return 0.0;
         }
         x
     }
-    fn share(&mut self, path: &str, x: f64) -> f64 {
+    pub(super) fn share(&mut self, path: &str, x: f64) -> f64 {
         if !(0.0..=1.0).contains(&x) {
             self.err(path, format!("must be between 0 and 1, got {x}"));
             return 0.0;
@@ -108,7 +109,8 @@ impl P<'_> {
     }
 }
 
-fn owned(p: &mut P, path: &str, o: &RawOwned) -> OwnedHardware {
+/// Validates owned-hardware figures under `path`.
+pub(super) fn owned(p: &mut P, path: &str, o: &RawOwned) -> OwnedHardware {
     let f = |p: &mut P, name: &str, v: Option<f64>, default: f64| {
         p.nonneg(&format!("{path}.{name}"), v.unwrap_or(default))
     };
@@ -347,192 +349,14 @@ pub(super) fn pool_price(
         PoolPricing::Owned(_) | PoolPricing::Reserved { .. } => {
             pricing.effective_rate(nodes, SimTime::from_hours_f64(HOURS_PER_YEAR), 0.0)
         }
+        // A spot price path: its mean over the first 30 days (the rate policies compare).
+        PoolPricing::Spot { price, .. } => price.mean_over(SimTime::from_hours_f64(720.0)),
         _ => base_price.unwrap_or(0.0),
     };
     PoolPrice {
         rate,
         pricing,
         process,
-    }
-}
-
-/// Validates `[tco]`.
-pub(super) fn tco(t: &RawTco, problems: &mut Vec<Problem>) -> TcoSpec {
-    let mut p = P { problems };
-    let (mut od, mut spot) = (t.on_demand_per_node_hour, None);
-    if let (Some(inst), Some(region)) = (&t.instance, &t.region) {
-        match lookup(inst, region) {
-            Ok(e) => {
-                od = od.or(e.on_demand);
-                spot = e.spot;
-            }
-            Err(m) => p.err("tco.instance", m),
-        }
-    }
-    let od = od.unwrap_or_else(|| {
-        p.err(
-            "tco.on_demand_per_node_hour",
-            "give on_demand_per_node_hour, or instance and region from the price catalog",
-        );
-        0.0
-    });
-    let spot = match t.spot_discount {
-        Some(d) => od * (1.0 - p.share("tco.spot_discount", d)),
-        None => spot.unwrap_or(od * 0.3),
-    };
-    if !(t.horizon_years > 0.0 && t.horizon_years <= 30.0) {
-        p.err(
-            "tco.horizon_years",
-            format!("must be in (0, 30], got {}", t.horizon_years),
-        );
-    }
-    if !(1..=1024).contains(&t.gpus_per_node) {
-        p.err(
-            "tco.gpus_per_node",
-            format!("must be 1..=1024, got {}", t.gpus_per_node),
-        );
-    }
-    let mut demand = Vec::new();
-    let mut total_share = 0.0;
-    for (i, d) in t.demand.iter().enumerate() {
-        demand.push((
-            p.nonneg(&format!("tco.demand[{i}].gpus"), d.gpus),
-            p.share(&format!("tco.demand[{i}].share"), d.share),
-        ));
-        total_share += d.share;
-    }
-    if !demand.is_empty() && (total_share - 1.0).abs() > 1e-6 {
-        p.err(
-            "tco.demand",
-            format!("shares must add up to 1, they add up to {total_share}"),
-        );
-    }
-    let mut cands = Vec::new();
-    for (i, c) in t.candidates.iter().enumerate() {
-        let n = |p: &mut P, field: &str, v: i64| -> u32 {
-            if !(0..=1_000_000).contains(&v) {
-                p.err(
-                    format!("tco.candidates[{i}].{field}"),
-                    format!("must be 0..=1000000, got {v}"),
-                );
-            }
-            v.clamp(0, 1_000_000) as u32
-        };
-        cands.push(match c {
-            RawCandidate::Buy { nodes } => TcoCandidate::Buy {
-                nodes: n(&mut p, "nodes", *nodes),
-            },
-            RawCandidate::OnDemand { nodes } => TcoCandidate::OnDemand {
-                nodes: n(&mut p, "nodes", *nodes),
-            },
-            RawCandidate::Reserve1y { nodes } => TcoCandidate::Reserve {
-                years: 1,
-                nodes: n(&mut p, "nodes", *nodes),
-            },
-            RawCandidate::Reserve3y { nodes } => TcoCandidate::Reserve {
-                years: 3,
-                nodes: n(&mut p, "nodes", *nodes),
-            },
-            RawCandidate::Hybrid {
-                owned_nodes,
-                burst_nodes,
-            } => TcoCandidate::Hybrid {
-                owned: n(&mut p, "owned_nodes", *owned_nodes),
-                burst: n(&mut p, "burst_nodes", *burst_nodes),
-            },
-            RawCandidate::Spot { nodes, spot_share } => TcoCandidate::Spot {
-                nodes: n(&mut p, "nodes", *nodes),
-                share: p.share(&format!("tco.candidates[{i}].spot_share"), *spot_share),
-            },
-        });
-    }
-    if cands.is_empty() {
-        p.err("tco.candidates", "give at least one candidate");
-    }
-    TcoSpec {
-        horizon_years: t.horizon_years,
-        discount_rate: p.nonneg("tco.discount_rate", t.discount_rate.unwrap_or(0.08)),
-        price_decline_per_year: p.share(
-            "tco.price_decline_per_year",
-            t.price_decline_per_year.unwrap_or(0.0),
-        ),
-        demand,
-        on_demand_per_node_hour: od,
-        spot_per_node_hour: spot,
-        gpus_per_node: t.gpus_per_node.clamp(1, 1024) as u32,
-        owned: owned(&mut p, "tco.owned", &t.owned),
-        // Epoch AI's estimated AWS GPU discounts: 41 % (1 y), 64 % (3 y) (ECONOMICS.md).
-        reserved_discount_1y: p.share(
-            "tco.reserved_discount_1y",
-            t.reserved_discount_1y.unwrap_or(0.41),
-        ),
-        reserved_discount_3y: p.share(
-            "tco.reserved_discount_3y",
-            t.reserved_discount_3y.unwrap_or(0.64),
-        ),
-        candidates: cands,
-    }
-}
-
-/// Validates `[spot_deadline]`.
-pub(super) fn spot_deadline(
-    s: &RawSpotDeadline,
-    base: &Path,
-    problems: &mut Vec<Problem>,
-) -> DeadlineSpec {
-    let mut p = P { problems };
-    let trace = base.join(&s.trace);
-    if !trace.is_file() {
-        p.err(
-            "spot_deadline.trace",
-            format!("trace file {} does not exist", trace.display()),
-        );
-    }
-    let work = p.dur("spot_deadline.work", &s.work);
-    let deadline = p.dur("spot_deadline.deadline", &s.deadline);
-    if work == SimTime::ZERO || deadline < work {
-        p.err(
-            "spot_deadline.deadline",
-            "the deadline must be at least the work, and the work longer than zero",
-        );
-    }
-    let changeover = s
-        .changeover
-        .as_deref()
-        .map(|c| p.dur("spot_deadline.changeover", c))
-        .unwrap_or(SimTime::from_hours_f64(0.2));
-    let od = p.nonneg("spot_deadline.on_demand_per_hour", s.on_demand_per_hour);
-    let prices = match (&s.prices, &s.prices_zone, s.spot_per_hour) {
-        (Some(f), Some(z), None) => DeadlinePrices::Trace {
-            path: base.join(f),
-            zone: z.clone(),
-        },
-        (None, None, Some(c)) => {
-            DeadlinePrices::Constant(p.nonneg("spot_deadline.spot_per_hour", c))
-        }
-        _ => {
-            p.err(
-                "spot_deadline",
-                "give spot_per_hour, or prices (a JSON price file) with prices_zone",
-            );
-            DeadlinePrices::Constant(0.0)
-        }
-    };
-    let starts = s.starts.unwrap_or(5);
-    if !(1..=1000).contains(&starts) {
-        p.err(
-            "spot_deadline.starts",
-            format!("must be 1..=1000, got {starts}"),
-        );
-    }
-    DeadlineSpec {
-        trace,
-        work,
-        deadline,
-        changeover,
-        on_demand_per_hour: od,
-        prices,
-        starts: starts.clamp(1, 1000) as u32,
     }
 }
 

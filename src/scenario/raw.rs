@@ -36,6 +36,10 @@ pub struct RawScenario {
     pub tco: Option<super::raw_pricing::RawTco>,
     #[serde(default)]
     pub spot_deadline: Option<super::raw_pricing::RawSpotDeadline>,
+    #[serde(default)]
+    pub savings_plan: Option<super::raw_pricing::RawSavingsPlan>,
+    #[serde(default)]
+    pub transfer: Option<super::raw_pricing::RawTransfer>,
 }
 
 #[derive(Debug, Deserialize)]

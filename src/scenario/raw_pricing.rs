@@ -123,6 +123,10 @@ pub struct RawTco {
     #[serde(default)]
     pub spot_discount: Option<f64>,
     #[serde(default)]
+    pub spot_availability: Option<f64>,
+    #[serde(default)]
+    pub spot_trace: Option<String>,
+    #[serde(default)]
     pub reserved_discount_1y: Option<f64>,
     #[serde(default)]
     pub reserved_discount_3y: Option<f64>,
@@ -154,6 +158,9 @@ pub enum RawCandidate {
 #[serde(deny_unknown_fields)]
 pub struct RawSpotDeadline {
     pub trace: String,
+    /// For a GCP probe CSV: the zone to read.
+    #[serde(default)]
+    pub trace_zone: Option<String>,
     pub work: String,
     pub deadline: String,
     #[serde(default)]
@@ -167,4 +174,40 @@ pub struct RawSpotDeadline {
     pub prices_zone: Option<String>,
     #[serde(default)]
     pub starts: Option<i64>,
+    #[serde(default)]
+    pub first_hour_free: Option<bool>,
+}
+
+/// `[savings_plan]`: a $/h commitment at a discount over the on-demand pools.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSavingsPlan {
+    pub commitment_per_hour: f64,
+    pub discount: f64,
+}
+
+/// `[transfer]`: data each completed job moves, and its prices.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTransfer {
+    #[serde(default)]
+    pub egress_gb_per_job: Option<f64>,
+    #[serde(default)]
+    pub cross_zone_gb_per_job: Option<f64>,
+    #[serde(default)]
+    pub free_gb_per_month: Option<f64>,
+    #[serde(default)]
+    pub tiers: Option<Vec<RawTier>>,
+    #[serde(default)]
+    pub cross_zone_per_gb: Option<f64>,
+}
+
+/// One egress tier: the price up to a cumulative monthly volume (omit `up_to_gb` for the
+/// last, open-ended tier).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTier {
+    #[serde(default)]
+    pub up_to_gb: Option<f64>,
+    pub usd_per_gb: f64,
 }

@@ -60,6 +60,10 @@ pub struct Scenario {
     pub tco: Option<crate::pricing::TcoSpec>,
     /// `[spot_deadline]`: a deadline job on a spot trace.
     pub spot_deadline: Option<crate::sched::spot_deadline::DeadlineSpec>,
+    /// `[savings_plan]`: a commitment covering the on-demand pools.
+    pub savings_plan: Option<crate::pricing::SavingsPlan>,
+    /// `[transfer]`: data moved per job and its prices.
+    pub transfer: Option<crate::pricing::TransferSpec>,
     /// The workload.
     pub workload: WorkloadSource,
     /// Failures, maintenance and checkpointing, if configured.
@@ -346,6 +350,12 @@ pub(super) fn validate(
                 nodes: slots.clamp(1, 10_000_000) as u32,
                 speed: 1.0,
             });
+            if rp.pricing.is_some() {
+                c.err(
+                    format!("{p}.pricing"),
+                    "pricing models bill whole nodes; a fungible pool takes only price_per_node_hour",
+                );
+            }
             // A fungible pool bills each GPU slot at a flat share of the node price.
             let slot_price = price / gpn.max(1) as f64;
             rates.push(FlatRate {
@@ -556,6 +566,22 @@ pub(super) fn validate(
             })
         }
     };
+    let tco = raw
+        .tco
+        .as_ref()
+        .map(|t| super::sections::tco(t, base, &mut c.0));
+    let spot_deadline = raw
+        .spot_deadline
+        .as_ref()
+        .map(|s| super::sections::spot_deadline(s, base, &mut c.0));
+    let savings_plan = raw
+        .savings_plan
+        .as_ref()
+        .map(|s| super::sections::savings_plan(s, &mut c.0));
+    let transfer = raw
+        .transfer
+        .as_ref()
+        .map(|t| super::sections::transfer(t, &mut c.0));
     let locations = raw
         .pools
         .iter()
@@ -574,11 +600,6 @@ pub(super) fn validate(
         locations,
     };
     let faults = super::faults::validate_faults(&mut c, inputs, &pools, base);
-    let tco = raw.tco.as_ref().map(|t| super::pricing::tco(t, &mut c.0));
-    let spot_deadline = raw
-        .spot_deadline
-        .as_ref()
-        .map(|s| super::pricing::spot_deadline(s, base, &mut c.0));
     if !c.0.is_empty() {
         return Err(c.0);
     }
@@ -659,6 +680,8 @@ pub(super) fn validate(
         spot_processes,
         tco,
         spot_deadline,
+        savings_plan,
+        transfer,
         workload,
         faults,
     })

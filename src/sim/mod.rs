@@ -594,6 +594,7 @@ impl<'w> Simulation<'w> {
                 .into_iter()
                 .map(|(k, v)| (k, v / 1000))
                 .collect(),
+            held: Vec::new(),
         }
     }
 }

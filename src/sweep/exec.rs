@@ -105,7 +105,14 @@ pub fn execute(s: &Scenario, seed: u64) -> Result<Execution, crate::workload::Tr
     }
     let result = sim.run();
     let sim_wall = clock.elapsed();
-    let cost = run_cost(&result, &s.pool_pricing(seed));
+    let pricing = s.pool_pricing(seed);
+    let mut cost = run_cost(&result, &pricing);
+    if let Some(plan) = &s.savings_plan {
+        crate::metrics::apply_savings_plan(&mut cost, &result, &pricing, plan);
+    }
+    if let Some(t) = &s.transfer {
+        crate::metrics::apply_transfer(&mut cost, &result, t, |i| workload.jobs[i].tenant);
+    }
     let meta = RunMeta {
         scenario: s.name.clone(),
         scenario_hash: s.hash.clone(),

@@ -5,8 +5,9 @@
 //! it starts. Every start of an instance (from idle, or switching between spot and
 //! on-demand) first spends `changeover` ticks without progress, paid at the new mode's
 //! price. Spot can only be used at ticks where the trace has it; when spot vanishes the
-//! job drops to idle. All policies and the offline optimum share one [`step`], so their
-//! costs are comparable.
+//! job drops to idle. With `first_hour_free` (the AWS rule), a spot run the provider
+//! interrupts within its first hour is refunded. All policies and the offline optimum share
+//! one [`step`], so their costs are comparable.
 
 mod greedy;
 mod on_demand_only;
@@ -17,7 +18,9 @@ mod uniform_progress;
 pub use greedy::Greedy;
 pub use on_demand_only::OnDemandOnly;
 pub use optimum::{brute_force_cost, optimal_cost};
-pub use spec::{problem_at, run_spec, ticks, DeadlinePrices, DeadlineRow, DeadlineSpec};
+pub use spec::{
+    problem_at, read_trace, run_spec, ticks, DeadlinePrices, DeadlineRow, DeadlineSpec,
+};
 pub use uniform_progress::UniformProgress;
 
 /// Where the job runs during a tick.
@@ -42,6 +45,20 @@ pub struct JobState {
     pub mode: Mode,
     /// Changeover ticks still to spend before the current mode makes progress.
     pub changeover_left: u32,
+    /// Ticks the current spot run has lasted (0 when not on spot), capped at
+    /// [`DeadlineProblem::age_cap`].
+    pub spot_age: u32,
+}
+
+impl JobState {
+    /// The state before the first tick.
+    pub const START: JobState = JobState {
+        t: 0,
+        progress: 0,
+        mode: Mode::Idle,
+        changeover_left: 0,
+        spot_age: 0,
+    };
 }
 
 /// A deadline job on one availability trace.
@@ -59,6 +76,23 @@ pub struct DeadlineProblem {
     pub deadline: u32,
     /// Changeover ticks per start.
     pub changeover: u32,
+    /// AWS rule: a spot run interrupted by the provider within its first hour is free.
+    pub first_hour_free: bool,
+    /// Ticks in an hour (for the first-hour rule).
+    pub hour_ticks: u32,
+}
+
+impl DeadlineProblem {
+    /// The cap on a spot run's age that keeps every distinction the rules make: the
+    /// changeover, and the first hour when it is free.
+    pub fn age_cap(&self) -> u32 {
+        let h = if self.first_hour_free {
+            self.hour_ticks
+        } else {
+            0
+        };
+        self.changeover.max(h).max(1)
+    }
 }
 
 /// A spot policy: picks the mode of each tick.
@@ -84,12 +118,28 @@ pub fn step(p: &DeadlineProblem, s: &JobState, action: Mode) -> (JobState, f64) 
         Mode::Spot => p.spot_cost.get(k).copied().unwrap_or(0.0),
         Mode::OnDemand => p.od_cost,
     };
+    // The provider took spot away from a running spot instance: refund a run younger
+    // than an hour under the AWS rule.
+    let mut refund = 0.0;
+    if s.mode == Mode::Spot && !up && p.first_hour_free && s.spot_age < p.hour_ticks {
+        let from = k.saturating_sub(s.spot_age as usize);
+        refund = p.spot_cost.get(from..k).map_or(0.0, |c| c.iter().sum());
+    }
     let mut n = JobState {
         t: s.t + 1,
         progress: s.progress,
         mode: action,
         changeover_left: 0,
+        spot_age: 0,
     };
+    if action == Mode::Spot {
+        let age = if s.mode == Mode::Spot {
+            s.spot_age + 1
+        } else {
+            1
+        };
+        n.spot_age = age.min(p.age_cap());
+    }
     if action != Mode::Idle {
         let left = if action == s.mode {
             s.changeover_left
@@ -102,7 +152,7 @@ pub fn step(p: &DeadlineProblem, s: &JobState, action: Mode) -> (JobState, f64) 
             n.progress += 1;
         }
     }
-    (n, price)
+    (n, price - refund)
 }
 
 /// The outcome of one policy on one problem.
@@ -122,12 +172,7 @@ pub struct DeadlineOutcome {
 
 /// Runs `policy` from the start until the work is done or the deadline passes.
 pub fn simulate(p: &DeadlineProblem, policy: &mut dyn SpotPolicy) -> DeadlineOutcome {
-    let mut s = JobState {
-        t: 0,
-        progress: 0,
-        mode: Mode::Idle,
-        changeover_left: 0,
-    };
+    let mut s = JobState::START;
     let mut out = DeadlineOutcome {
         cost: 0.0,
         finished: p.deadline,

@@ -5,65 +5,79 @@ use super::{step, DeadlineProblem, JobState, Mode};
 
 const MODES: [Mode; 3] = [Mode::Idle, Mode::Spot, Mode::OnDemand];
 
-fn mode_index(m: Mode) -> usize {
-    match m {
-        Mode::Idle => 0,
-        Mode::Spot => 1,
-        Mode::OnDemand => 2,
+/// The reachable non-progress parts of a state: idle; on-demand with `0..=d` changeover
+/// ticks left; spot of age `1..=cap` (its changeover left is `d - age`, so not stored).
+struct Slots {
+    d: u32,
+    cap: u32,
+}
+
+impl Slots {
+    fn per_progress(&self) -> usize {
+        (2 + self.d + self.cap) as usize
+    }
+    fn slot(&self, s: &JobState) -> usize {
+        match s.mode {
+            Mode::Idle => 0,
+            Mode::OnDemand => 1 + s.changeover_left as usize,
+            Mode::Spot => (1 + self.d + s.spot_age) as usize,
+        }
+    }
+    fn state(&self, t: u32, progress: u32, slot: usize) -> JobState {
+        let slot = slot as u32;
+        let (mode, left, age) = if slot == 0 {
+            (Mode::Idle, 0, 0)
+        } else if slot <= 1 + self.d {
+            (Mode::OnDemand, slot - 1, 0)
+        } else {
+            let age = slot - 1 - self.d;
+            (Mode::Spot, self.d.saturating_sub(age), age)
+        };
+        JobState {
+            t,
+            progress,
+            mode,
+            changeover_left: left,
+            spot_age: age,
+        }
     }
 }
 
 /// The least cost of finishing `p.work` by `p.deadline`, or `None` if impossible.
-/// Backward induction over ticks with states (progress, mode, changeover left); memory
-/// grows with work x changeover, time with deadline x work x changeover.
+/// Backward induction over ticks; a state is (progress, mode, changeover left, spot age).
+/// Memory grows with work x (changeover + first hour), time with that times the deadline.
 pub fn optimal_cost(p: &DeadlineProblem) -> Option<f64> {
     let w = p.work as usize;
-    let c = p.changeover as usize + 1;
-    let idx = |prog: usize, m: usize, left: usize| (prog * 3 + m) * c + left;
-    let size = (w + 1) * 3 * c;
+    let slots = Slots {
+        d: p.changeover,
+        cap: p.age_cap(),
+    };
+    let k = slots.per_progress();
+    let size = (w + 1) * k;
     // next[state] = least cost from the start of tick t+1; at the deadline only done
     // states are worth 0.
     let mut next = vec![f64::INFINITY; size];
-    for m in 0..3 {
-        for left in 0..c {
-            next[idx(w, m, left)] = 0.0;
-        }
-    }
+    next[w * k..].fill(0.0);
     let mut cur = vec![f64::INFINITY; size];
     for t in (0..p.deadline).rev() {
-        for prog in 0..=w {
-            for (mi, &m) in MODES.iter().enumerate() {
-                for left in 0..c {
-                    let i = idx(prog, mi, left);
-                    if prog == w {
-                        cur[i] = 0.0;
-                        continue;
+        cur[w * k..].fill(0.0);
+        for prog in 0..w {
+            for slot in 0..k {
+                let s = slots.state(t, prog as u32, slot);
+                let mut best = f64::INFINITY;
+                for a in MODES {
+                    let (n, cost) = step(p, &s, a);
+                    let v = next[n.progress as usize * k + slots.slot(&n)];
+                    if cost + v < best {
+                        best = cost + v;
                     }
-                    let s = JobState {
-                        t,
-                        progress: prog as u32,
-                        mode: m,
-                        changeover_left: left as u32,
-                    };
-                    let mut best = f64::INFINITY;
-                    for a in MODES {
-                        let (n, cost) = step(p, &s, a);
-                        let v = next[idx(
-                            n.progress as usize,
-                            mode_index(n.mode),
-                            n.changeover_left as usize,
-                        )];
-                        if cost + v < best {
-                            best = cost + v;
-                        }
-                    }
-                    cur[i] = best;
                 }
+                cur[prog * k + slot] = best;
             }
         }
         std::mem::swap(&mut cur, &mut next);
     }
-    let v = next[idx(0, 0, 0)];
+    let v = next[0];
     v.is_finite().then_some(v)
 }
 
@@ -84,14 +98,6 @@ pub fn brute_force_cost(p: &DeadlineProblem) -> Option<f64> {
         }
         best
     }
-    let v = go(
-        p,
-        JobState {
-            t: 0,
-            progress: 0,
-            mode: Mode::Idle,
-            changeover_left: 0,
-        },
-    );
+    let v = go(p, JobState::START);
     v.is_finite().then_some(v)
 }

@@ -3,7 +3,10 @@
 
 use super::{compare_all, DeadlineProblem};
 use crate::engine::SimTime;
-use crate::pricing::{read_availability_csv, read_spot_price_json, SpotPrice, SpotTraceError};
+use crate::pricing::{
+    read_availability_csv, read_gcp_probes, read_spot_price_json, AvailabilityTrace, SpotPrice,
+    SpotTraceError,
+};
 use std::path::PathBuf;
 
 /// Where spot prices come from.
@@ -23,8 +26,11 @@ pub enum DeadlinePrices {
 /// A validated `[spot_deadline]` section.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeadlineSpec {
-    /// The `date,availability` trace.
+    /// The availability trace: a `date,availability` CSV, or a GCP probe CSV when
+    /// `trace_zone` names the zone to read (spot counts as there when any instance launched).
     pub trace: PathBuf,
+    /// Zone of a GCP probe CSV.
+    pub trace_zone: Option<String>,
     /// Work (on one instance).
     pub work: SimTime,
     /// Deadline from the job's start.
@@ -37,6 +43,8 @@ pub struct DeadlineSpec {
     pub prices: DeadlinePrices,
     /// Start ticks to try, evenly spaced over the trace.
     pub starts: u32,
+    /// AWS rule: spot interrupted within its first hour is free.
+    pub first_hour_free: bool,
 }
 
 /// One row of `spot_deadline.csv`.
@@ -80,13 +88,23 @@ pub fn problem_at(
         work: ticks(spec.work, tick).max(1),
         deadline,
         changeover: ticks(spec.changeover, tick),
+        first_hour_free: spec.first_hour_free,
+        hour_ticks: ticks(SimTime::from_secs(3600), tick).max(1),
+    }
+}
+
+/// Reads the spec's availability trace in its format.
+pub fn read_trace(spec: &DeadlineSpec) -> Result<AvailabilityTrace, SpotTraceError> {
+    match &spec.trace_zone {
+        Some(zone) => read_gcp_probes(&spec.trace, zone),
+        None => read_availability_csv(&spec.trace),
     }
 }
 
 /// Runs every policy at `spec.starts` start ticks spread over the trace (each leaving a
 /// full deadline of trace after it).
 pub fn run_spec(spec: &DeadlineSpec) -> Result<Vec<DeadlineRow>, SpotTraceError> {
-    let trace = read_availability_csv(&spec.trace)?;
+    let trace = read_trace(spec)?;
     let tick = trace.tick();
     let n = trace.len();
     let avail: Vec<bool> = (0..n).map(|k| trace.up(k)).collect();

@@ -1,0 +1,275 @@
+//! Validation of the scenario-wide economics sections: `[tco]`, `[spot_deadline]`,
+//! `[savings_plan]` and `[transfer]`.
+
+use super::pricing::{owned, P};
+use super::raw_pricing::{RawCandidate, RawSpotDeadline, RawTco};
+use super::Problem;
+use crate::engine::SimTime;
+use crate::pricing::{lookup, TcoCandidate, TcoSpec};
+use crate::sched::spot_deadline::{DeadlinePrices, DeadlineSpec};
+use std::path::Path;
+
+/// Validates `[tco]`; `base` resolves `spot_trace`.
+pub(super) fn tco(t: &RawTco, base: &Path, problems: &mut Vec<Problem>) -> TcoSpec {
+    let mut p = P { problems };
+    let spot_availability = match (t.spot_availability, &t.spot_trace) {
+        (Some(a), None) => p.share("tco.spot_availability", a),
+        (None, Some(f)) => match crate::pricing::read_availability_csv(&base.join(f)) {
+            Ok(tr) => tr.available_fraction(),
+            Err(e) => {
+                p.err("tco.spot_trace", e.to_string());
+                1.0
+            }
+        },
+        (None, None) => 1.0,
+        (Some(_), Some(_)) => {
+            p.err(
+                "tco.spot_availability",
+                "give spot_availability or spot_trace, not both",
+            );
+            1.0
+        }
+    };
+    let (mut od, mut spot) = (t.on_demand_per_node_hour, None);
+    if let (Some(inst), Some(region)) = (&t.instance, &t.region) {
+        match lookup(inst, region) {
+            Ok(e) => {
+                od = od.or(e.on_demand);
+                spot = e.spot;
+            }
+            Err(m) => p.err("tco.instance", m),
+        }
+    }
+    let od = od.unwrap_or_else(|| {
+        p.err(
+            "tco.on_demand_per_node_hour",
+            "give on_demand_per_node_hour, or instance and region from the price catalog",
+        );
+        0.0
+    });
+    let spot = match t.spot_discount {
+        Some(d) => od * (1.0 - p.share("tco.spot_discount", d)),
+        None => spot.unwrap_or(od * 0.3),
+    };
+    if !(t.horizon_years > 0.0 && t.horizon_years <= 30.0) {
+        p.err(
+            "tco.horizon_years",
+            format!("must be in (0, 30], got {}", t.horizon_years),
+        );
+    }
+    if !(1..=1024).contains(&t.gpus_per_node) {
+        p.err(
+            "tco.gpus_per_node",
+            format!("must be 1..=1024, got {}", t.gpus_per_node),
+        );
+    }
+    let mut demand = Vec::new();
+    let mut total_share = 0.0;
+    for (i, d) in t.demand.iter().enumerate() {
+        demand.push((
+            p.nonneg(&format!("tco.demand[{i}].gpus"), d.gpus),
+            p.share(&format!("tco.demand[{i}].share"), d.share),
+        ));
+        total_share += d.share;
+    }
+    if !demand.is_empty() && (total_share - 1.0).abs() > 1e-6 {
+        p.err(
+            "tco.demand",
+            format!("shares must add up to 1, they add up to {total_share}"),
+        );
+    }
+    let mut cands = Vec::new();
+    for (i, c) in t.candidates.iter().enumerate() {
+        let n = |p: &mut P, field: &str, v: i64| -> u32 {
+            if !(0..=1_000_000).contains(&v) {
+                p.err(
+                    format!("tco.candidates[{i}].{field}"),
+                    format!("must be 0..=1000000, got {v}"),
+                );
+            }
+            v.clamp(0, 1_000_000) as u32
+        };
+        cands.push(match c {
+            RawCandidate::Buy { nodes } => TcoCandidate::Buy {
+                nodes: n(&mut p, "nodes", *nodes),
+            },
+            RawCandidate::OnDemand { nodes } => TcoCandidate::OnDemand {
+                nodes: n(&mut p, "nodes", *nodes),
+            },
+            RawCandidate::Reserve1y { nodes } => TcoCandidate::Reserve {
+                years: 1,
+                nodes: n(&mut p, "nodes", *nodes),
+            },
+            RawCandidate::Reserve3y { nodes } => TcoCandidate::Reserve {
+                years: 3,
+                nodes: n(&mut p, "nodes", *nodes),
+            },
+            RawCandidate::Hybrid {
+                owned_nodes,
+                burst_nodes,
+            } => TcoCandidate::Hybrid {
+                owned: n(&mut p, "owned_nodes", *owned_nodes),
+                burst: n(&mut p, "burst_nodes", *burst_nodes),
+            },
+            RawCandidate::Spot { nodes, spot_share } => TcoCandidate::Spot {
+                nodes: n(&mut p, "nodes", *nodes),
+                share: p.share(&format!("tco.candidates[{i}].spot_share"), *spot_share),
+            },
+        });
+    }
+    if cands.is_empty() {
+        p.err("tco.candidates", "give at least one candidate");
+    }
+    TcoSpec {
+        horizon_years: t.horizon_years,
+        discount_rate: p.nonneg("tco.discount_rate", t.discount_rate.unwrap_or(0.08)),
+        price_decline_per_year: p.share(
+            "tco.price_decline_per_year",
+            t.price_decline_per_year.unwrap_or(0.0),
+        ),
+        demand,
+        on_demand_per_node_hour: od,
+        spot_per_node_hour: spot,
+        spot_availability,
+        gpus_per_node: t.gpus_per_node.clamp(1, 1024) as u32,
+        owned: owned(&mut p, "tco.owned", &t.owned),
+        // Epoch AI's estimated AWS GPU discounts: 41 % (1 y), 64 % (3 y) (ECONOMICS.md).
+        reserved_discount_1y: p.share(
+            "tco.reserved_discount_1y",
+            t.reserved_discount_1y.unwrap_or(0.41),
+        ),
+        reserved_discount_3y: p.share(
+            "tco.reserved_discount_3y",
+            t.reserved_discount_3y.unwrap_or(0.64),
+        ),
+        candidates: cands,
+    }
+}
+
+/// Validates `[savings_plan]`.
+pub(super) fn savings_plan(
+    s: &super::raw_pricing::RawSavingsPlan,
+    problems: &mut Vec<Problem>,
+) -> crate::pricing::SavingsPlan {
+    let mut p = P { problems };
+    let d = s.discount;
+    if !(0.0..1.0).contains(&d) {
+        p.err(
+            "savings_plan.discount",
+            format!("must be at least 0 and below 1, got {d}"),
+        );
+    }
+    crate::pricing::SavingsPlan {
+        commitment_per_hour: p.nonneg("savings_plan.commitment_per_hour", s.commitment_per_hour),
+        discount: d.clamp(0.0, 0.99),
+    }
+}
+
+/// Validates `[transfer]` (AWS internet egress tiers unless given).
+pub(super) fn transfer(
+    t: &super::raw_pricing::RawTransfer,
+    problems: &mut Vec<Problem>,
+) -> crate::pricing::TransferSpec {
+    let mut p = P { problems };
+    let mut egress = crate::pricing::Egress::aws_internet();
+    if let Some(f) = t.free_gb_per_month {
+        egress.free_gb = p.nonneg("transfer.free_gb_per_month", f);
+    }
+    if let Some(c) = t.cross_zone_per_gb {
+        egress.cross_zone_per_gb = p.nonneg("transfer.cross_zone_per_gb", c);
+    }
+    if let Some(tiers) = &t.tiers {
+        let mut out = Vec::new();
+        let mut last = 0.0;
+        for (i, tier) in tiers.iter().enumerate() {
+            let up = tier.up_to_gb.unwrap_or(f64::INFINITY);
+            if up <= last || (tier.up_to_gb.is_none() && i + 1 != tiers.len()) {
+                p.err(
+                    format!("transfer.tiers[{i}].up_to_gb"),
+                    "tiers must rise, and only the last may omit up_to_gb",
+                );
+            }
+            last = up;
+            out.push((
+                up,
+                p.nonneg(&format!("transfer.tiers[{i}].usd_per_gb"), tier.usd_per_gb),
+            ));
+        }
+        egress.tiers = out;
+    }
+    crate::pricing::TransferSpec {
+        egress,
+        egress_gb_per_job: p.nonneg(
+            "transfer.egress_gb_per_job",
+            t.egress_gb_per_job.unwrap_or(0.0),
+        ),
+        cross_zone_gb_per_job: p.nonneg(
+            "transfer.cross_zone_gb_per_job",
+            t.cross_zone_gb_per_job.unwrap_or(0.0),
+        ),
+    }
+}
+
+/// Validates `[spot_deadline]`.
+pub(super) fn spot_deadline(
+    s: &RawSpotDeadline,
+    base: &Path,
+    problems: &mut Vec<Problem>,
+) -> DeadlineSpec {
+    let mut p = P { problems };
+    let trace = base.join(&s.trace);
+    if !trace.is_file() {
+        p.err(
+            "spot_deadline.trace",
+            format!("trace file {} does not exist", trace.display()),
+        );
+    }
+    let work = p.dur("spot_deadline.work", &s.work);
+    let deadline = p.dur("spot_deadline.deadline", &s.deadline);
+    if work == SimTime::ZERO || deadline < work {
+        p.err(
+            "spot_deadline.deadline",
+            "the deadline must be at least the work, and the work longer than zero",
+        );
+    }
+    let changeover = s
+        .changeover
+        .as_deref()
+        .map(|c| p.dur("spot_deadline.changeover", c))
+        .unwrap_or(SimTime::from_hours_f64(0.2));
+    let od = p.nonneg("spot_deadline.on_demand_per_hour", s.on_demand_per_hour);
+    let prices = match (&s.prices, &s.prices_zone, s.spot_per_hour) {
+        (Some(f), Some(z), None) => DeadlinePrices::Trace {
+            path: base.join(f),
+            zone: z.clone(),
+        },
+        (None, None, Some(c)) => {
+            DeadlinePrices::Constant(p.nonneg("spot_deadline.spot_per_hour", c))
+        }
+        _ => {
+            p.err(
+                "spot_deadline",
+                "give spot_per_hour, or prices (a JSON price file) with prices_zone",
+            );
+            DeadlinePrices::Constant(0.0)
+        }
+    };
+    let starts = s.starts.unwrap_or(5);
+    if !(1..=1000).contains(&starts) {
+        p.err(
+            "spot_deadline.starts",
+            format!("must be 1..=1000, got {starts}"),
+        );
+    }
+    DeadlineSpec {
+        trace,
+        trace_zone: s.trace_zone.clone(),
+        work,
+        deadline,
+        changeover,
+        on_demand_per_hour: od,
+        prices,
+        starts: starts.clamp(1, 1000) as u32,
+        first_hour_free: s.first_hour_free.unwrap_or(true),
+    }
+}
