@@ -75,6 +75,7 @@ fn mm_c_fifo_matches_erlang_c() {
         let se = (var / batches as f64).sqrt();
         let a = lambda * mean_service_h;
         let wq = erlang_c(c, a) / (c as f64 / mean_service_h - lambda);
+        eprintln!("M/M/{c} at rho {rho}: simulated mean wait {grand:.4} h, Erlang C {wq:.4} h, batch-means se {se:.4} h");
         assert!(
             (grand - wq).abs() < 4.0 * se + 0.002 * wq,
             "c={c} rho={rho}: simulated mean wait {grand:.4} h, Erlang C {wq:.4} h, se {se:.4}"
