@@ -11,6 +11,7 @@ mod raw;
 mod raw_pricing;
 mod raw_trace;
 mod sections;
+mod synthetic;
 mod validate;
 mod workload_kinds;
 
