@@ -26,6 +26,29 @@ fn peak_rss_mib() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// 128 nodes of 8 GPUs (1,024 GPUs) under `policy`, sampled hourly.
+fn cluster_1024(policy: PolicyKind) -> SimConfig {
+    SimConfig {
+        pools: vec![PoolSpec {
+            name: "p".into(),
+            gpu_type: 0,
+            kind: CapacityKind::Owned,
+            node: NodeSpec {
+                gpus: 8,
+                cpu_milli: 128_000,
+                mem_mib: 1 << 20,
+            },
+            nodes: 128,
+            speed: 1.0,
+        }],
+        policy,
+        node_choice: Default::default(),
+        horizon: None,
+        sample_every: Some(SimTime::from_secs(3600)),
+        options: Default::default(),
+    }
+}
+
 fn main() {
     let sizes = vec![
         (GpuRequest::Whole(1), 50.0),
@@ -95,25 +118,7 @@ fn main() {
         (PolicyKind::Fifo, true),
         (PolicyKind::EasyBackfill, true),
     ] {
-        let cfg = SimConfig {
-            pools: vec![PoolSpec {
-                name: "p".into(),
-                gpu_type: 0,
-                kind: CapacityKind::Owned,
-                node: NodeSpec {
-                    gpus: 8,
-                    cpu_milli: 128_000,
-                    mem_mib: 1 << 20,
-                },
-                nodes: 128,
-                speed: 1.0,
-            }],
-            policy,
-            node_choice: Default::default(),
-            horizon: None,
-            sample_every: Some(SimTime::from_secs(3600)),
-            options: Default::default(),
-        };
+        let cfg = cluster_1024(policy);
         let t0 = Instant::now();
         let mut sim = Simulation::new(cfg, &w);
         if faults {
@@ -148,25 +153,7 @@ fn main() {
     over.jobs = Some(300_000);
     let w = over.generate(&RngStreams::new(2));
     for policy in [PolicyKind::Fifo, PolicyKind::EasyBackfill] {
-        let cfg = SimConfig {
-            pools: vec![PoolSpec {
-                name: "p".into(),
-                gpu_type: 0,
-                kind: CapacityKind::Owned,
-                node: NodeSpec {
-                    gpus: 8,
-                    cpu_milli: 128_000,
-                    mem_mib: 1 << 20,
-                },
-                nodes: 128,
-                speed: 1.0,
-            }],
-            policy,
-            node_choice: Default::default(),
-            horizon: None,
-            sample_every: Some(SimTime::from_secs(3600)),
-            options: Default::default(),
-        };
+        let cfg = cluster_1024(policy);
         let t0 = Instant::now();
         let r = Simulation::new(cfg, &w).run();
         let dt = t0.elapsed().as_secs_f64();
