@@ -421,6 +421,8 @@ fn bad_trace_rows_name_file_row_and_column() {
     let s: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("o/summary.json")).unwrap()).unwrap();
     assert_eq!(s["jobs"]["submitted"], 1);
+    // The skipped row is counted in the summary, not dropped silently.
+    assert_eq!(s["trace_rows"]["skipped_bad"], 1);
 }
 
 #[test]

@@ -131,8 +131,21 @@ pub struct Summary {
     /// Per pool: its cost / its busy GPU-hours (for owned hardware, the effective
     /// $/GPU-hour at the simulated utilization); 0 for a pool that did no work.
     pub cost_per_busy_gpu_hour_by_pool_usd: IndexMap<String, f64>,
+    /// Trace rows not turned into jobs: bad rows skipped (`skip_bad_rows`) and rows
+    /// dropped by filters or marked unusable by the trace, by reason. Nothing is dropped
+    /// silently.
+    pub trace_rows: TraceRows,
     /// Events processed.
     pub events: u64,
+}
+
+/// Trace rows that did not become jobs.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct TraceRows {
+    /// Bad rows skipped.
+    pub skipped_bad: u64,
+    /// Rows dropped on purpose, by reason.
+    pub dropped: IndexMap<String, u64>,
 }
 
 /// One tenant's figures.
@@ -310,6 +323,10 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
             .map(|f| CauseCounts::of(&f.node_failures))
             .unwrap_or_default(),
         cost_per_busy_gpu_hour_by_pool_usd: by_pool_rate,
+        trace_rows: TraceRows {
+            skipped_bad: w.skipped_rows,
+            dropped: w.filtered.iter().cloned().collect(),
+        },
         events: r.events,
     }
 }
