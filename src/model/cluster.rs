@@ -283,6 +283,12 @@ impl Cluster {
         &self.pools
     }
 
+    /// Node indices of pool `p` (a pool's nodes are contiguous).
+    pub fn pool_nodes(&self, p: usize) -> std::ops::Range<u32> {
+        let pool = &self.pools[p];
+        pool.first_node..pool.first_node + pool.spec.nodes
+    }
+
     /// Number of nodes in all pools.
     pub fn node_count(&self) -> usize {
         self.nodes.len()

@@ -22,6 +22,14 @@ pub struct Progress {
     pub ran: SimTime,
 }
 
+impl Progress {
+    /// Work still to do for a job of `work` (its work plus restart penalties, less what
+    /// earlier runs kept).
+    pub fn left_of(&self, work: SimTime) -> SimTime {
+        SimTime((work.0 + self.extra.0).saturating_sub(self.done.0))
+    }
+}
+
 /// What a preempted job loses. Until checkpoints are modelled by the failures work, a run
 /// either keeps its progress at a cost (a restart penalty), keeps it only up to its last
 /// periodic checkpoint, or loses it all.

@@ -31,7 +31,7 @@ impl QueuePolicy for Sjf {
         self.insert(id, job.planned_work().0);
     }
     fn requeue(&mut self, id: JobId, job: &Job, p: &Progress) {
-        let left = (job.planned_work().0 + p.extra.0).saturating_sub(p.done.0);
+        let left = p.left_of(job.planned_work()).0;
         self.insert(id, left);
     }
     fn len(&self) -> usize {

@@ -30,8 +30,6 @@ pub(super) struct FaultState {
     interruptions: IndexMap<String, u64>,
     spot_rng: SimRng,
     transfers: Vec<(u32, u32, f64, crate::faults::TransferKind)>,
-    /// Outage windows of each spot spec (trace models; empty otherwise).
-    trace_outages: Vec<Vec<(SimTime, SimTime)>>,
 }
 
 /// An exponential spell with the given mean in hours.
@@ -85,7 +83,6 @@ impl Simulation<'_> {
             interruptions: IndexMap::new(),
             spot_rng: streams.stream("spot"),
             transfers: Vec::new(),
-            trace_outages: Vec::new(),
             cfg,
         };
         for (pi, (proc_, pools)) in st.cfg.processes.iter().enumerate() {
@@ -162,8 +159,7 @@ impl Simulation<'_> {
                     );
                 }
                 crate::faults::SpotModel::Trace(_) => {
-                    let outages = spec.trace_outages();
-                    for (w, &(start, end)) in outages.iter().enumerate() {
+                    for (w, (start, end)) in spec.trace_outages().into_iter().enumerate() {
                         self.queue.schedule(
                             start.since(spec.notice),
                             Event::SpotOutage {
@@ -181,11 +177,8 @@ impl Simulation<'_> {
                             );
                         }
                     }
-                    st.trace_outages.push(outages);
-                    continue;
                 }
             }
-            st.trace_outages.push(Vec::new());
         }
         for (w, m) in st.cfg.maintenance.iter().enumerate() {
             let w = w as u32;
@@ -456,41 +449,36 @@ impl Simulation<'_> {
                 }
             }
             Event::SpotOutage { spec, window } => {
-                let st = self.faults.as_mut().expect("faults enabled");
-                let sp = st.cfg.spot[spec as usize].clone();
-                let keep = self.notice_saves(sp.notice);
-                let pool = &self.cluster.pools()[sp.pool];
-                let nodes: Vec<u32> = (0..pool.spec.nodes).map(|k| pool.first_node + k).collect();
+                let (pool, notice, zone) = self.spot_spec(spec);
+                let keep = self.notice_saves(notice);
+                let nodes = self.cluster.pool_nodes(pool);
                 let st = self.faults.as_mut().expect("faults enabled");
                 *st.node_failures
                     .entry("spot zone outage".to_string())
                     .or_insert(0) += nodes.len() as u64;
-                for &n in &nodes {
+                for n in nodes {
                     self.kill_on_node(n, t, "spot zone outage", keep);
                     self.take_down(n, t);
                 }
-                if let crate::faults::SpotModel::Zone(z) = sp.model {
+                if let Some(z) = zone {
                     let st = self.faults.as_mut().expect("faults enabled");
                     let down = exp_hours(z.mean_down_h, &mut st.spot_rng);
                     self.queue.schedule(
-                        t.plus(sp.notice).plus(down),
+                        t.plus(notice).plus(down),
                         Event::SpotRestore { spec, window },
                     );
                 }
             }
             Event::SpotRestore { spec, .. } => {
-                let st = self.faults.as_mut().expect("faults enabled");
-                let sp = st.cfg.spot[spec as usize].clone();
-                let pool = &self.cluster.pools()[sp.pool];
-                let nodes: Vec<u32> = (0..pool.spec.nodes).map(|k| pool.first_node + k).collect();
-                for n in nodes {
+                let (pool, notice, zone) = self.spot_spec(spec);
+                for n in self.cluster.pool_nodes(pool) {
                     self.bring_up(n, t);
                 }
-                if let crate::faults::SpotModel::Zone(z) = sp.model {
+                if let Some(z) = zone {
                     let st = self.faults.as_mut().expect("faults enabled");
                     let up = exp_hours(z.mean_up_h, &mut st.spot_rng);
                     self.queue.schedule(
-                        t.plus(up).since(sp.notice).max(t),
+                        t.plus(up).since(notice).max(t),
                         Event::SpotOutage { spec, window: 0 },
                     );
                 }
@@ -516,12 +504,21 @@ impl Simulation<'_> {
         ck.policy != crate::faults::CheckpointPolicy::None && notice >= ck.write
     }
 
-    fn window_nodes(&self, window: u32) -> Vec<u32> {
+    fn window_nodes(&self, window: u32) -> std::ops::Range<u32> {
         let st = self.faults.as_ref().expect("faults enabled");
         let m = &st.cfg.maintenance[window as usize];
-        let pool = &self.cluster.pools()[m.pool];
-        (0..m.nodes.min(pool.spec.nodes))
-            .map(|k| pool.first_node + k)
-            .collect()
+        let all = self.cluster.pool_nodes(m.pool);
+        all.start..all.start + m.nodes.min(all.end - all.start)
+    }
+
+    /// Pool, notice and (for zone models) the on/off spells of spot spec `spec`, without
+    /// copying the spec (a trace model holds every tick).
+    fn spot_spec(&self, spec: u16) -> (usize, SimTime, Option<crate::pricing::ZoneOnOff>) {
+        let sp = &self.faults.as_ref().expect("faults enabled").cfg.spot[spec as usize];
+        let zone = match &sp.model {
+            crate::faults::SpotModel::Zone(z) => Some(*z),
+            _ => None,
+        };
+        (sp.pool, sp.notice, zone)
     }
 }

@@ -388,7 +388,7 @@ impl<'w> Simulation<'w> {
     fn true_remaining(&self, id: JobId) -> SimTime {
         let work = self.workload.jobs[id as usize].work;
         match self.progress.get(id as usize) {
-            Some(p) => SimTime((work.0 + p.extra.0).saturating_sub(p.done.0).max(1)),
+            Some(p) => p.left_of(work).max(SimTime(1)),
             None => work,
         }
     }
