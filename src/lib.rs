@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod model;
 pub mod pricing;
 pub mod report;
+pub mod run;
 pub mod scenario;
 pub mod sched;
 pub mod sim;

@@ -2,12 +2,13 @@
 //! the openb trace replayed in time on its real cluster under each placement.
 
 use super::CliError;
-use crate::metrics::{build_summary, jain_index, ledger_from_run, tenant_slowdowns, RunMeta};
-use crate::model::{CapacityKind, PoolSpec, Workload};
-use crate::pricing::FlatRate;
+use crate::engine::RngStreams;
+use crate::metrics::{jain_index, tenant_slowdowns};
+use crate::model::{CapacityKind, GpuType, PoolSpec};
+use crate::pricing::PoolPricing;
 use crate::report::write_atomic;
-use crate::scenario::CompareScenario;
-use crate::sim::{SimConfig, Simulation};
+use crate::scenario::{CompareScenario, Scenario};
+use crate::sim::SimConfig;
 use crate::workload::{
     group_openb_nodes, openb_workload, read_openb_nodes, read_openb_pods, BadRows,
 };
@@ -52,7 +53,10 @@ pub struct CompareRow {
     pub cost_usd: f64,
 }
 
-fn build(s: &CompareScenario) -> Result<(Vec<PoolSpec>, Vec<FlatRate>, Workload), CliError> {
+/// The comparison as a scenario: one owned pool per node shape of the node list, each at its
+/// flat price, under the queue policy, on the pod list with its arrivals compressed. The
+/// placement is set per run.
+fn build(s: &CompareScenario) -> Result<(Scenario, usize), CliError> {
     let rows = if s.skip_bad_rows {
         BadRows::Skip
     } else {
@@ -84,13 +88,11 @@ fn build(s: &CompareScenario) -> Result<(Vec<PoolSpec>, Vec<FlatRate>, Workload)
             nodes: ((count as f64 * s.cluster_fraction).ceil() as u32).max(1),
             speed: 1.0,
         });
-        rates.push(FlatRate {
-            usd_per_node_hour: if spec.gpus == 0 {
-                s.usd_per_cpu_node_hour
-            } else {
-                s.usd_per_gpu_hour * spec.gpus as f64
-            },
-        });
+        rates.push(PoolPricing::flat(if spec.gpus == 0 {
+            s.usd_per_cpu_node_hour
+        } else {
+            s.usd_per_gpu_hour * spec.gpus as f64
+        }));
     }
     for j in &mut w.jobs {
         j.submit = crate::engine::SimTime((j.submit.0 as f64 / s.arrival_compression) as u64);
@@ -103,18 +105,40 @@ fn build(s: &CompareScenario) -> Result<(Vec<PoolSpec>, Vec<FlatRate>, Workload)
             unknown.join(", ")
         )));
     }
-    Ok((pools, rates, w))
+    // Only the names matter here: speeds are 1 (the trace's run times are as measured).
+    let gpu_types = types
+        .iter()
+        .map(|name| GpuType {
+            name: name.clone(),
+            memory_gb: 0.0,
+            speed: 1.0,
+            power_w: 0.0,
+        })
+        .collect();
+    let sim = SimConfig {
+        pools,
+        policy: s.queue_policy,
+        node_choice: crate::model::NodeChoice::default(),
+        horizon: None,
+        sample_every: None,
+        options: crate::sched::SchedOptions::default(),
+    };
+    let jobs = w.jobs.len();
+    Ok((
+        Scenario::assembled(&s.name, &s.hash, gpu_types, sim, rates, w),
+        jobs,
+    ))
 }
 
 /// `gpufleet validate` on a comparison scenario.
 pub fn validate(path: &Path) -> Result<(), CliError> {
     let s = CompareScenario::load(path).map_err(bad)?;
-    let (pools, _, w) = build(&s)?;
+    let (one, jobs) = build(&s)?;
     println!(
         "{}: ok (placement comparison, {} pools, {} jobs, {} placements)",
         path.display(),
-        pools.len(),
-        w.jobs.len(),
+        one.sim.pools.len(),
+        jobs,
         s.placements.len()
     );
     Ok(())
@@ -123,29 +147,18 @@ pub fn validate(path: &Path) -> Result<(), CliError> {
 /// `gpufleet run` on a comparison scenario.
 pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliError> {
     let s = CompareScenario::load(path).map_err(bad)?;
-    let (pools, rates, w) = build(&s)?;
+    let (base, jobs) = build(&s)?;
     let rows: Vec<CompareRow> = s
         .placements
         .par_iter()
-        .map(|&p| {
-            let cfg = SimConfig {
-                pools: pools.clone(),
-                policy: s.queue_policy,
-                node_choice: p.node_choice(),
-                horizon: None,
-                sample_every: None,
-                options: crate::sched::SchedOptions::default(),
-            };
-            let r = Simulation::new(cfg, &w).run();
-            let ledger = ledger_from_run(&r, &rates);
-            let meta = RunMeta {
-                scenario: s.name.clone(),
-                scenario_hash: s.hash.clone(),
-                seed: 0,
-                policy: s.queue_policy.as_str().to_string(),
-            };
-            let sum = build_summary(&meta, &w, &r, &ledger);
-            CompareRow {
+        .map(|&p| -> Result<CompareRow, CliError> {
+            let mut one = base.clone();
+            one.sim.node_choice = p.node_choice();
+            // The comparison has no seed of its own: its summaries say seed 0.
+            let e =
+                crate::run::execute(&one, &RngStreams::new(0)).map_err(super::run::run_error)?;
+            let sum = &e.summary;
+            Ok(CompareRow {
                 placement: p.as_str().to_string(),
                 completed: sum.jobs.completed,
                 rejected: sum.jobs.rejected,
@@ -154,11 +167,11 @@ pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliErro
                 jct_mean_s: sum.jct_s.mean,
                 jct_p95_s: sum.jct_s.p95,
                 utilization: sum.utilization,
-                jain_slowdown: jain_index(&tenant_slowdowns(&w, &r)),
+                jain_slowdown: jain_index(&tenant_slowdowns(&e.workload, &e.result)),
                 cost_usd: sum.cost_usd.get("total").copied().unwrap_or(0.0),
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
     let fail = |e: std::io::Error| CliError::Failure(anyhow!("writing {}: {e}", dir.display()));
     std::fs::create_dir_all(&dir).map_err(fail)?;
@@ -181,7 +194,7 @@ pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliErro
     write_atomic(&dir.join("comparison.csv"), csv.as_bytes()).map_err(fail)?;
     let json = serde_json::json!({
         "scenario": s.name, "scenario_hash": s.hash, "version": crate::VERSION,
-        "queue_policy": s.queue_policy.as_str(), "jobs": w.jobs.len(), "placements": rows,
+        "queue_policy": s.queue_policy.as_str(), "jobs": jobs, "placements": rows,
     });
     let text = serde_json::to_string_pretty(&json).map_err(|e| fail(std::io::Error::other(e)))?;
     write_atomic(&dir.join("summary.json"), text.as_bytes()).map_err(fail)?;
@@ -193,7 +206,7 @@ pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliErro
         "gpufleet {} | scenario {} | {} jobs | queue {}",
         crate::VERSION,
         s.name,
-        w.jobs.len(),
+        jobs,
         s.queue_policy.as_str()
     );
     println!(

@@ -1,7 +1,7 @@
 //! `gpufleet run` and `gpufleet validate`.
 
 use super::CliError;
-use crate::report::{write_run, RunOutput};
+use crate::run::RunError;
 use crate::scenario::Scenario;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
@@ -12,6 +12,15 @@ fn load(path: Option<&Path>) -> Result<Scenario, CliError> {
         None => Scenario::builtin(),
     }
     .map_err(|e| CliError::BadInput(anyhow!("{e}")))
+}
+
+/// A run error with the exit code it deserves.
+pub(super) fn run_error(e: RunError) -> CliError {
+    if e.is_bad_input() {
+        CliError::BadInput(anyhow!("{e}"))
+    } else {
+        CliError::Failure(anyhow!("{e}"))
+    }
 }
 
 /// `gpufleet validate FILE`.
@@ -50,36 +59,14 @@ pub fn run(
 ) -> Result<(), CliError> {
     let s = load(path)?;
     let seed = seed.unwrap_or(s.seed);
-    let exec = crate::sweep::execute(&s, seed).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    let streams = crate::engine::RngStreams::new(seed);
+    let exec = crate::run::execute(&s, &streams).map_err(run_error)?;
     super::trace::report_drops(&exec.workload);
     let wall = exec.sim_wall;
-    let (workload, result, summary) = (&exec.workload, &exec.result, &exec.summary);
-    let ledger = &exec.cost.ledger;
+    let (result, summary) = (&exec.result, &exec.summary);
     let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
-    let output = RunOutput {
-        workload,
-        result,
-        summary,
-        ledger,
-        pool_gpu_types: s
-            .sim
-            .pools
-            .iter()
-            .map(|p| s.gpu_types[p.gpu_type].name.clone())
-            .collect(),
-        job_usd: &exec.cost.job_usd,
-        pool_pricing: s
-            .pool_pricing(seed)
-            .iter()
-            .map(|p| p.kind_name().to_string())
-            .collect(),
-    };
-    write_run(&dir, &output)
-        .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
-    let deadline_rows = match &s.spot_deadline {
-        Some(spec) => Some(super::spot::write_deadline(spec, &dir)?),
-        None => None,
-    };
+    let written = crate::run::write_folder(&s, &exec, &dir).map_err(run_error)?;
+    let deadline_rows = written.deadline;
     if quiet {
         println!("{}", dir.display());
         return Ok(());

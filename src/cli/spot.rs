@@ -1,54 +1,7 @@
-//! The spot-deadline part of `gpufleet run`: a scenario's `[spot_deadline]` section is run
-//! with every policy and written to `spot_deadline.csv` in the run folder.
+//! The spot-deadline part of `gpufleet run`'s terminal summary (the evaluation itself and
+//! `spot_deadline.csv` come from [`crate::run::write_folder`]).
 
-use super::CliError;
-use crate::report::write_atomic;
-use crate::sched::spot_deadline::{run_spec, DeadlineRow, DeadlineSpec};
-use anyhow::anyhow;
-use std::path::Path;
-
-/// Runs the deadline policies of `spec` and writes `dir/spot_deadline.csv`.
-pub fn write_deadline(spec: &DeadlineSpec, dir: &Path) -> Result<Vec<DeadlineRow>, CliError> {
-    let rows = run_spec(spec).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let io = |e: csv::Error| CliError::Failure(anyhow!("spot_deadline.csv: {e}"));
-    w.write_record([
-        "start_tick",
-        "policy",
-        "cost_usd",
-        "met_deadline",
-        "finished_h",
-        "spot_h",
-        "on_demand_h",
-    ])
-    .map_err(io)?;
-    for r in &rows {
-        // The optimum is a cost, not a replayed schedule: its times are left empty.
-        let h = |x: f64| {
-            if r.policy == "optimum" {
-                String::new()
-            } else {
-                format!("{x:.4}")
-            }
-        };
-        w.write_record([
-            r.start_tick.to_string(),
-            r.policy.to_string(),
-            format!("{:.4}", r.cost_usd),
-            r.met.to_string(),
-            h(r.finished_h),
-            h(r.spot_h),
-            h(r.on_demand_h),
-        ])
-        .map_err(io)?;
-    }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| CliError::Failure(anyhow!("spot_deadline.csv: {e}")))?;
-    write_atomic(&dir.join("spot_deadline.csv"), &bytes)
-        .map_err(|e| CliError::Failure(anyhow!("writing spot_deadline.csv: {e}")))?;
-    Ok(rows)
-}
+use crate::sched::spot_deadline::DeadlineRow;
 
 /// Prints the mean cost and deadline misses per policy.
 pub fn print_deadline(rows: &[DeadlineRow]) {

@@ -4,15 +4,13 @@
 //! for its horizon (a representative period) and scales the cost to the TCO horizon.
 
 use super::CliError;
-use crate::engine::SimTime;
-use crate::metrics::{build_summary, run_cost, RunMeta};
+use crate::engine::{RngStreams, SimTime};
 use crate::model::{CapacityKind, PoolSpec};
 use crate::pricing::{
     PoolPricing, Reservation, SpotBilling, SpotPrice, TcoCandidate, TcoRow, TcoSpec, HOURS_PER_YEAR,
 };
 use crate::report::{tco_chart, write_atomic};
 use crate::scenario::Scenario;
-use crate::sim::Simulation;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
@@ -112,30 +110,28 @@ pub fn simulate(s: &Scenario, spec: &TcoSpec, seed: u64) -> Result<Vec<Simulated
         .first()
         .cloned()
         .ok_or_else(|| CliError::BadInput(anyhow!("the scenario has no pool")))?;
+    let streams = RngStreams::new(seed);
     let mut out = Vec::new();
     for c in &spec.candidates {
         let pools = pools_for(&template, spec, c);
         if pools.is_empty() {
             continue;
         }
-        let mut cfg = s.sim.clone();
-        cfg.pools = pools.iter().map(|(p, _)| p.clone()).collect();
-        cfg.sample_every = None;
-        let pricing: Vec<PoolPricing> = pools.iter().map(|(_, p)| p.clone()).collect();
-        let result = Simulation::new(cfg, &workload).run();
-        let cost = run_cost(&result, &pricing);
-        let meta = RunMeta {
-            scenario: s.name.clone(),
-            scenario_hash: s.hash.clone(),
-            seed,
-            policy: s.sim.policy.as_str().to_string(),
-        };
-        let sum = build_summary(&meta, &workload, &result, &cost.ledger);
+        let kinds: Vec<PoolPricing> = pools.iter().map(|(_, p)| p.clone()).collect();
+        // The candidate fleet alone: no timeline, and the sections that name the original
+        // pools (failures, savings plan, transfers) left out.
+        let mut one = s.with_fleet(pools);
+        one.sim.sample_every = None;
+        one.faults = None;
+        one.savings_plan = None;
+        one.transfer = None;
+        let e = crate::run::execute_workload(&one, workload.clone(), &streams);
+        let (result, cost, sum) = (&e.result, &e.cost, &e.summary);
         let hours = result.end.hours_f64().max(1e-9);
         // Rented pools follow the price path; owned and reserved do not.
         let mut rented_per_h = 0.0;
         let mut fixed_per_h = 0.0;
-        for (p, (_, pr)) in pools.iter().enumerate() {
+        for (p, pr) in kinds.iter().enumerate() {
             let usd = cost.ledger.sum_where(|k| k.pool == p as u32) / hours;
             match pr {
                 PoolPricing::OnDemand(_) | PoolPricing::Spot { .. } => rented_per_h += usd,
@@ -170,11 +166,12 @@ fn measured_demand(s: &Scenario, spec: &TcoSpec, seed: u64) -> Result<Vec<(f64, 
     let workload = s
         .build_workload(seed)
         .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
-    let mut cfg = s.sim.clone();
-    if cfg.sample_every.is_none() {
-        cfg.sample_every = Some(SimTime::from_secs(3600));
-    }
-    let r = Simulation::new(cfg, &workload).run();
+    // The scenario as written, sampled hourly at least, without failures.
+    let mut one = s.clone();
+    one.sim.sample_every.get_or_insert(SimTime::from_secs(3600));
+    one.faults = None;
+    let e = crate::run::execute_workload(&one, workload, &RngStreams::new(seed));
+    let r = &e.result;
     let n = r.timeline.len().max(1) as f64;
     let g = spec.gpus_per_node.max(1) as f64;
     Ok(r.timeline

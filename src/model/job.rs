@@ -107,7 +107,7 @@ impl Job {
 }
 
 /// Jobs in submit order, with the name tables their indices refer to.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Workload {
     /// Jobs sorted by submit time (stable: trace order breaks ties).
     pub jobs: Vec<Job>,

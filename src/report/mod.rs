@@ -4,6 +4,7 @@
 //! whole. Columns are documented in `docs/outputs.md`.
 
 mod data;
+mod deadline;
 mod fgd;
 mod files;
 mod render;
@@ -11,6 +12,7 @@ mod run_charts;
 mod sweep_charts;
 
 pub use data::Table;
+pub use deadline::write_deadline_csv;
 pub use fgd::{mean_curve, write_fgd, FgdPolicySummary, FgdSummary};
 pub use files::{write_atomic, write_run, RunOutput};
 mod tco_chart;

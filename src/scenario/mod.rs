@@ -5,6 +5,7 @@
 mod compare;
 mod faults;
 mod fgd;
+mod fleet;
 mod locate;
 mod pricing;
 mod raw;

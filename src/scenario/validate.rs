@@ -26,6 +26,8 @@ pub enum WorkloadSource {
     Trace(crate::workload::TraceSpec),
     /// Generated from a workload model (arrival process and tenant mixes).
     Model(crate::workload::WorkloadModel),
+    /// Given by the caller, already built (see [`Scenario::assembled`]).
+    Given(std::sync::Arc<crate::model::Workload>),
     /// Read from a PAI-2020 simulator CSV.
     PaiSim {
         /// Resolved path of the trace.
@@ -601,6 +603,7 @@ impl Scenario {
             WorkloadSource::PaiSim { path, options } => {
                 crate::workload::read_pai_sim_csv(path, *options)?
             }
+            WorkloadSource::Given(w) => w.as_ref().clone(),
         };
         let names: Vec<String> = self.gpu_types.iter().map(|t| t.name.clone()).collect();
         // Jobs constrained only to types this cluster lacks keep an empty mask and are rejected.

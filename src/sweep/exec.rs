@@ -6,9 +6,8 @@ use super::plan::Plan;
 use super::record::{path_of, Record};
 use super::table::{write_manifest, write_tables};
 use super::SweepError;
-use crate::metrics::{build_summary, run_cost, RunMeta, Summary};
+use crate::metrics::Summary;
 use crate::scenario::Scenario;
-use crate::sim::Simulation;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -80,58 +79,10 @@ pub struct SweepOutcome {
     pub redone: usize,
 }
 
-/// Everything one run of a scenario produces.
-pub struct Execution {
-    /// The workload that was run.
-    pub workload: crate::model::Workload,
-    /// The simulation's result.
-    pub result: crate::sim::RunResult,
-    /// Its costs under each pool's pricing model.
-    pub cost: crate::metrics::RunCost,
-    /// The summary.
-    pub summary: Summary,
-    /// Wall-clock time of the simulation alone.
-    pub sim_wall: std::time::Duration,
-}
-
-/// Runs one scenario under `seed`: the one path shared by `gpufleet run` and sweeps, so a
-/// sweep's run and a single run of the same point give the same summary.
-pub fn execute(s: &Scenario, seed: u64) -> Result<Execution, crate::workload::TraceError> {
-    let workload = s.build_workload(seed)?;
-    let clock = Instant::now();
-    let mut sim = Simulation::new(s.sim.clone(), &workload);
-    if let Some(f) = &s.faults {
-        sim = sim.with_faults(f.clone(), seed);
-    }
-    let result = sim.run();
-    let sim_wall = clock.elapsed();
-    let pricing = s.pool_pricing(seed);
-    let mut cost = run_cost(&result, &pricing);
-    if let Some(plan) = &s.savings_plan {
-        crate::metrics::apply_savings_plan(&mut cost, &result, &pricing, plan);
-    }
-    if let Some(t) = &s.transfer {
-        crate::metrics::apply_transfer(&mut cost, &result, t, |i| workload.jobs[i].tenant);
-    }
-    let meta = RunMeta {
-        scenario: s.name.clone(),
-        scenario_hash: s.hash.clone(),
-        seed,
-        policy: s.sim.policy.as_str().to_string(),
-    };
-    let summary = build_summary(&meta, &workload, &result, &cost.ledger);
-    Ok(Execution {
-        workload,
-        result,
-        cost,
-        summary,
-        sim_wall,
-    })
-}
-
-/// Runs one scenario under `seed` and returns its summary (see [`execute`]).
+/// Runs one scenario under `seed` and returns its summary, through the one run path
+/// ([`crate::run::execute`]), so a sweep's run equals `gpufleet run` of the same point.
 pub fn run_once(s: &Scenario, seed: u64) -> Result<Summary, String> {
-    execute(s, seed)
+    crate::run::execute(s, &crate::engine::RngStreams::new(seed))
         .map(|e| e.summary)
         .map_err(|e| e.to_string())
 }

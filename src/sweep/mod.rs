@@ -14,10 +14,7 @@ mod stats;
 mod table;
 mod value;
 
-pub use exec::{
-    execute, flatten_summary, run_once, run_sweep, Execution, Progress, Shard, SweepOptions,
-    SweepOutcome,
-};
+pub use exec::{flatten_summary, run_once, run_sweep, Progress, Shard, SweepOptions, SweepOutcome};
 pub use merge::merge;
 pub use overrides::{get_path, parse_path, set_path, Segment};
 pub use plan::{describe, latin_hypercube, Plan, Point, RunId};
