@@ -4,7 +4,7 @@
 use super::CliError;
 use crate::metrics::{build_summary, jain_index, ledger_from_run, tenant_slowdowns, RunMeta};
 use crate::model::{CapacityKind, PoolSpec, Workload};
-use crate::pricing::FlatRate;
+use crate::pricing::PoolPricing;
 use crate::report::write_atomic;
 use crate::scenario::CompareScenario;
 use crate::sim::{SimConfig, Simulation};
@@ -52,7 +52,7 @@ pub struct CompareRow {
     pub cost_usd: f64,
 }
 
-fn build(s: &CompareScenario) -> Result<(Vec<PoolSpec>, Vec<FlatRate>, Workload), CliError> {
+fn build(s: &CompareScenario) -> Result<(Vec<PoolSpec>, Vec<PoolPricing>, Workload), CliError> {
     let rows = if s.skip_bad_rows {
         BadRows::Skip
     } else {
@@ -84,13 +84,11 @@ fn build(s: &CompareScenario) -> Result<(Vec<PoolSpec>, Vec<FlatRate>, Workload)
             nodes: ((count as f64 * s.cluster_fraction).ceil() as u32).max(1),
             speed: 1.0,
         });
-        rates.push(FlatRate {
-            usd_per_node_hour: if spec.gpus == 0 {
-                s.usd_per_cpu_node_hour
-            } else {
-                s.usd_per_gpu_hour * spec.gpus as f64
-            },
-        });
+        rates.push(PoolPricing::flat(if spec.gpus == 0 {
+            s.usd_per_cpu_node_hour
+        } else {
+            s.usd_per_gpu_hour * spec.gpus as f64
+        }));
     }
     for j in &mut w.jobs {
         j.submit = crate::engine::SimTime((j.submit.0 as f64 / s.arrival_compression) as u64);

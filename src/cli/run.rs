@@ -69,9 +69,9 @@ pub fn run(
             .collect(),
         job_usd: &exec.cost.job_usd,
         pool_pricing: s
-            .pool_pricing(seed)
+            .pricing
             .iter()
-            .map(|p| p.kind_name().to_string())
+            .map(|p| crate::pricing::PricingModel::kind_name(p).to_string())
             .collect(),
     };
     write_run(&dir, &output)

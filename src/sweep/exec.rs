@@ -6,7 +6,7 @@ use super::plan::Plan;
 use super::record::{path_of, Record};
 use super::table::{write_manifest, write_tables};
 use super::SweepError;
-use crate::metrics::{build_summary, run_cost, RunMeta, Summary};
+use crate::metrics::{build_summary, price_run, RunMeta, Summary};
 use crate::scenario::Scenario;
 use crate::sim::Simulation;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -105,14 +105,8 @@ pub fn execute(s: &Scenario, seed: u64) -> Result<Execution, crate::workload::Tr
     }
     let result = sim.run();
     let sim_wall = clock.elapsed();
-    let pricing = s.pool_pricing(seed);
-    let mut cost = run_cost(&result, &pricing);
-    if let Some(plan) = &s.savings_plan {
-        crate::metrics::apply_savings_plan(&mut cost, &result, &pricing, plan);
-    }
-    if let Some(t) = &s.transfer {
-        crate::metrics::apply_transfer(&mut cost, &result, t, |i| workload.jobs[i].tenant);
-    }
+    let pricing = s.run_pricing(&crate::engine::RngStreams::new(seed));
+    let cost = price_run(&result, &pricing, |i| workload.jobs[i].tenant);
     let meta = RunMeta {
         scenario: s.name.clone(),
         scenario_hash: s.hash.clone(),
