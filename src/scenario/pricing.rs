@@ -156,9 +156,16 @@ pub(super) fn catalog_egress(p: &mut P, field: &str, cloud: Option<&str>) -> Egr
     }
 }
 
-/// The prices of data moved with checkpoints: the catalog's for the default cloud.
-pub(super) fn moves_egress(problems: &mut Vec<Problem>) -> Egress {
-    catalog_egress(&mut P { problems }, "transfer.cloud", None)
+/// The prices of data moved with checkpoints: `[transfer]`'s if the scenario has one,
+/// else the catalog's for the default cloud.
+pub(super) fn moves_egress(
+    transfer: Option<&crate::pricing::TransferSpec>,
+    problems: &mut Vec<Problem>,
+) -> Egress {
+    match transfer {
+        Some(t) => t.egress.clone(),
+        None => catalog_egress(&mut P { problems }, "transfer.cloud", None),
+    }
 }
 
 impl super::Scenario {

@@ -460,7 +460,7 @@ pub(super) fn validate(
         .transfer
         .as_ref()
         .map(|t| super::sections::transfer(t, &mut c.0));
-    let egress = super::pricing::moves_egress(&mut c.0);
+    let egress = super::pricing::moves_egress(transfer.as_ref(), &mut c.0);
     let locations = raw
         .pools
         .iter()
