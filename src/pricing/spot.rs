@@ -224,3 +224,51 @@ impl FromConfig for Spot {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::CapacityKind;
+
+    #[test]
+    fn node_time_down_is_not_billed() {
+        // 2 nodes held 10 h at $3/h, 5 of the 20 node-hours down: 15 x $3 = $45, and the
+        // bill pays for three quarters of the provisioned GPU-time.
+        let spot = Spot::new(SpotPrice::Constant(3.0), SpotBilling::default());
+        let mut usage =
+            UsageRecord::idle_whole_run(CapacityKind::Spot, 2, SimTime::from_hours_f64(10.0));
+        usage.provisioned_gpu_ms = 1_000;
+        usage.down_node_ms = Some(5 * 3_600_000);
+        let bill = spot.bill(&usage);
+        assert!((bill.charges[0].usd - 45.0).abs() < 1e-9);
+        assert!((bill.paid_gpu_ms - 750.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_seeded_price_is_drawn_per_run_and_per_pool() {
+        let spot = Spot {
+            process: Some(MeanRevertingSpec {
+                mean: 20.0,
+                theta_per_hour: 0.2,
+                sigma_per_hour: 1.5,
+                floor: 5.0,
+            }),
+            ..Spot::new(SpotPrice::Constant(20.0), SpotBilling::default())
+        };
+        let streams = RngStreams::new(7);
+        let a = spot.for_run(&streams, "a", 100);
+        // The same seed and pool draw the same path; another pool draws its own, so adding
+        // a pool does not shift this one's prices.
+        assert_eq!(a, spot.for_run(&RngStreams::new(7), "a", 100));
+        assert_ne!(a, spot.for_run(&streams, "b", 100));
+        // The process starts at its mean and never falls below its floor.
+        let SpotPrice::Trace { prices, .. } = &a.price else {
+            panic!("a drawn process is a price trace");
+        };
+        assert_eq!((prices.len(), prices[0]), (100, 20.0));
+        assert!(prices.iter().all(|&p| p >= 5.0));
+        // Without a process, every run sees the same model.
+        let fixed = Spot::new(SpotPrice::Constant(3.0), SpotBilling::default());
+        assert_eq!(fixed.for_run(&streams, "a", 100), fixed);
+    }
+}
