@@ -66,9 +66,10 @@ pub fn held_intervals(result: &RunResult) -> Vec<Vec<HeldInterval>> {
 
 /// Each pool's usage over the run, as pricing models read it. Node-time down (failures,
 /// maintenance, spot capacity taken away) is reported beside the held intervals unless
-/// the pool reported its own intervals, which already leave it out.
+/// the pool reported its own intervals, which already leave it out. Each job's GPU-time
+/// (over all its run segments) is in the pool it last ran in.
 pub fn usage_records(result: &RunResult) -> Vec<UsageRecord> {
-    result
+    let mut out: Vec<UsageRecord> = result
         .pools
         .iter()
         .zip(held_intervals(result))
@@ -86,9 +87,24 @@ pub fn usage_records(result: &RunResult) -> Vec<UsageRecord> {
                     Some(f) if !reported => Some(f.down_node_ms.get(p).copied().unwrap_or(0)),
                     _ => None,
                 },
+                by_tenant: Vec::new(),
+                by_job: Vec::new(),
             }
         })
-        .collect()
+        .collect();
+    let by_key: BTreeMap<(u32, u32), u128> = result.tenant_busy_gpu_ms.iter().copied().collect();
+    for (&(pool, tenant), &ms) in &by_key {
+        if let Some(u) = out.get_mut(pool as usize) {
+            u.by_tenant.push((tenant, ms));
+        }
+    }
+    for (i, r) in result.jobs.iter().enumerate() {
+        if let Some(u) = r.pool.and_then(|p| out.get_mut(p as usize)) {
+            u.by_job
+                .push((i, r.gpu_milli as u128 * r.held.0 as u128 / 1000));
+        }
+    }
+    out
 }
 
 /// The costs of a finished run under its prices: the pools' bills, data moved with
@@ -100,7 +116,7 @@ pub fn price_run(
     tenant_of: impl Fn(usize) -> u32,
 ) -> RunCost {
     let usage = usage_records(result);
-    let mut cost = attribute_bills(result, &usage, &pricing.pools);
+    let mut cost = attribute_bills(result.jobs.len(), &usage, &pricing.pools);
     book_moves(&mut cost.ledger, result, &pricing.moves);
     if let Some(plan) = &pricing.savings_plan {
         settle_plan(&mut cost, result, &usage, &pricing.pools, plan);
@@ -115,7 +131,7 @@ pub fn price_run(
 /// charged by the GPU-time their jobs held over all their run segments; each job by its
 /// own held GPU-time in the pool it last ran in.
 pub fn run_cost(result: &RunResult, pricing: &[PoolPricing]) -> RunCost {
-    attribute_bills(result, &usage_records(result), pricing)
+    attribute_bills(result.jobs.len(), &usage_records(result), pricing)
 }
 
 /// The ledger of the pools' bills alone (see [`run_cost`]).
@@ -123,22 +139,18 @@ pub fn ledger_from_run(result: &RunResult, pricing: &[PoolPricing]) -> Ledger {
     run_cost(result, pricing).ledger
 }
 
-fn attribute_bills(result: &RunResult, usage: &[UsageRecord], pricing: &[PoolPricing]) -> RunCost {
+/// Bills each pool and attributes each line: its busy share to tenants and jobs by the
+/// GPU-time they held, the rest to nobody.
+fn attribute_bills(jobs: usize, usage: &[UsageRecord], pricing: &[PoolPricing]) -> RunCost {
     let mut ledger = Ledger::default();
-    let mut job_usd = vec![0.0; result.jobs.len()];
-    let held: BTreeMap<(u32, u32), u128> = result.tenant_busy_gpu_ms.iter().copied().collect();
-    let job_ms: Vec<u128> = result
-        .jobs
-        .iter()
-        .map(|r| r.gpu_milli as u128 * r.held.0 as u128 / 1000)
-        .collect();
-    // Dollars per busy GPU-ms of each pool, summed over its charges.
-    let mut pool_rate = vec![0.0; result.pools.len()];
+    let mut job_usd = vec![0.0; jobs];
     for (p, u) in usage.iter().enumerate() {
         let Some(model) = pricing.get(p) else {
             continue;
         };
         let bill = model.bill(u);
+        // Dollars per busy GPU-ms, summed over the bill's lines.
+        let mut rate = 0.0;
         for charge in bill.charges {
             let idle_key = LedgerKey {
                 pool: p as u32,
@@ -151,12 +163,12 @@ fn attribute_bills(result: &RunResult, usage: &[UsageRecord], pricing: &[PoolPri
             }
             let per_gpu_ms = charge.usd / bill.paid_gpu_ms;
             let mut busy = 0.0;
-            for (&(pool, tenant), &ms) in held.range((p as u32, 0)..=(p as u32, u32::MAX)) {
+            for &(tenant, ms) in &u.by_tenant {
                 let usd = ms as f64 * per_gpu_ms;
                 busy += usd;
                 ledger.add(
                     LedgerKey {
-                        pool,
+                        pool: p as u32,
                         tenant: Some(tenant),
                         kind: charge.busy,
                     },
@@ -164,12 +176,13 @@ fn attribute_bills(result: &RunResult, usage: &[UsageRecord], pricing: &[PoolPri
                 );
             }
             ledger.add(idle_key, charge.usd - busy);
-            pool_rate[p] += per_gpu_ms;
+            rate += per_gpu_ms;
         }
-    }
-    for (i, r) in result.jobs.iter().enumerate() {
-        if let Some(p) = r.pool {
-            job_usd[i] = job_ms[i] as f64 * pool_rate.get(p as usize).copied().unwrap_or(0.0);
+        // Each job is in one pool's record (the pool it last ran in).
+        for &(i, ms) in &u.by_job {
+            if let Some(x) = job_usd.get_mut(i) {
+                *x = ms as f64 * rate;
+            }
         }
     }
     RunCost { ledger, job_usd }

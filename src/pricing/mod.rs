@@ -3,7 +3,7 @@
 //!
 //! Every way of paying for a pool implements one trait, [`PricingModel`]: given a neutral
 //! [`UsageRecord`] (the intervals the pool held, its busy and provisioned GPU-time, node
-//! time it was down) it returns a [`Bill`] of ledger lines ([`Charge`]: dollars by cost
+//! time it was down, the GPU-time of each tenant and job) it returns a [`Bill`] of ledger lines ([`Charge`]: dollars by cost
 //! kind, split into busy and idle shares by the GPU-time paid for), and it quotes the
 //! [`PricingModel::comparison_rate`] that pool choice compares (the `cheapest` pool order,
 //! throughput per dollar, budget caps), so a pool has one price. One model per file:
@@ -26,12 +26,15 @@
 //!    with `deny_unknown_fields`, the `[pools.pricing]` keys other than `kind`); `impl
 //!    FromConfig` (validate the table against the pool's [`PriceContext`], recording
 //!    problems under field paths such as `pricing.term`); and `impl PricingModel` (at least
-//!    `kind_name`, `bill` and `comparison_rate`). Declare the module and re-export the
-//!    struct below (the module's own lines, as for any file).
+//!    `kind_name`, `bill` and `comparison_rate`; the defaults of the others suit a model
+//!    that does not bill by held time, is not rented at a list price, and draws nothing per
+//!    run). As for any file, declare it below (`mod <model>;`) and re-export its struct and
+//!    table.
 //! 2. One line `Variant(Model),` in the `pricing_models!` list of `pool_pricing.rs`: it
 //!    generates the [`PoolPricing`] variant, the `kind = "variant"` entry of
-//!    [`PricingConfig`] and the dispatch. Scenarios, the run path, the ledger and
-//!    `pools.csv` then take the model with no other change.
+//!    [`PricingConfig`] and the dispatch. Scenario validation, the run path, pool choice,
+//!    the ledger and `pools.csv` then take the model with no other change (document its
+//!    keys in the README's pricing table).
 
 mod billing;
 mod capacity_block;

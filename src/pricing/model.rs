@@ -5,8 +5,9 @@ use super::{Billing, CostKind, HeldInterval};
 use crate::engine::{RngStreams, SimTime};
 use crate::model::CapacityKind;
 
-/// What one pool used over a run `[0, end]`, whatever it is priced by. Built by the
-/// metrics from a simulation's result; pricing models read only this.
+/// What one pool used over a run `[0, end]`, and by whom, whatever it is priced by. Built
+/// by the metrics from a simulation's result; pricing models bill it, and the metrics
+/// attribute the bill from it alone.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UsageRecord {
     /// End of the run.
@@ -26,6 +27,11 @@ pub struct UsageRecord {
     /// maintenance, or taken away by the provider), when `held` does not already leave
     /// that time out; `None` when the run had no failures or `held` is exact.
     pub down_node_ms: Option<u128>,
+    /// GPU-milliseconds held by each tenant's jobs, `(tenant, GPU-ms)` in tenant order.
+    pub by_tenant: Vec<(u32, u128)>,
+    /// GPU-milliseconds held by each job, `(job index, GPU-ms)` in job order. A job's
+    /// record is in the pool it last ran in, with its GPU-time over all its run segments.
+    pub by_job: Vec<(usize, u128)>,
 }
 
 impl UsageRecord {
@@ -49,6 +55,8 @@ impl UsageRecord {
             provisioned_gpu_ms: 0,
             busy_gpu_ms: 0,
             down_node_ms: None,
+            by_tenant: Vec::new(),
+            by_job: Vec::new(),
         }
     }
 }
