@@ -611,3 +611,51 @@ duration = {{ kind = "fixed", value = "100m" }}
     let usd = transfer_usd("[transfer]\ncross_zone_per_gb = 0.05");
     assert!(close(usd, 10.0, 1e-9), "{usd}");
 }
+
+#[test]
+fn pool_choice_compares_the_price_the_ledger_bills() {
+    // Per GPU-hour, from each pool's pricing model: a 1-year reservation at 41 % off
+    // $32.7726 (p4d.24xlarge us-east-1, 8 GPUs) = 32.7726 x 0.59 / 8 = $2.41698; spot at a
+    // constant $6.00 per node-hour = $0.75; a flat $10 per node-hour = $1.25.
+    let s = parse(&format!(
+        r#"name = "rates"
+horizon = "10d"
+[[pools]]
+name = "res"
+gpu_type = "A100"
+kind = "reserved"
+nodes = 2
+gpus_per_node = 8
+instance = "aws:p4d.24xlarge"
+region = "us-east-1"
+[pools.pricing]
+kind = "reserved"
+term = "365d"
+discount = 0.41
+[[pools]]
+name = "spot"
+gpu_type = "A100"
+kind = "spot"
+nodes = 2
+gpus_per_node = 8
+[pools.pricing]
+kind = "spot"
+price = {{ kind = "constant", value = 6.0 }}
+[[pools]]
+name = "flat"
+gpu_type = "A100"
+kind = "on_demand"
+nodes = 1
+gpus_per_node = 8
+price_per_node_hour = 10.0
+[scheduler]
+pool_order = "cheapest"
+{WORK}"#
+    ))
+    .unwrap();
+    let want = [32.7726 * 0.59 / 8.0, 0.75, 1.25];
+    for (got, want) in s.sim.options.gpu_hour_usd.iter().zip(want) {
+        assert!(close(*got, want, 1e-12), "{got} vs {want}");
+    }
+    assert_eq!(s.sim.options.gpu_hour_usd.len(), 3);
+}
