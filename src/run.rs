@@ -13,8 +13,8 @@
 use crate::engine::RngStreams;
 use crate::metrics::{build_summary, RunCost, RunMeta, Summary};
 use crate::model::Workload;
-use crate::pricing::PoolPricing;
 use crate::pricing::SpotTraceError;
+use crate::pricing::{PricingModel, RunPricing};
 use crate::report::{write_run, RunOutput};
 use crate::scenario::Scenario;
 use crate::sched::spot_deadline::DeadlineRow;
@@ -55,8 +55,9 @@ pub struct Execution {
     pub workload: Workload,
     /// The simulation's result.
     pub result: RunResult,
-    /// Each pool's pricing for this run (seeded spot price paths drawn once).
-    pub pricing: Vec<PoolPricing>,
+    /// The run's pricing: each pool's model (seeded spot price paths drawn once), savings
+    /// plan, data-move and transfer prices.
+    pub pricing: RunPricing,
     /// The run's costs under that pricing.
     pub cost: RunCost,
     /// The summary (`summary.json`).
@@ -82,14 +83,8 @@ pub fn execute_workload(s: &Scenario, workload: Workload, streams: &RngStreams) 
     }
     let result = sim.run();
     let sim_wall = clock.elapsed();
-    let pricing = s.pool_pricing(streams.seed());
-    let mut cost = crate::metrics::run_cost(&result, &pricing);
-    if let Some(plan) = &s.savings_plan {
-        crate::metrics::apply_savings_plan(&mut cost, &result, &pricing, plan);
-    }
-    if let Some(t) = &s.transfer {
-        crate::metrics::apply_transfer(&mut cost, &result, t, |i| workload.jobs[i].tenant);
-    }
+    let pricing = s.run_pricing(streams);
+    let cost = crate::metrics::price_run(&result, &pricing, |i| workload.jobs[i].tenant);
     let meta = RunMeta {
         scenario: s.name.clone(),
         scenario_hash: s.hash.clone(),
@@ -131,6 +126,7 @@ pub fn write_folder(s: &Scenario, e: &Execution, dir: &Path) -> Result<Written, 
         job_usd: &e.cost.job_usd,
         pool_pricing: e
             .pricing
+            .pools
             .iter()
             .map(|p| p.kind_name().to_string())
             .collect(),

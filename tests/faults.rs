@@ -495,15 +495,16 @@ fn migration_time_and_transfer_cost() {
             .collect();
         let cfg = config(vec![pool("a", 1, 1), pool("b", 1, 1)], PolicyKind::Fifo);
         let r = run_with_faults(cfg, &w, f, 1);
-        let transfer = gpufleet::metrics::run_cost(
-            &r,
-            &[
+        let pricing = gpufleet::pricing::RunPricing::new(
+            vec![
                 gpufleet::pricing::PoolPricing::flat(0.0),
                 gpufleet::pricing::PoolPricing::flat(0.0),
             ],
-        )
-        .ledger
-        .sum_where(|k| k.kind == gpufleet::pricing::CostKind::Transfer);
+            gpufleet::pricing::egress("aws").unwrap(),
+        );
+        let transfer = gpufleet::metrics::price_run(&r, &pricing, |_| 0)
+            .ledger
+            .sum_where(|k| k.kind == gpufleet::pricing::CostKind::Transfer);
         (r.jobs[0].end.unwrap(), transfer)
     };
     let (end, usd) = run(

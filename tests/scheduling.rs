@@ -433,7 +433,6 @@ proptest! {
 
 use gpufleet::metrics::{ledger_from_run, run_cost};
 use gpufleet::model::CapacityKind;
-use gpufleet::pricing::FlatRate;
 use gpufleet::pricing::{Billing, OnDemand, PoolPricing};
 use gpufleet::sched::Autoscale;
 
@@ -477,12 +476,7 @@ fn autoscaler_waits_for_provisioning_and_keeps_the_paid_hour() {
         })
         .collect();
     assert_eq!(iv, vec![(0, 120, Some(3600)), (4000, 4120, Some(7600))]);
-    let ledger = ledger_from_run(
-        &r,
-        &[FlatRate {
-            usd_per_node_hour: 10.0,
-        }],
-    );
+    let ledger = ledger_from_run(&r, &[PoolPricing::flat(10.0)]);
     assert!((ledger.total() - 20.0).abs() < 1e-9, "{}", ledger.total());
     // The pricing models bill the same intervals: per started hour at $10, 2 h.
     let hourly_bill = PoolPricing::OnDemand(OnDemand {

@@ -7,7 +7,8 @@ use super::CliError;
 use crate::engine::{RngStreams, SimTime};
 use crate::model::{CapacityKind, PoolSpec};
 use crate::pricing::{
-    PoolPricing, Reservation, SpotBilling, SpotPrice, TcoCandidate, TcoRow, TcoSpec, HOURS_PER_YEAR,
+    PoolPricing, PricingModel, Reservation, Reserved, Spot, SpotBilling, SpotPrice, TcoCandidate,
+    TcoRow, TcoSpec, HOURS_PER_YEAR,
 };
 use crate::report::{tco_chart, write_atomic};
 use crate::scenario::Scenario;
@@ -72,10 +73,10 @@ fn pools_for(
             );
             v.push((
                 pool("reserved", CapacityKind::Reserved, nodes),
-                PoolPricing::Reserved {
+                PoolPricing::Reserved(Reserved {
                     reservation: r,
                     outside: spec.on_demand_per_node_hour,
-                },
+                }),
             ))
         }
         TcoCandidate::Hybrid { owned: b, burst } => {
@@ -86,10 +87,10 @@ fn pools_for(
             let s = (share * nodes as f64).round() as u32;
             v.push((
                 pool("spot", CapacityKind::Spot, s),
-                PoolPricing::Spot {
-                    price: SpotPrice::Constant(spec.spot_per_node_hour),
-                    billing: SpotBilling::default(),
-                },
+                PoolPricing::Spot(Spot::new(
+                    SpotPrice::Constant(spec.spot_per_node_hour),
+                    SpotBilling::default(),
+                )),
             ));
             v.push((pool("on-demand", CapacityKind::OnDemand, nodes - s), od));
         }
@@ -133,9 +134,10 @@ pub fn simulate(s: &Scenario, spec: &TcoSpec, seed: u64) -> Result<Vec<Simulated
         let mut fixed_per_h = 0.0;
         for (p, pr) in kinds.iter().enumerate() {
             let usd = cost.ledger.sum_where(|k| k.pool == p as u32) / hours;
-            match pr {
-                PoolPricing::OnDemand(_) | PoolPricing::Spot { .. } => rented_per_h += usd,
-                _ => fixed_per_h += usd,
+            if pr.market_priced() {
+                rented_per_h += usd;
+            } else {
+                fixed_per_h += usd;
             }
         }
         let (mut total, mut npv) = (0.0, 0.0);

@@ -1,14 +1,17 @@
-//! Building a run's cost ledger from its usage and the pools' pricing models.
+//! A run's cost ledger: the usage each pool recorded, priced by the run's prices
+//! ([`RunPricing`]: each pool's [`PricingModel`], the savings plan, data transfer), and
+//! every dollar attributed once. Pricing rules live in `pricing`; this module only builds
+//! the usage records and attributes the bills.
 //!
-//! Each pool's pricing model turns the intervals the pool held (for fixed-size pools, all
-//! its nodes over the whole run) into charges by kind. The busy share of each charge
-//! (busy GPU-time / provisioned GPU-time) goes to tenants by the GPU-time their jobs held,
-//! and to those jobs; the rest is booked to nobody (idle compute, unused commitment, or
-//! the owned/spot kind itself).
+//! Attribution: the busy share of each of a pool's ledger lines (busy GPU-time over the
+//! GPU-time the bill pays for) goes to tenants by the GPU-time their jobs held, and to
+//! those jobs; the rest is booked to nobody (idle compute, unused commitment, or the
+//! owned/spot kind itself).
 
-use crate::model::CapacityKind;
+use crate::faults::TransferKind;
 use crate::pricing::{
-    CostKind, FlatRate, HeldInterval, Ledger, LedgerKey, PoolPricing, SavingsPlan, TransferSpec,
+    CostKind, HeldInterval, Ledger, LedgerKey, MoveScope, PoolPricing, PricingModel, RunPricing,
+    SavingsPlan, TransferSpec, UsageRecord,
 };
 use crate::sim::RunResult;
 use std::collections::BTreeMap;
@@ -61,76 +64,111 @@ pub fn held_intervals(result: &RunResult) -> Vec<Vec<HeldInterval>> {
     out
 }
 
-/// The ledger of a finished run under flat rates (each pool costs `nodes x hours x rate`).
-pub fn ledger_from_run(result: &RunResult, rates: &[FlatRate]) -> Ledger {
-    let pricing: Vec<PoolPricing> = rates
+/// Each pool's usage over the run, as pricing models read it. Node-time down (failures,
+/// maintenance, spot capacity taken away) is reported beside the held intervals unless
+/// the pool reported its own intervals, which already leave it out. Each job's GPU-time
+/// (over all its run segments) is in the pool it last ran in.
+pub fn usage_records(result: &RunResult) -> Vec<UsageRecord> {
+    let mut out: Vec<UsageRecord> = result
+        .pools
         .iter()
-        .map(|r| PoolPricing::flat(r.usd_per_node_hour))
+        .zip(held_intervals(result))
+        .enumerate()
+        .map(|(p, (pool, held))| {
+            let reported = result.held.get(p).is_some_and(|h| !h.is_empty());
+            UsageRecord {
+                end: result.end,
+                kind: pool.kind,
+                nodes: pool.nodes,
+                held,
+                provisioned_gpu_ms: pool.provisioned_gpu_ms,
+                busy_gpu_ms: pool.busy_gpu_ms,
+                down_node_ms: match &result.faults {
+                    Some(f) if !reported => Some(f.down_node_ms.get(p).copied().unwrap_or(0)),
+                    _ => None,
+                },
+                by_tenant: Vec::new(),
+                by_job: Vec::new(),
+            }
+        })
         .collect();
-    run_cost(result, &pricing).ledger
+    let by_key: BTreeMap<(u32, u32), u128> = result.tenant_busy_gpu_ms.iter().copied().collect();
+    for (&(pool, tenant), &ms) in &by_key {
+        if let Some(u) = out.get_mut(pool as usize) {
+            u.by_tenant.push((tenant, ms));
+        }
+    }
+    for (i, r) in result.jobs.iter().enumerate() {
+        if let Some(u) = r.pool.and_then(|p| out.get_mut(p as usize)) {
+            u.by_job
+                .push((i, r.gpu_milli as u128 * r.held.0 as u128 / 1000));
+        }
+    }
+    out
 }
 
-/// The costs of a finished run under each pool's pricing model. Tenants are charged by the
-/// GPU-time their jobs held over all their run segments; each job by its own held GPU-time
-/// in the pool it last ran in.
+/// The costs of a finished run under its prices: the pools' bills, data moved with
+/// checkpoints, the savings plan, then each completed job's traffic. `tenant_of` gives
+/// job `i`'s tenant. The one costing step of the run path.
+pub fn price_run(
+    result: &RunResult,
+    pricing: &RunPricing,
+    tenant_of: impl Fn(usize) -> u32,
+) -> RunCost {
+    let usage = usage_records(result);
+    let mut cost = attribute_bills(result.jobs.len(), &usage, &pricing.pools);
+    book_moves(&mut cost.ledger, result, &pricing.moves);
+    if let Some(plan) = &pricing.savings_plan {
+        settle_plan(&mut cost, result, &usage, &pricing.pools, plan);
+    }
+    if let Some(t) = &pricing.transfer {
+        apply_transfer(&mut cost, result, t, tenant_of);
+    }
+    cost
+}
+
+/// The pools' bills alone (no savings plan, no data transfer), attributed. Tenants are
+/// charged by the GPU-time their jobs held over all their run segments; each job by its
+/// own held GPU-time in the pool it last ran in.
 pub fn run_cost(result: &RunResult, pricing: &[PoolPricing]) -> RunCost {
+    attribute_bills(result.jobs.len(), &usage_records(result), pricing)
+}
+
+/// The ledger of the pools' bills alone (see [`run_cost`]).
+pub fn ledger_from_run(result: &RunResult, pricing: &[PoolPricing]) -> Ledger {
+    run_cost(result, pricing).ledger
+}
+
+/// Bills each pool and attributes each line: its busy share to tenants and jobs by the
+/// GPU-time they held, the rest to nobody.
+fn attribute_bills(jobs: usize, usage: &[UsageRecord], pricing: &[PoolPricing]) -> RunCost {
     let mut ledger = Ledger::default();
-    let mut job_usd = vec![0.0; result.jobs.len()];
-    let held: BTreeMap<(u32, u32), u128> = result.tenant_busy_gpu_ms.iter().copied().collect();
-    let job_ms: Vec<u128> = result
-        .jobs
-        .iter()
-        .map(|r| r.gpu_milli as u128 * r.held.0 as u128 / 1000)
-        .collect();
-    let intervals = held_intervals(result);
-    // Dollars per busy GPU-ms of each pool, summed over its charges.
-    let mut pool_rate = vec![0.0; result.pools.len()];
-    for (p, usage) in result.pools.iter().enumerate() {
+    let mut job_usd = vec![0.0; jobs];
+    for (p, u) in usage.iter().enumerate() {
         let Some(model) = pricing.get(p) else {
             continue;
         };
-        let load = if usage.provisioned_gpu_ms > 0 {
-            (usage.busy_gpu_ms as f64 / usage.provisioned_gpu_ms as f64).min(1.0)
-        } else {
-            0.0
-        };
-        // Spot capacity the provider took away (interruptions, stock-outs) is not billed:
-        // without per-node intervals from the simulation, a spot pool's charges are scaled
-        // to the share of its node-time that was up.
-        let reported = result.held.get(p).is_some_and(|h| !h.is_empty());
-        let up_share = match (model, &result.faults) {
-            (PoolPricing::Spot { .. }, Some(f)) if !reported => {
-                let node_ms = usage.nodes as f64 * result.end.0 as f64;
-                let down = f.down_node_ms.get(p).copied().unwrap_or(0) as f64;
-                if node_ms > 0.0 {
-                    (1.0 - down / node_ms).clamp(0.0, 1.0)
-                } else {
-                    1.0
-                }
-            }
-            _ => 1.0,
-        };
-        for mut charge in model.charges(&intervals[p], result.end, load) {
-            charge.usd *= up_share;
+        let bill = model.bill(u);
+        // Dollars per busy GPU-ms, summed over the bill's lines.
+        let mut rate = 0.0;
+        for charge in bill.charges {
             let idle_key = LedgerKey {
                 pool: p as u32,
                 tenant: None,
                 kind: charge.idle,
             };
-            // The GPU-time paid for: all of it, or for spot only the part that was up.
-            let paid_gpu_ms = usage.provisioned_gpu_ms as f64 * up_share;
-            if paid_gpu_ms <= 0.0 {
+            if bill.paid_gpu_ms <= 0.0 {
                 ledger.add(idle_key, charge.usd);
                 continue;
             }
-            let per_gpu_ms = charge.usd / paid_gpu_ms;
+            let per_gpu_ms = charge.usd / bill.paid_gpu_ms;
             let mut busy = 0.0;
-            for (&(pool, tenant), &ms) in held.range((p as u32, 0)..=(p as u32, u32::MAX)) {
+            for &(tenant, ms) in &u.by_tenant {
                 let usd = ms as f64 * per_gpu_ms;
                 busy += usd;
                 ledger.add(
                     LedgerKey {
-                        pool,
+                        pool: p as u32,
                         tenant: Some(tenant),
                         kind: charge.busy,
                     },
@@ -138,148 +176,99 @@ pub fn run_cost(result: &RunResult, pricing: &[PoolPricing]) -> RunCost {
                 );
             }
             ledger.add(idle_key, charge.usd - busy);
-            pool_rate[p] += per_gpu_ms;
+            rate += per_gpu_ms;
+        }
+        // Each job is in one pool's record (the pool it last ran in).
+        for &(i, ms) in &u.by_job {
+            if let Some(x) = job_usd.get_mut(i) {
+                *x = ms as f64 * rate;
+            }
         }
     }
-    for (i, r) in result.jobs.iter().enumerate() {
-        if let Some(p) = r.pool {
-            job_usd[i] = job_ms[i] as f64 * pool_rate.get(p as usize).copied().unwrap_or(0.0);
-        }
-    }
-    add_transfers(&mut ledger, result, &crate::pricing::Egress::aws_internet());
     RunCost { ledger, job_usd }
 }
 
-/// Charges checkpoint moves to the destination pool and the job's tenant: cross-zone GB
-/// at the cross-zone price each way (sender and receiver both pay), cross-region GB as
-/// internet egress on the tiers, counted cumulatively over the run (a run longer than a
-/// month would restart the tiers each month; this does not).
-fn add_transfers(ledger: &mut Ledger, result: &RunResult, egress: &crate::pricing::Egress) {
+/// Books each checkpoint moved between places to its destination pool and the job's
+/// tenant, at the move's price.
+fn book_moves(ledger: &mut Ledger, result: &RunResult, moves: &crate::pricing::Egress) {
     let Some(f) = &result.faults else { return };
-    let mut region_gb = 0.0;
-    for &(pool, tenant, gb, kind) in &f.transfers {
-        let usd = match kind {
-            crate::faults::TransferKind::CrossZone => 2.0 * egress.cross_zone_cost(gb),
-            crate::faults::TransferKind::CrossRegion => {
-                let before = egress.internet_cost(region_gb);
-                region_gb += gb;
-                egress.internet_cost(region_gb) - before
-            }
-        };
+    let scope = |k: TransferKind| match k {
+        TransferKind::CrossZone => MoveScope::CrossZone,
+        TransferKind::CrossRegion => MoveScope::CrossRegion,
+    };
+    let prices = moves.move_charges(f.transfers.iter().map(|&(_, _, gb, k)| (gb, scope(k))));
+    for (&(pool, tenant, _, _), usd) in f.transfers.iter().zip(prices) {
         ledger.add(
             LedgerKey {
                 pool,
                 tenant: Some(tenant),
-                kind: crate::pricing::CostKind::Transfer,
+                kind: CostKind::Transfer,
             },
             usd,
         );
     }
 }
 
-/// Applies a savings plan to a run's costs. Each hour `h` of the run, the on-demand pools'
-/// (pools of kind `on_demand` priced per node-hour)
-/// usage at list price `D_h` (node-hours held in that hour x rate) costs
-/// `C + max(0, D_h - C / (1 - d))` instead of `D_h`. The on-demand entries (and the jobs
-/// in those pools) are scaled to the part of that cost the usage consumed; the rest of the
-/// commitment is booked as unused commitment, split over the on-demand pools by their
-/// usage (to the first pool when there was none).
+/// Applies a savings plan to a run's costs (as [`price_run`] does): the covered pools'
+/// compute entries (and the jobs in those pools) are scaled to what their usage costs
+/// under the plan ([`SavingsPlan::settle`]), and the unused commitment is booked to the
+/// pools the settlement names.
 pub fn apply_savings_plan(
     cost: &mut RunCost,
     result: &RunResult,
     pricing: &[PoolPricing],
     plan: &SavingsPlan,
 ) {
-    let intervals = held_intervals(result);
-    let od: Vec<(usize, f64)> = pricing
-        .iter()
-        .enumerate()
-        .filter_map(|(p, m)| match m {
-            // Flat-rate pools are priced as on-demand; only on-demand capacity is covered.
-            PoolPricing::OnDemand(o)
-                if result.pools.get(p).map(|u| u.kind) == Some(CapacityKind::OnDemand) =>
-            {
-                Some((p, o.usd_per_node_hour))
-            }
-            _ => None,
-        })
-        .collect();
-    let hour_ms = 3_600_000u64;
-    let end = result.end.0;
-    let covered = plan.commitment_per_hour / (1.0 - plan.discount);
-    let mut usage_by_pool = vec![0.0; pricing.len()];
-    let (mut consumed, mut unused) = (0.0, 0.0);
-    let mut h0 = 0u64;
-    while h0 < end {
-        let h1 = (h0 + hour_ms).min(end);
-        let frac = (h1 - h0) as f64 / hour_ms as f64;
-        let mut d = 0.0;
-        for &(p, rate) in &od {
-            for iv in &intervals[p] {
-                let a = iv.requested.0.max(h0);
-                let b = iv.released.0.min(h1);
-                if b > a {
-                    let usd = iv.nodes as f64 * (b - a) as f64 / hour_ms as f64 * rate;
-                    d += usd;
-                    usage_by_pool[p] += usd;
-                }
-            }
-        }
-        // Per hour: the commitment C (prorated for a partial last hour) buys usage worth
-        // up to C / (1 - d) at list price; usage beyond it is paid at list price.
-        let c = plan.commitment_per_hour * frac;
-        let cov = covered * frac;
-        let used_share = if cov > 0.0 { (d / cov).min(1.0) } else { 1.0 };
-        consumed += c * used_share + (d - cov).max(0.0);
-        unused += c * (1.0 - used_share);
-        h0 = h1;
-    }
-    let list: f64 = usage_by_pool.iter().sum();
-    let is_od = |p: u32| od.iter().any(|&(q, _)| q as u32 == p);
-    let busy_or_idle = |k: &LedgerKey| {
-        is_od(k.pool) && matches!(k.kind, CostKind::BusyCompute | CostKind::IdleCompute)
+    settle_plan(cost, result, &usage_records(result), pricing, plan);
+}
+
+fn settle_plan(
+    cost: &mut RunCost,
+    result: &RunResult,
+    usage: &[UsageRecord],
+    pricing: &[PoolPricing],
+    plan: &SavingsPlan,
+) {
+    let s = plan.settle(usage, pricing, result.end);
+    let list: f64 = s.list_by_pool.iter().sum();
+    let is_covered = |p: u32| s.covered.iter().any(|&q| q as u32 == p);
+    let compute = |k: &LedgerKey| {
+        is_covered(k.pool) && matches!(k.kind, CostKind::BusyCompute | CostKind::IdleCompute)
     };
     if list > 0.0 {
-        let listed = cost.ledger.sum_where(busy_or_idle);
-        let factor = if listed > 0.0 { consumed / listed } else { 1.0 };
-        cost.ledger.scale_where(busy_or_idle, factor);
+        let listed = cost.ledger.sum_where(compute);
+        let factor = if listed > 0.0 {
+            s.consumed / listed
+        } else {
+            1.0
+        };
+        cost.ledger.scale_where(compute, factor);
         for (i, r) in result.jobs.iter().enumerate() {
-            if r.pool.is_some_and(is_od) {
+            if r.pool.is_some_and(is_covered) {
                 cost.job_usd[i] *= factor;
             }
         }
     }
-    for (p, usd) in usage_by_pool.iter().enumerate() {
-        let share = if list > 0.0 {
-            usd / list
-        } else if p == od.first().map(|x| x.0).unwrap_or(0) {
-            1.0
-        } else {
-            0.0
-        };
-        if share > 0.0 {
-            cost.ledger.add(
-                LedgerKey {
-                    pool: p as u32,
-                    tenant: None,
-                    kind: CostKind::UnusedCommitment,
-                },
-                unused * share,
-            );
-        }
+    for &(p, usd) in &s.unused_by_pool {
+        cost.ledger.add(
+            LedgerKey {
+                pool: p as u32,
+                tenant: None,
+                kind: CostKind::UnusedCommitment,
+            },
+            usd,
+        );
     }
 }
 
-/// Charges data transfer: each completed job's egress, priced at the margin of the month's
-/// cumulative volume (months of 730 h from the start of the run, jobs in order of end
-/// time), plus its cross-zone traffic; booked to the job's pool and tenant as `transfer`.
+/// Charges each completed job's traffic (as [`price_run`] does), in order of end time, at
+/// [`TransferSpec::job_charges`]; booked to the job's pool and tenant as `transfer`.
 pub fn apply_transfer(
     cost: &mut RunCost,
     result: &RunResult,
     spec: &TransferSpec,
     tenant_of: impl Fn(usize) -> u32,
 ) {
-    const MONTH_MS: u64 = 730 * 3_600_000;
     let mut done: Vec<(u64, usize, u32)> = result
         .jobs
         .iter()
@@ -288,17 +277,11 @@ pub fn apply_transfer(
         .filter_map(|(i, r)| Some((r.end?.0, i, r.pool?)))
         .collect();
     done.sort_unstable();
-    let mut month = u64::MAX;
-    let mut volume = 0.0;
-    for (end, i, pool) in done {
-        if end / MONTH_MS != month {
-            month = end / MONTH_MS;
-            volume = 0.0;
-        }
-        let gb = spec.egress_gb_per_job;
-        let usd = spec.egress.internet_cost(volume + gb) - spec.egress.internet_cost(volume)
-            + spec.egress.cross_zone_cost(spec.cross_zone_gb_per_job);
-        volume += gb;
+    let ends: Vec<crate::engine::SimTime> = done
+        .iter()
+        .map(|&(end, _, _)| crate::engine::SimTime(end))
+        .collect();
+    for (&(_, i, pool), usd) in done.iter().zip(spec.job_charges(&ends)) {
         if usd != 0.0 {
             cost.ledger.add(
                 LedgerKey {

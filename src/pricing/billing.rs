@@ -1,6 +1,9 @@
-//! Billing granularity and minimum: how a held interval becomes billed time.
+//! Billing granularity and minimum: how a held interval becomes billed time; and the
+//! `billing = ...` key of the pricing tables that bill by held time.
 
+use super::Problems;
 use crate::engine::SimTime;
+use serde::Deserialize;
 
 /// How held time is rounded into billed time: up to a whole number of `granularity`
 /// steps, and never less than `minimum`.
@@ -45,6 +48,69 @@ impl Billing {
 impl Default for Billing {
     fn default() -> Self {
         Billing::PER_SECOND_60S_MIN
+    }
+}
+
+/// `billing = ...` as written: a name (`per_second`, `per_hour`, `exact`) or an explicit
+/// `{ granularity = "1s", minimum = "60s" }`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum BillingConfig {
+    /// A named rule.
+    Named(String),
+    /// An explicit rule.
+    Explicit {
+        /// Step of billing.
+        granularity: String,
+        /// Least billed time (none if omitted).
+        #[serde(default)]
+        minimum: Option<String>,
+    },
+}
+
+impl Billing {
+    /// The rule `config` names (per second with a 60 s minimum if omitted); problems go
+    /// under `field`.
+    pub fn from_config(
+        field: &str,
+        config: Option<&BillingConfig>,
+        problems: &mut dyn Problems,
+    ) -> Billing {
+        match config {
+            None => Billing::PER_SECOND_60S_MIN,
+            Some(BillingConfig::Named(n)) => match n.as_str() {
+                "per_second" => Billing::PER_SECOND_60S_MIN,
+                "per_hour" => Billing::PER_STARTED_HOUR,
+                "exact" => Billing::EXACT,
+                other => {
+                    problems.err(
+                        field,
+                        format!("unknown billing {other:?}: per_second, per_hour, exact, or {{ granularity = \"1s\", minimum = \"60s\" }}"),
+                    );
+                    Billing::EXACT
+                }
+            },
+            Some(BillingConfig::Explicit {
+                granularity,
+                minimum,
+            }) => {
+                let g = problems.duration(&format!("{field}.granularity"), granularity);
+                if g == SimTime::ZERO {
+                    problems.err(
+                        &format!("{field}.granularity"),
+                        "must be longer than zero".into(),
+                    );
+                }
+                let m = minimum
+                    .as_deref()
+                    .map(|m| problems.duration(&format!("{field}.minimum"), m))
+                    .unwrap_or(SimTime::ZERO);
+                Billing {
+                    granularity: g.max(SimTime(1)),
+                    minimum: m,
+                }
+            }
+        }
     }
 }
 

@@ -1,6 +1,30 @@
 //! Capacity blocks: nodes booked for a fixed window, paid upfront, not cancellable.
 
+use super::{
+    Bill, Charge, CostKind, FromConfig, PriceContext, PricingModel, Problems, UsageRecord,
+};
 use crate::engine::SimTime;
+use serde::Deserialize;
+
+/// Why a capacity block's length is not one AWS sells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CapacityBlockError {
+    /// Not a positive whole number of days.
+    #[error("a capacity block lasts a whole number of days")]
+    NotWholeDays,
+    /// Longer than the longest block.
+    #[error("at most 182 days, got {days}")]
+    TooLong {
+        /// Days asked for.
+        days: u64,
+    },
+    /// Past 14 days, not whole weeks.
+    #[error("beyond 14 days a block lasts a multiple of 7 days, got {days}")]
+    NotWholeWeeks {
+        /// Days asked for.
+        days: u64,
+    },
+}
 
 /// A block of `nodes` nodes from `start` for `duration`, at a price per node-hour.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -17,21 +41,19 @@ pub struct CapacityBlock {
 
 impl CapacityBlock {
     /// AWS Capacity Blocks for ML: 1-day steps up to 14 days, then 7-day steps up to
-    /// 182 days (AWS EC2 documentation). `Err` says what is wrong.
-    pub fn check_duration(duration: SimTime) -> Result<(), String> {
+    /// 182 days (AWS EC2 documentation).
+    pub fn check_duration(duration: SimTime) -> Result<(), CapacityBlockError> {
         const DAY: u64 = 86_400_000;
         let d = duration.0;
         if d == 0 || !d.is_multiple_of(DAY) {
-            return Err("a capacity block lasts a whole number of days".into());
+            return Err(CapacityBlockError::NotWholeDays);
         }
         let days = d / DAY;
         if days > 182 {
-            return Err(format!("at most 182 days, got {days}"));
+            return Err(CapacityBlockError::TooLong { days });
         }
         if days > 14 && !days.is_multiple_of(7) {
-            return Err(format!(
-                "beyond 14 days a block lasts a multiple of 7 days, got {days}"
-            ));
+            return Err(CapacityBlockError::NotWholeWeeks { days });
         }
         Ok(())
     }
@@ -53,6 +75,67 @@ impl CapacityBlock {
     /// Whether the block's nodes can run work at `t`.
     pub fn active_at(&self, t: SimTime) -> bool {
         t >= self.start && t < self.start.plus(self.duration)
+    }
+}
+
+/// `[pools.pricing] kind = "capacity_block"`: a block of the pool's nodes from `start`
+/// (the run's start if omitted) for `duration`, at the pool's on-demand price.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapacityBlockConfig {
+    /// Start of the window, from the start of the run.
+    #[serde(default)]
+    pub start: Option<String>,
+    /// Length of the window ("14d").
+    pub duration: String,
+}
+
+impl PricingModel for CapacityBlock {
+    fn kind_name(&self) -> &'static str {
+        "capacity_block"
+    }
+
+    fn bill(&self, usage: &UsageRecord) -> Bill {
+        Bill::for_all_of(
+            usage,
+            vec![Charge {
+                busy: CostKind::BusyCompute,
+                idle: CostKind::UnusedCommitment,
+                usd: self.cost_in(usage.end),
+            }],
+        )
+    }
+
+    fn comparison_rate(&self, _nodes: u32) -> f64 {
+        self.usd_per_node_hour
+    }
+}
+
+impl FromConfig for CapacityBlock {
+    type Config = CapacityBlockConfig;
+
+    fn from_config(
+        c: &CapacityBlockConfig,
+        ctx: &PriceContext,
+        problems: &mut dyn Problems,
+    ) -> Self {
+        let d = problems.duration("pricing.duration", &c.duration);
+        if let Err(e) = CapacityBlock::check_duration(d) {
+            problems.err("pricing.duration", e.to_string());
+        }
+        let s = c
+            .start
+            .as_deref()
+            .map(|s| problems.duration("pricing.start", s))
+            .unwrap_or(SimTime::ZERO);
+        CapacityBlock {
+            nodes: ctx.nodes,
+            start: s,
+            duration: d,
+            usd_per_node_hour: ctx
+                .on_demand
+                .unwrap_or_else(|| ctx.need(problems, "block price")),
+        }
     }
 }
 

@@ -1,8 +1,54 @@
 //! The price catalog: real instance prices shipped in `data/prices/catalog.csv`, each row
-//! with its source and date, looked up as `instance = "aws:p5.48xlarge"`, `region = "us-east-1"`.
+//! with its source and date, looked up as `instance = "aws:p5.48xlarge"`, `region = "us-east-1"`;
+//! and each provider's data transfer prices in `data/prices/egress.csv`, looked up by cloud.
+
+use super::Egress;
 
 /// The catalog text, embedded so that scenarios resolve instances without the data folder.
 pub const CATALOG_CSV: &str = include_str!("../../data/prices/catalog.csv");
+
+/// The egress price rows (`cloud,scope,up_to_gb,usd_per_gb,source,date`), embedded likewise.
+pub const EGRESS_CSV: &str = include_str!("../../data/prices/egress.csv");
+
+/// The cloud whose data transfer prices apply when a scenario names none.
+pub const DEFAULT_EGRESS_CLOUD: &str = "aws";
+
+/// A catalog look-up that found nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CatalogError {
+    /// The instance is not written `cloud:instance_type`.
+    #[error("{instance:?} should be written cloud:instance_type, e.g. \"aws:p5.48xlarge\"")]
+    BadName {
+        /// As written.
+        instance: String,
+    },
+    /// No row has this instance.
+    #[error("{instance:?} is not in the price catalog; it has {known}")]
+    UnknownInstance {
+        /// As written.
+        instance: String,
+        /// The instances the catalog has, comma-separated.
+        known: String,
+    },
+    /// The instance has no row for this region.
+    #[error("{instance:?} has no price for region {region:?}; regions: {regions}")]
+    UnknownRegion {
+        /// As written.
+        instance: String,
+        /// As written.
+        region: String,
+        /// The regions it has, comma-separated.
+        regions: String,
+    },
+    /// No egress rows for this cloud.
+    #[error("no data transfer prices for cloud {cloud:?} in the price catalog; it has {known}")]
+    UnknownEgressCloud {
+        /// As written.
+        cloud: String,
+        /// The clouds it has, comma-separated.
+        known: String,
+    },
+}
 
 /// One catalog row.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,11 +97,11 @@ pub fn catalog() -> Vec<CatalogEntry> {
 }
 
 /// Looks up `cloud:instance` in `region`. `Err` says what the catalog has instead.
-pub fn lookup(instance: &str, region: &str) -> Result<CatalogEntry, String> {
+pub fn lookup(instance: &str, region: &str) -> Result<CatalogEntry, CatalogError> {
     let Some((cloud, itype)) = instance.split_once(':') else {
-        return Err(format!(
-            "{instance:?} should be written cloud:instance_type, e.g. \"aws:p5.48xlarge\""
-        ));
+        return Err(CatalogError::BadName {
+            instance: instance.to_string(),
+        });
     };
     let all = catalog();
     let same: Vec<&CatalogEntry> = all
@@ -68,23 +114,58 @@ pub fn lookup(instance: &str, region: &str) -> Result<CatalogEntry, String> {
             .map(|e| format!("{}:{}", e.cloud, e.instance_type))
             .collect();
         names.dedup();
-        return Err(format!(
-            "{instance:?} is not in the price catalog; it has {}",
-            names.join(", ")
-        ));
+        return Err(CatalogError::UnknownInstance {
+            instance: instance.to_string(),
+            known: names.join(", "),
+        });
     }
     same.iter()
         .find(|e| e.region == region)
         .map(|e| (*e).clone())
-        .ok_or_else(|| {
-            format!(
-                "{instance:?} has no price for region {region:?}; regions: {}",
-                same.iter()
-                    .map(|e| e.region.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+        .ok_or_else(|| CatalogError::UnknownRegion {
+            instance: instance.to_string(),
+            region: region.to_string(),
+            regions: same
+                .iter()
+                .map(|e| e.region.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
         })
+}
+
+/// `cloud`'s data transfer prices from the catalog: the free monthly internet volume
+/// (`internet_free`), the internet tiers in file order (`internet`; an empty `up_to_gb` is
+/// the open-ended last tier) and the cross-zone price (`cross_zone`). Rows that fail to
+/// parse are a build defect, caught by the unit test below.
+pub fn egress(cloud: &str) -> Result<Egress, CatalogError> {
+    let mut rdr = csv::Reader::from_reader(EGRESS_CSV.as_bytes());
+    let rows: Vec<csv::StringRecord> = rdr.records().filter_map(|r| r.ok()).collect();
+    let num = |r: &csv::StringRecord, i: usize| r.get(i).and_then(|s| s.trim().parse::<f64>().ok());
+    let mut found = false;
+    let mut out = Egress {
+        free_gb: 0.0,
+        tiers: Vec::new(),
+        cross_zone_per_gb: 0.0,
+    };
+    for r in rows.iter().filter(|r| r.get(0) == Some(cloud)) {
+        found = true;
+        let price = num(r, 3).unwrap_or(0.0);
+        match r.get(1) {
+            Some("internet_free") => out.free_gb = num(r, 2).unwrap_or(0.0),
+            Some("internet") => out.tiers.push((num(r, 2).unwrap_or(f64::INFINITY), price)),
+            Some("cross_zone") => out.cross_zone_per_gb = price,
+            _ => {}
+        }
+    }
+    if !found {
+        let mut known: Vec<&str> = rows.iter().filter_map(|r| r.get(0)).collect();
+        known.dedup();
+        return Err(CatalogError::UnknownEgressCloud {
+            cloud: cloud.to_string(),
+            known: known.join(", "),
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -103,5 +184,31 @@ mod tests {
         );
         assert!(lookup("aws:p5.48xlarge", "mars-1").is_err());
         assert!(lookup("p5.48xlarge", "us-east-1").is_err());
+    }
+
+    #[test]
+    fn every_egress_row_parses_and_aws_matches_economics_md() {
+        // ECONOMICS.md: 100 GB/month free, then $0.09/GB to 10 TB, $0.085 to 50 TB, $0.07
+        // to 150 TB, $0.05 above; cross-zone $0.01/GB each way.
+        let mut rdr = csv::Reader::from_reader(EGRESS_CSV.as_bytes());
+        for r in rdr.records() {
+            let r = r.unwrap();
+            assert!(r.get(3).unwrap().parse::<f64>().is_ok(), "{r:?}");
+            let up = r.get(2).unwrap();
+            assert!(up.is_empty() || up.parse::<f64>().is_ok(), "{r:?}");
+        }
+        let e = egress(DEFAULT_EGRESS_CLOUD).unwrap();
+        assert_eq!(e.free_gb, 100.0);
+        assert_eq!(
+            e.tiers,
+            vec![
+                (10_240.0, 0.09),
+                (51_200.0, 0.085),
+                (153_600.0, 0.07),
+                (f64::INFINITY, 0.05)
+            ]
+        );
+        assert_eq!(e.cross_zone_per_gb, 0.01);
+        assert!(egress("mars").is_err());
     }
 }

@@ -1,7 +1,12 @@
 //! On-demand rental: a price per node-hour, billed under a granularity and minimum from
-//! request to release.
+//! request to release. A flat rate (the scenario's `price_per_node_hour` with no pricing
+//! table) is on-demand billed exactly.
 
-use super::{Billing, HeldInterval};
+use super::{
+    Bill, Billing, BillingConfig, Charge, CostKind, FromConfig, HeldInterval, PriceContext,
+    PricingModel, Problems, UsageRecord,
+};
+use serde::Deserialize;
 
 /// On-demand price and billing rule.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -12,7 +17,24 @@ pub struct OnDemand {
     pub billing: Billing,
 }
 
+/// `[pools.pricing] kind = "on_demand"`: the pool's price, billed by `billing`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnDemandConfig {
+    /// Billing rule (per second with a 60 s minimum if omitted).
+    #[serde(default)]
+    pub billing: Option<BillingConfig>,
+}
+
 impl OnDemand {
+    /// A flat rate per node-hour, billed exactly.
+    pub fn flat(usd_per_node_hour: f64) -> OnDemand {
+        OnDemand {
+            usd_per_node_hour,
+            billing: Billing::EXACT,
+        }
+    }
+
     /// The bill of one held interval: every node's billed hours times the rate. Each node
     /// is billed separately, so the minimum applies per node.
     pub fn cost(&self, h: &HeldInterval) -> f64 {
@@ -22,6 +44,53 @@ impl OnDemand {
     /// The bill of several intervals.
     pub fn cost_all(&self, hs: &[HeldInterval]) -> f64 {
         hs.iter().map(|h| self.cost(h)).sum()
+    }
+}
+
+impl PricingModel for OnDemand {
+    fn kind_name(&self) -> &'static str {
+        "on_demand"
+    }
+
+    fn bill(&self, usage: &UsageRecord) -> Bill {
+        let usd = self.cost_all(&usage.held);
+        Bill::for_all_of(
+            usage,
+            vec![Charge {
+                busy: CostKind::BusyCompute,
+                idle: CostKind::IdleCompute,
+                usd,
+            }],
+        )
+    }
+
+    fn comparison_rate(&self, _nodes: u32) -> f64 {
+        self.usd_per_node_hour
+    }
+
+    fn interval_billing(&self) -> Option<Billing> {
+        Some(self.billing)
+    }
+
+    fn list_rate(&self) -> Option<f64> {
+        Some(self.usd_per_node_hour)
+    }
+
+    fn market_priced(&self) -> bool {
+        true
+    }
+}
+
+impl FromConfig for OnDemand {
+    type Config = OnDemandConfig;
+
+    fn from_config(c: &OnDemandConfig, ctx: &PriceContext, problems: &mut dyn Problems) -> Self {
+        OnDemand {
+            usd_per_node_hour: ctx
+                .on_demand
+                .unwrap_or_else(|| ctx.need(problems, "on-demand price")),
+            billing: Billing::from_config("pricing.billing", c.billing.as_ref(), problems),
+        }
     }
 }
 

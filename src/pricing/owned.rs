@@ -2,6 +2,11 @@
 //! maintenance, charged per simulated hour.
 
 use super::reserved::HOURS_PER_YEAR;
+use super::{
+    Bill, Charge, CostKind, FromConfig, PriceContext, PricingModel, Problems, UsageRecord,
+};
+use crate::engine::SimTime;
+use serde::Deserialize;
 
 /// The cost model of a pool of bought nodes. Dollars, kW, years.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -112,6 +117,156 @@ impl OwnedHardware {
             * (self.full_kw_per_node - self.idle_kw_per_node)
             * self.pue
             * self.usd_per_kwh
+    }
+}
+
+/// Owned hardware figures as written (`[pools.pricing] kind = "owned"`, `[tco.owned]`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OwnedConfig {
+    /// Purchase price per node.
+    pub capex_per_node: f64,
+    /// Resale value per node at the end of its life (zero if omitted).
+    #[serde(default)]
+    pub residual_per_node: Option<f64>,
+    /// Useful life in years.
+    pub life_years: f64,
+    /// Yearly cost of capital (zero if omitted).
+    #[serde(default)]
+    pub cost_of_capital: Option<f64>,
+    /// IT power per node when idle, kW.
+    #[serde(default)]
+    pub idle_kw_per_node: Option<f64>,
+    /// IT power per node at full load, kW.
+    #[serde(default)]
+    pub full_kw_per_node: Option<f64>,
+    /// Power usage effectiveness (1.4 if omitted).
+    #[serde(default)]
+    pub pue: Option<f64>,
+    /// Electricity price, $/kWh ($0.0771 if omitted).
+    #[serde(default)]
+    pub usd_per_kwh: Option<f64>,
+    /// Colocation, $ per kW of IT power per month.
+    #[serde(default)]
+    pub colo_usd_per_kw_month: Option<f64>,
+    /// Operations staff for the pool, $ per year.
+    #[serde(default)]
+    pub staff_usd_per_year: Option<f64>,
+    /// Maintenance per year as a share of capital.
+    #[serde(default)]
+    pub maintenance_share_per_year: Option<f64>,
+    /// Order to usable hardware ("90d").
+    #[serde(default)]
+    pub lead_time: Option<String>,
+}
+
+impl OwnedHardware {
+    /// The figures of `o`, with problems under `path` (`pricing` in a pool, `tco.owned`).
+    pub fn from_fields(path: &str, o: &OwnedConfig, problems: &mut dyn Problems) -> Self {
+        let f = |p: &mut dyn Problems, name: &str, v: Option<f64>, default: f64| {
+            p.nonneg(&format!("{path}.{name}"), v.unwrap_or(default))
+        };
+        let life = o.life_years;
+        if !(life.is_finite() && life > 0.0) {
+            problems.err(
+                &format!("{path}.life_years"),
+                format!("must be positive, got {life}"),
+            );
+        }
+        let lead = o
+            .lead_time
+            .as_deref()
+            .map(|l| problems.duration(&format!("{path}.lead_time"), l))
+            .unwrap_or(SimTime::ZERO);
+        let pue = o.pue.unwrap_or(1.4);
+        if !(pue.is_finite() && pue >= 1.0) {
+            problems.err(
+                &format!("{path}.pue"),
+                format!("must be 1 or more, got {pue}"),
+            );
+        }
+        let idle = f(problems, "idle_kw_per_node", o.idle_kw_per_node, 0.0);
+        let full = f(problems, "full_kw_per_node", o.full_kw_per_node, 0.0);
+        if idle > full {
+            problems.err(
+                &format!("{path}.idle_kw_per_node"),
+                format!("idle power {idle} kW exceeds full-load power {full} kW"),
+            );
+        }
+        OwnedHardware {
+            capex_per_node: problems.nonneg(&format!("{path}.capex_per_node"), o.capex_per_node),
+            residual_per_node: f(problems, "residual_per_node", o.residual_per_node, 0.0),
+            life_years: life.max(1e-9),
+            cost_of_capital: f(problems, "cost_of_capital", o.cost_of_capital, 0.0),
+            idle_kw_per_node: idle,
+            full_kw_per_node: full,
+            pue: pue.max(1.0),
+            // EIA US industrial ~7-9 c/kWh; Epoch AI uses $0.0771 (ECONOMICS.md).
+            usd_per_kwh: f(problems, "usd_per_kwh", o.usd_per_kwh, 0.0771),
+            colo_usd_per_kw_month: f(
+                problems,
+                "colo_usd_per_kw_month",
+                o.colo_usd_per_kw_month,
+                0.0,
+            ),
+            staff_usd_per_year: f(problems, "staff_usd_per_year", o.staff_usd_per_year, 0.0),
+            maintenance_share_per_year: f(
+                problems,
+                "maintenance_share_per_year",
+                o.maintenance_share_per_year,
+                0.0,
+            ),
+            lead_time_days: lead.hours_f64() / 24.0,
+        }
+    }
+}
+
+impl PricingModel for OwnedHardware {
+    fn kind_name(&self) -> &'static str {
+        "owned"
+    }
+
+    /// Paid per simulated hour for the nodes on the books (the average number usable),
+    /// power at the pool's load.
+    fn bill(&self, usage: &UsageRecord) -> Bill {
+        let end = usage.end;
+        let node_hours: f64 = usage.held.iter().map(|h| h.usable_node_hours()).sum();
+        let nodes_avg = if end.0 > 0 {
+            node_hours / end.hours_f64()
+        } else {
+            0.0
+        };
+        let mut parts = self.cost(1, end.hours_f64(), usage.load());
+        parts.capital *= nodes_avg;
+        parts.power *= nodes_avg;
+        parts.facility *= nodes_avg;
+        let line = |kind, usd| Charge {
+            busy: kind,
+            idle: kind,
+            usd,
+        };
+        Bill::for_all_of(
+            usage,
+            vec![
+                line(CostKind::Capital, parts.capital),
+                line(CostKind::Power, parts.power),
+                line(CostKind::Facility, parts.facility),
+                line(CostKind::Staff, parts.staff),
+            ],
+        )
+    }
+
+    /// The yearly effective rate with no work.
+    fn comparison_rate(&self, nodes: u32) -> f64 {
+        self.effective_rate(nodes, super::model::quote_year())
+    }
+}
+
+impl FromConfig for OwnedHardware {
+    type Config = OwnedConfig;
+
+    fn from_config(c: &OwnedConfig, _ctx: &PriceContext, problems: &mut dyn Problems) -> Self {
+        OwnedHardware::from_fields("pricing", c, problems)
     }
 }
 

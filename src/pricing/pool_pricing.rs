@@ -1,142 +1,103 @@
-//! A pool's pricing model, chosen per pool, and what it charges for a run.
+//! The registry of pricing models: [`PoolPricing`] (a pool's model, one variant per model)
+//! and [`PricingConfig`] (`[pools.pricing]` as written, tagged by `kind`), both generated
+//! from one list, so that adding a model is one file and one line here.
 
 use super::{
-    Billing, CapacityBlock, CostKind, HeldInterval, OnDemand, OwnedHardware, Reservation,
-    SpotBilling, SpotPrice,
+    Bill, Billing, CapacityBlock, FromConfig, OnDemand, OwnedHardware, PriceContext, PricingModel,
+    Problems, Reserved, Spot, UsageRecord,
 };
-use crate::engine::SimTime;
+use crate::engine::RngStreams;
 
-/// How one pool is paid for.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PoolPricing {
+/// Generates [`PoolPricing`], [`PricingConfig`] and the dispatch of [`PricingModel`] from
+/// `Variant(Model)` lines; `kind = "variant"` (snake case) selects the model in a scenario.
+macro_rules! pricing_models {
+    ($($(#[$doc:meta])* $variant:ident($model:ty),)*) => {
+        /// How one pool is paid for.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum PoolPricing {
+            $($(#[$doc])* $variant($model),)*
+        }
+
+        /// `[pools.pricing]` as written: `kind` names the model, the other keys are its
+        /// table.
+        #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+        #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+        pub enum PricingConfig {
+            $($(#[$doc])* $variant(<$model as FromConfig>::Config),)*
+        }
+
+        impl PricingConfig {
+            /// The model this table describes, its problems recorded in `problems`.
+            pub fn build(&self, ctx: &PriceContext, problems: &mut dyn Problems) -> PoolPricing {
+                match self {
+                    $(PricingConfig::$variant(c) => {
+                        PoolPricing::$variant(<$model>::from_config(c, ctx, problems))
+                    })*
+                }
+            }
+        }
+
+        $(impl From<$model> for PoolPricing {
+            fn from(m: $model) -> PoolPricing {
+                PoolPricing::$variant(m)
+            }
+        })*
+
+        impl PricingModel for PoolPricing {
+            fn kind_name(&self) -> &'static str {
+                match self { $(PoolPricing::$variant(m) => m.kind_name(),)* }
+            }
+            fn bill(&self, usage: &UsageRecord) -> Bill {
+                match self { $(PoolPricing::$variant(m) => m.bill(usage),)* }
+            }
+            fn comparison_rate(&self, nodes: u32) -> f64 {
+                match self { $(PoolPricing::$variant(m) => m.comparison_rate(nodes),)* }
+            }
+            fn interval_billing(&self) -> Option<Billing> {
+                match self { $(PoolPricing::$variant(m) => m.interval_billing(),)* }
+            }
+            fn list_rate(&self) -> Option<f64> {
+                match self { $(PoolPricing::$variant(m) => m.list_rate(),)* }
+            }
+            fn market_priced(&self) -> bool {
+                match self { $(PoolPricing::$variant(m) => m.market_priced(),)* }
+            }
+            fn for_run(&self, streams: &RngStreams, pool: &str, hours: usize) -> PoolPricing {
+                match self {
+                    $(PoolPricing::$variant(m) => {
+                        PoolPricing::$variant(m.for_run(streams, pool, hours))
+                    })*
+                }
+            }
+        }
+    };
+}
+
+pricing_models! {
     /// Rented per node-hour under a billing rule (a flat rate is on-demand billed exactly).
     OnDemand(OnDemand),
-    /// Committed for a term; hours of the run outside the term are billed at `outside`
-    /// dollars per node-hour (on-demand).
-    Reserved {
-        /// The commitment.
-        reservation: Reservation,
-        /// Dollars per node-hour outside the term.
-        outside: f64,
-    },
+    /// Committed for a term; hours of the run outside it are rented on demand.
+    Reserved(Reserved),
     /// A capacity block paid upfront.
     CapacityBlock(CapacityBlock),
     /// Spot capacity at a price path.
-    Spot {
-        /// Price over time.
-        price: SpotPrice,
-        /// Billing rules.
-        billing: SpotBilling,
-    },
+    Spot(Spot),
     /// Bought hardware.
     Owned(OwnedHardware),
-}
-
-/// One charge of a pool: `usd` of which the busy share is booked as `busy` (to tenants)
-/// and the rest as `idle` (to nobody).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Charge {
-    /// Kind for the busy share.
-    pub busy: CostKind,
-    /// Kind for the idle share.
-    pub idle: CostKind,
-    /// Dollars.
-    pub usd: f64,
 }
 
 impl PoolPricing {
     /// A flat rate per node-hour, billed exactly (the scenario's `price_per_node_hour`).
     pub fn flat(usd_per_node_hour: f64) -> PoolPricing {
-        PoolPricing::OnDemand(OnDemand {
-            usd_per_node_hour,
-            billing: Billing::EXACT,
-        })
+        PoolPricing::OnDemand(OnDemand::flat(usd_per_node_hour))
     }
 
-    /// A short name for outputs.
-    pub fn kind_name(&self) -> &'static str {
-        match self {
-            PoolPricing::OnDemand(_) => "on_demand",
-            PoolPricing::Reserved { .. } => "reserved",
-            PoolPricing::CapacityBlock(_) => "capacity_block",
-            PoolPricing::Spot { .. } => "spot",
-            PoolPricing::Owned(_) => "owned",
-        }
-    }
-
-    /// What the pool costs over a run `[0, end]` in which it held `held` and was busy a
-    /// share `load` of its GPU-time.
-    pub fn charges(&self, held: &[HeldInterval], end: SimTime, load: f64) -> Vec<Charge> {
-        let c = |busy, idle, usd| Charge { busy, idle, usd };
-        match self {
-            PoolPricing::OnDemand(od) => vec![c(
-                CostKind::BusyCompute,
-                CostKind::IdleCompute,
-                od.cost_all(held),
-            )],
-            PoolPricing::Reserved {
-                reservation,
-                outside,
-            } => {
-                let nodes: f64 = held.iter().map(|h| h.nodes as f64).sum::<f64>().max(0.0);
-                let in_term = reservation.hours_in(end);
-                let out_h = (end.hours_f64() - in_term).max(0.0);
-                vec![
-                    c(
-                        CostKind::BusyCompute,
-                        CostKind::UnusedCommitment,
-                        reservation.cost_in(end),
-                    ),
-                    c(
-                        CostKind::BusyCompute,
-                        CostKind::IdleCompute,
-                        nodes * out_h * outside,
-                    ),
-                ]
-            }
-            PoolPricing::CapacityBlock(b) => vec![c(
-                CostKind::BusyCompute,
-                CostKind::UnusedCommitment,
-                b.cost_in(end),
-            )],
-            PoolPricing::Spot { price, billing } => vec![c(
-                CostKind::Spot,
-                CostKind::Spot,
-                held.iter().map(|h| billing.cost(h, price)).sum(),
-            )],
-            PoolPricing::Owned(o) => {
-                // Owned hardware is paid per simulated hour for the nodes on the books.
-                let node_hours: f64 = held.iter().map(|h| h.usable_node_hours()).sum();
-                let nodes_avg = if end.0 > 0 {
-                    node_hours / end.hours_f64()
-                } else {
-                    0.0
-                };
-                let h = end.hours_f64();
-                let mut parts = o.cost(1, h, load);
-                parts.capital *= nodes_avg;
-                parts.power *= nodes_avg;
-                parts.facility *= nodes_avg;
-                vec![
-                    c(CostKind::Capital, CostKind::Capital, parts.capital),
-                    c(CostKind::Power, CostKind::Power, parts.power),
-                    c(CostKind::Facility, CostKind::Facility, parts.facility),
-                    c(CostKind::Staff, CostKind::Staff, parts.staff),
-                ]
-            }
-        }
-    }
-
-    /// The on-demand-equivalent hourly rate per node this pricing amounts to over `end`
-    /// (for display and the TCO tables): total charges / node-hours.
-    pub fn effective_rate(&self, nodes: u32, end: SimTime, load: f64) -> f64 {
-        let held = [HeldInterval::whole_run(nodes, end)];
-        let total: f64 = self.charges(&held, end, load).iter().map(|c| c.usd).sum();
-        let nh = nodes as f64 * end.hours_f64();
-        if nh > 0.0 {
-            total / nh
-        } else {
-            0.0
-        }
+    /// The model of a pool with no pricing table: a flat rate at its list price (the spot
+    /// price for spot capacity), billed exactly.
+    pub fn default_for(ctx: &PriceContext, problems: &mut dyn Problems) -> PoolPricing {
+        PoolPricing::flat(
+            ctx.list()
+                .unwrap_or_else(|| ctx.need(problems, "flat rate")),
+        )
     }
 }

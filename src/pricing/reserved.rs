@@ -1,7 +1,12 @@
 //! Reserved / committed capacity: nodes committed for a term, upfront plus recurring,
-//! paid whether used or not, prorated into the simulated horizon.
+//! paid whether used or not, prorated into the simulated horizon; hours of the run
+//! outside the term are rented on demand.
 
+use super::{
+    Bill, Charge, CostKind, FromConfig, PriceContext, PricingModel, Problems, UsageRecord,
+};
 use crate::engine::SimTime;
+use serde::Deserialize;
 
 /// Hours in a (365-day) year, the unit of reservation terms.
 pub const HOURS_PER_YEAR: f64 = 8_760.0;
@@ -61,6 +66,132 @@ impl Reservation {
     /// upfront plus the recurring part for the hours inside the run.
     pub fn cost_in(&self, end: SimTime) -> f64 {
         self.nodes as f64 * self.hours_in(end) * self.effective_per_node_hour()
+    }
+}
+
+/// A pool on a reservation: the commitment, and the on-demand rate for the hours of the
+/// run outside its term.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reserved {
+    /// The commitment.
+    pub reservation: Reservation,
+    /// Dollars per node-hour outside the term.
+    pub outside: f64,
+}
+
+/// `[pools.pricing] kind = "reserved"`: a term that began `term_started` before the run,
+/// priced by a recurring rate, a discount off on-demand, an upfront payment, or both of
+/// the latter.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReservedConfig {
+    /// Length of the term ("365d").
+    pub term: String,
+    /// How long before the run the term began (zero if omitted).
+    #[serde(default)]
+    pub term_started: Option<String>,
+    /// Upfront dollars per node for the whole term.
+    #[serde(default)]
+    pub upfront_per_node: Option<f64>,
+    /// Recurring dollars per node-hour.
+    #[serde(default)]
+    pub recurring_per_node_hour: Option<f64>,
+    /// Discount off the on-demand price (instead of a recurring rate).
+    #[serde(default)]
+    pub discount: Option<f64>,
+}
+
+impl PricingModel for Reserved {
+    fn kind_name(&self) -> &'static str {
+        "reserved"
+    }
+
+    fn bill(&self, usage: &UsageRecord) -> Bill {
+        let end = usage.end;
+        let nodes: f64 = usage
+            .held
+            .iter()
+            .map(|h| h.nodes as f64)
+            .sum::<f64>()
+            .max(0.0);
+        let in_term = self.reservation.hours_in(end);
+        let out_h = (end.hours_f64() - in_term).max(0.0);
+        Bill::for_all_of(
+            usage,
+            vec![
+                Charge {
+                    busy: CostKind::BusyCompute,
+                    idle: CostKind::UnusedCommitment,
+                    usd: self.reservation.cost_in(end),
+                },
+                Charge {
+                    busy: CostKind::BusyCompute,
+                    idle: CostKind::IdleCompute,
+                    usd: nodes * out_h * self.outside,
+                },
+            ],
+        )
+    }
+
+    /// The yearly effective rate with no work.
+    fn comparison_rate(&self, nodes: u32) -> f64 {
+        self.effective_rate(nodes, super::model::quote_year())
+    }
+}
+
+impl FromConfig for Reserved {
+    type Config = ReservedConfig;
+
+    fn from_config(c: &ReservedConfig, ctx: &PriceContext, problems: &mut dyn Problems) -> Self {
+        let term_h = problems.duration("pricing.term", &c.term).hours_f64();
+        if term_h <= 0.0 {
+            problems.err("pricing.term", "must be longer than zero".into());
+        }
+        let started = c
+            .term_started
+            .as_deref()
+            .map(|s| problems.duration("pricing.term_started", s).hours_f64())
+            .unwrap_or(0.0);
+        let od = ctx.on_demand.unwrap_or(0.0);
+        let recurring = match (c.recurring_per_node_hour, c.discount) {
+            (Some(r), None) => problems.nonneg("pricing.recurring_per_node_hour", r),
+            (None, Some(d)) => {
+                let d = problems.share("pricing.discount", d);
+                if ctx.on_demand.is_none() {
+                    ctx.need(problems, "a discount needs the on-demand price");
+                }
+                od * (1.0 - d)
+            }
+            (Some(_), Some(_)) => {
+                problems.err(
+                    "pricing",
+                    "give recurring_per_node_hour or discount, not both".into(),
+                );
+                0.0
+            }
+            (None, None) => {
+                if c.upfront_per_node.is_none() {
+                    problems.err(
+                        "pricing",
+                        "give recurring_per_node_hour, discount or upfront_per_node".into(),
+                    );
+                }
+                0.0
+            }
+        };
+        Reserved {
+            reservation: Reservation {
+                nodes: ctx.nodes,
+                term_start_h: -started,
+                term_h: term_h.max(1e-9),
+                upfront_per_node: problems.nonneg(
+                    "pricing.upfront_per_node",
+                    c.upfront_per_node.unwrap_or(0.0),
+                ),
+                recurring_per_node_hour: recurring,
+            },
+            outside: od,
+        }
     }
 }
 

@@ -1,5 +1,9 @@
 //! Savings plans: a dollars-per-hour commitment at a discount that covers on-demand usage
-//! across pools.
+//! across pools, settled hour by hour over a run.
+
+use super::{PoolPricing, PricingModel, UsageRecord};
+use crate::engine::SimTime;
+use crate::model::CapacityKind;
 
 /// A commitment of `commitment_per_hour` dollars each hour, buying on-demand usage at
 /// `discount` off.
@@ -9,6 +13,21 @@ pub struct SavingsPlan {
     pub commitment_per_hour: f64,
     /// Discount off on-demand (d), e.g. 0.66 for the AWS Compute plan's best rate.
     pub discount: f64,
+}
+
+/// What a savings plan makes of a run's covered usage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanSettlement {
+    /// Pools the plan covers: on-demand capacity rented at a list price.
+    pub covered: Vec<usize>,
+    /// Each pool's covered usage at list price (indexed like the pools' pricing).
+    pub list_by_pool: Vec<f64>,
+    /// What the covered usage costs under the plan: the commitment it consumed plus the
+    /// usage beyond the commitment's reach, at list price.
+    pub consumed: f64,
+    /// The unused commitment, as `(pool, dollars)`: split over the covered pools by their
+    /// usage, or all on the first covered pool (pool 0 if none) when there was no usage.
+    pub unused_by_pool: Vec<(usize, f64)>,
 }
 
 impl SavingsPlan {
@@ -23,5 +42,77 @@ impl SavingsPlan {
     pub fn unused(&self, demand: f64) -> f64 {
         let covered = self.commitment_per_hour / (1.0 - self.discount);
         self.commitment_per_hour * (1.0 - (demand / covered).min(1.0))
+    }
+
+    /// Settles the plan over a run `[0, end]` of pools that used `usage` under `pricing`.
+    /// Each hour `h`, the covered usage at list price `D_h` (node-hours held in that hour
+    /// times the rate) costs `C + max(0, D_h - C / (1 - d))`, the commitment prorated for
+    /// a partial last hour.
+    pub fn settle(
+        &self,
+        usage: &[UsageRecord],
+        pricing: &[PoolPricing],
+        end: SimTime,
+    ) -> PlanSettlement {
+        let od: Vec<(usize, f64)> = pricing
+            .iter()
+            .enumerate()
+            .filter_map(|(p, m)| {
+                let rate = m.list_rate()?;
+                (usage.get(p).map(|u| u.kind) == Some(CapacityKind::OnDemand)).then_some((p, rate))
+            })
+            .collect();
+        let hour_ms = 3_600_000u64;
+        let end = end.0;
+        let covered = self.commitment_per_hour / (1.0 - self.discount);
+        let mut usage_by_pool = vec![0.0; pricing.len()];
+        let (mut consumed, mut unused) = (0.0, 0.0);
+        let mut h0 = 0u64;
+        while h0 < end {
+            let h1 = (h0 + hour_ms).min(end);
+            let frac = (h1 - h0) as f64 / hour_ms as f64;
+            let mut d = 0.0;
+            for &(p, rate) in &od {
+                for iv in &usage[p].held {
+                    let a = iv.requested.0.max(h0);
+                    let b = iv.released.0.min(h1);
+                    if b > a {
+                        let usd = iv.nodes as f64 * (b - a) as f64 / hour_ms as f64 * rate;
+                        d += usd;
+                        usage_by_pool[p] += usd;
+                    }
+                }
+            }
+            // The commitment C buys usage worth up to C / (1 - d) at list price; usage
+            // beyond it is paid at list price.
+            let c = self.commitment_per_hour * frac;
+            let cov = covered * frac;
+            let used_share = if cov > 0.0 { (d / cov).min(1.0) } else { 1.0 };
+            consumed += c * used_share + (d - cov).max(0.0);
+            unused += c * (1.0 - used_share);
+            h0 = h1;
+        }
+        let list: f64 = usage_by_pool.iter().sum();
+        let first = od.first().map(|x| x.0).unwrap_or(0);
+        let unused_by_pool = usage_by_pool
+            .iter()
+            .enumerate()
+            .filter_map(|(p, usd)| {
+                let share = if list > 0.0 {
+                    usd / list
+                } else if p == first {
+                    1.0
+                } else {
+                    0.0
+                };
+                (share > 0.0).then_some((p, unused * share))
+            })
+            .collect();
+        PlanSettlement {
+            covered: od.iter().map(|&(p, _)| p).collect(),
+            list_by_pool: usage_by_pool,
+            consumed,
+            unused_by_pool,
+        }
     }
 }

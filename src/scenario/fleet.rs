@@ -5,20 +5,14 @@
 
 use super::{Scenario, WorkloadSource};
 use crate::model::{GpuType, PoolSpec, Workload};
-use crate::pricing::{FlatRate, PoolPricing};
+use crate::pricing::PoolPricing;
 use crate::sim::SimConfig;
 use std::sync::Arc;
 
-/// The flat rate shown for a pricing model: its effective rate per node-hour over an hour.
-fn shown_rate(p: &PoolPricing) -> FlatRate {
-    FlatRate {
-        usd_per_node_hour: p.effective_rate(1, crate::engine::SimTime::from_secs(3600), 1.0),
-    }
-}
-
 impl Scenario {
     /// A scenario around `workload`: the fleet and scheduler of `sim`, one pricing model per
-    /// pool, no failures and no extra sections. `hash` identifies the input in outputs.
+    /// pool, no failures and no extra sections (data moves priced at the catalog's default
+    /// cloud). `hash` identifies the input in outputs.
     pub fn assembled(
         name: &str,
         hash: &str,
@@ -33,29 +27,27 @@ impl Scenario {
             seed: 1,
             hash: hash.to_string(),
             gpu_types,
-            rates: pricing.iter().map(shown_rate).collect(),
-            spot_processes: vec![None; pricing.len()],
             pricing,
             sim,
             tco: None,
             spot_deadline: None,
             savings_plan: None,
             transfer: None,
+            // The built-in catalog always has the default cloud's rows.
+            egress: super::pricing::moves_egress(None, &mut Vec::new()),
             workload: WorkloadSource::Given(Arc::new(workload)),
             faults: None,
         }
     }
 
-    /// This scenario on another fleet: `fleet` replaces the pools and their pricing (seeded
-    /// spot price processes are dropped: each pool's pricing is as given). Everything else
+    /// This scenario on another fleet: `fleet` replaces the pools and their pricing (each
+    /// pool's pricing as given, drawn per run if it is market priced). Everything else
     /// is kept, including sections that name pools by index (failures, autoscalers, savings
     /// plans): a caller whose fleet does not line up with the original clears those.
     pub fn with_fleet(&self, fleet: Vec<(PoolSpec, PoolPricing)>) -> Scenario {
         let (pools, pricing): (Vec<PoolSpec>, Vec<PoolPricing>) = fleet.into_iter().unzip();
         let mut s = self.clone();
         s.sim.pools = pools;
-        s.rates = pricing.iter().map(shown_rate).collect();
-        s.spot_processes = vec![None; pricing.len()];
         s.pricing = pricing;
         s
     }

@@ -1,105 +1,15 @@
-//! The scenario file's pricing sections as written: `[pools.pricing]` (tagged by `kind`),
-//! `[tco]` and `[spot_deadline]`.
+//! The scenario file's pricing sections as written: `[pools.pricing]` (tagged by `kind`,
+//! each model's table defined beside the model), `[tco]`, `[spot_deadline]`,
+//! `[savings_plan]` and `[transfer]`.
 
 use serde::Deserialize;
 
-/// `[pools.pricing]`: how a pool is paid for.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum RawPricing {
-    OnDemand {
-        #[serde(default)]
-        billing: Option<RawBilling>,
-    },
-    Reserved {
-        term: String,
-        #[serde(default)]
-        term_started: Option<String>,
-        #[serde(default)]
-        upfront_per_node: Option<f64>,
-        #[serde(default)]
-        recurring_per_node_hour: Option<f64>,
-        #[serde(default)]
-        discount: Option<f64>,
-    },
-    CapacityBlock {
-        #[serde(default)]
-        start: Option<String>,
-        duration: String,
-    },
-    Spot {
-        #[serde(default)]
-        price: Option<RawSpotPrice>,
-        #[serde(default)]
-        billing: Option<RawBilling>,
-        #[serde(default)]
-        first_hour_free: Option<bool>,
-        #[serde(default)]
-        notice: Option<String>,
-    },
-    Owned(RawOwned),
-}
+/// `[pools.pricing]`: how a pool is paid for, tagged by `kind`; each model's table is
+/// defined beside the model in `src/pricing/` (see [`crate::pricing::PricingConfig`]).
+pub use crate::pricing::PricingConfig as RawPricing;
 
-/// A billing rule: a name or an explicit granularity and minimum.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-pub enum RawBilling {
-    Named(String),
-    Explicit {
-        granularity: String,
-        #[serde(default)]
-        minimum: Option<String>,
-    },
-}
-
-/// A spot price model.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum RawSpotPrice {
-    Constant {
-        value: f64,
-    },
-    Trace {
-        path: String,
-        zone: String,
-        tick: String,
-    },
-    MeanReverting {
-        mean: f64,
-        theta_per_hour: f64,
-        sigma_per_hour: f64,
-        #[serde(default)]
-        floor: Option<f64>,
-    },
-}
-
-/// Owned hardware figures.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawOwned {
-    pub capex_per_node: f64,
-    #[serde(default)]
-    pub residual_per_node: Option<f64>,
-    pub life_years: f64,
-    #[serde(default)]
-    pub cost_of_capital: Option<f64>,
-    #[serde(default)]
-    pub idle_kw_per_node: Option<f64>,
-    #[serde(default)]
-    pub full_kw_per_node: Option<f64>,
-    #[serde(default)]
-    pub pue: Option<f64>,
-    #[serde(default)]
-    pub usd_per_kwh: Option<f64>,
-    #[serde(default)]
-    pub colo_usd_per_kw_month: Option<f64>,
-    #[serde(default)]
-    pub staff_usd_per_year: Option<f64>,
-    #[serde(default)]
-    pub maintenance_share_per_year: Option<f64>,
-    #[serde(default)]
-    pub lead_time: Option<String>,
-}
+/// Owned hardware figures (`[pools.pricing] kind = "owned"`, `[tco.owned]`).
+pub use crate::pricing::OwnedConfig as RawOwned;
 
 /// `[tco]`: buy-versus-rent candidates for `gpufleet tco`.
 #[derive(Debug, Deserialize)]
@@ -190,6 +100,9 @@ pub struct RawSavingsPlan {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawTransfer {
+    /// The cloud whose catalog prices apply (`data/prices/egress.csv`; default "aws").
+    #[serde(default)]
+    pub cloud: Option<String>,
     #[serde(default)]
     pub egress_gb_per_job: Option<f64>,
     #[serde(default)]

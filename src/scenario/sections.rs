@@ -37,7 +37,7 @@ pub(super) fn tco(t: &RawTco, base: &Path, problems: &mut Vec<Problem>) -> TcoSp
                 od = od.or(e.on_demand);
                 spot = e.spot;
             }
-            Err(m) => p.err("tco.instance", m),
+            Err(e) => p.err("tco.instance", e.to_string()),
         }
     }
     let od = od.unwrap_or_else(|| {
@@ -165,13 +165,13 @@ pub(super) fn savings_plan(
     }
 }
 
-/// Validates `[transfer]` (AWS internet egress tiers unless given).
+/// Validates `[transfer]` (the catalog's tiers for its `cloud`, AWS by default, unless given).
 pub(super) fn transfer(
     t: &super::raw_pricing::RawTransfer,
     problems: &mut Vec<Problem>,
 ) -> crate::pricing::TransferSpec {
     let mut p = P { problems };
-    let mut egress = crate::pricing::Egress::aws_internet();
+    let mut egress = super::pricing::catalog_egress(&mut p, "transfer.cloud", t.cloud.as_deref());
     if let Some(f) = t.free_gb_per_month {
         egress.free_gb = p.nonneg("transfer.free_gb_per_month", f);
     }

@@ -4,7 +4,7 @@ use super::raw::{RawPaiEstimate, RawPlacement, RawScenario, RawWorkload};
 use super::Problem;
 use crate::engine::{parse_duration, SimTime};
 use crate::model::{GpuType, NodeChoice, NodeSpec, PoolSpec};
-use crate::pricing::FlatRate;
+use crate::pricing::PricingModel;
 use crate::sched::PolicyKind;
 use crate::sim::SimConfig;
 use crate::workload::{BadRows, PaiEstimate, PaiSimOptions, SyntheticSpec};
@@ -52,12 +52,8 @@ pub struct Scenario {
     pub gpu_types: Vec<GpuType>,
     /// Simulation config (pools, policy, horizon).
     pub sim: SimConfig,
-    /// Price of each pool.
-    pub rates: Vec<FlatRate>,
     /// Pricing model of each pool (see [`Scenario::pool_pricing`] for a run's seed).
     pub pricing: Vec<crate::pricing::PoolPricing>,
-    /// Per pool, a seeded spot price process to draw per run.
-    pub spot_processes: Vec<Option<super::MeanRevertingSpec>>,
     /// `[tco]`: buy-versus-rent candidates for `gpufleet tco`.
     pub tco: Option<crate::pricing::TcoSpec>,
     /// `[spot_deadline]`: a deadline job on a spot trace.
@@ -66,6 +62,8 @@ pub struct Scenario {
     pub savings_plan: Option<crate::pricing::SavingsPlan>,
     /// `[transfer]`: data moved per job and its prices.
     pub transfer: Option<crate::pricing::TransferSpec>,
+    /// Prices of data moved with checkpoints between zones and regions.
+    pub egress: crate::pricing::Egress,
     /// The workload.
     pub workload: WorkloadSource,
     /// Failures, maintenance and checkpointing, if configured.
@@ -260,10 +258,8 @@ pub(super) fn validate(
         c.err("pools", "a scenario needs at least one pool");
     }
     let mut pools = Vec::new();
-    let mut rates = Vec::new();
     let mut autoscale: Vec<Option<crate::sched::Autoscale>> = Vec::new();
     let mut pricing = Vec::new();
-    let mut spot_processes = Vec::new();
     for (i, rp) in raw.pools.iter().enumerate() {
         let p = format!("pools[{i}]");
         if rp.name == "total" || rp.name.is_empty() {
@@ -360,15 +356,10 @@ pub(super) fn validate(
             }
             // A fungible pool bills each GPU slot at a flat share of the node price.
             let slot_price = price / gpn.max(1) as f64;
-            rates.push(FlatRate {
-                usd_per_node_hour: slot_price,
-            });
             pricing.push(crate::pricing::PoolPricing::flat(slot_price));
-            spot_processes.push(None);
             continue;
         }
         pricing.push(priced.pricing);
-        spot_processes.push(priced.process);
         pools.push(PoolSpec {
             name: rp.name.clone(),
             gpu_type: t,
@@ -380,9 +371,6 @@ pub(super) fn validate(
             },
             nodes,
             speed: 1.0,
-        });
-        rates.push(FlatRate {
-            usd_per_node_hour: price,
         });
     }
     for p in &mut pools {
@@ -474,6 +462,7 @@ pub(super) fn validate(
         .transfer
         .as_ref()
         .map(|t| super::sections::transfer(t, &mut c.0));
+    let egress = super::pricing::moves_egress(transfer.as_ref(), &mut c.0);
     let locations = raw
         .pools
         .iter()
@@ -501,11 +490,7 @@ pub(super) fn validate(
         let (Some(a), Some(rp)) = (a.as_mut(), raw.pools.get(p)) else {
             continue;
         };
-        let billing = match pricing.get(p) {
-            Some(crate::pricing::PoolPricing::OnDemand(od)) => Some(od.billing),
-            Some(crate::pricing::PoolPricing::Spot { billing, .. }) => Some(billing.billing),
-            _ => None,
-        };
+        let billing = pricing.get(p).and_then(|m| m.interval_billing());
         if let (Some(b), Some(ra)) = (billing, rp.autoscale.as_ref()) {
             if ra.billing_increment.is_none() {
                 a.billing_increment = b.granularity.max(crate::engine::SimTime(1));
@@ -535,8 +520,8 @@ pub(super) fn validate(
     }
     let gpu_hour_usd: Vec<f64> = pools
         .iter()
-        .zip(&rates)
-        .map(|(p, r)| r.usd_per_node_hour / (p.node.gpus.max(1) as f64))
+        .zip(&pricing)
+        .map(|(p, m)| m.gpu_hour_rate(p.nodes, p.node.gpus))
         .collect();
     let node_choice = match raw.scheduler.placement.unwrap_or(RawPlacement::BestFit) {
         RawPlacement::BestFit => NodeChoice::BestFit,
@@ -567,13 +552,12 @@ pub(super) fn validate(
                 ..Default::default()
             },
         },
-        rates,
         pricing,
-        spot_processes,
         tco,
         spot_deadline,
         savings_plan,
         transfer,
+        egress,
         workload,
         faults,
     })

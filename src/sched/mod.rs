@@ -173,7 +173,8 @@ impl PoolChoice {
         rent_commitment(self.pools[p].1, self.gpu_hour_usd[p], milli, runtime)
     }
 
-    /// Sets each pool's price per GPU-hour (for price-aware policies).
+    /// Sets each pool's price per GPU-hour (for price-aware policies): the pools' pricing
+    /// models' comparison rates (`PricingModel::gpu_hour_rate`).
     pub fn set_gpu_hour_prices(&mut self, usd: &[f64]) {
         for (p, &x) in usd.iter().enumerate().take(self.gpu_hour_usd.len()) {
             self.gpu_hour_usd[p] = x;

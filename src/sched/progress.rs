@@ -84,7 +84,9 @@ pub struct SchedOptions {
     pub tiresias_starvation_factor: f64,
     /// Fair share: weight per tenant index (missing tenants weigh 1).
     pub tenant_weights: Vec<f64>,
-    /// Price of a GPU-hour per pool (for price-aware policies; missing pools cost 0).
+    /// Price of a GPU-hour per pool, as pool choice compares it (for price-aware policies;
+    /// missing pools cost 0). A scenario sets it from each pool's pricing model
+    /// (`PricingModel::gpu_hour_rate`), so it is the same price the ledger bills by.
     pub gpu_hour_usd: Vec<f64>,
     /// Per pool: its autoscaler, for elastic pools (missing or `None`: a fixed pool).
     pub autoscale: Vec<Option<super::Autoscale>>,

@@ -155,7 +155,7 @@ fn owned_hardware_at_zero_load_still_pays() {
 
 #[test]
 fn egress_tiers_by_hand() {
-    let e = Egress::aws_internet();
+    let e = egress("aws").unwrap();
     assert_eq!(e.internet_cost(50.0), 0.0);
     // 200 GB: 100 free, 100 x $0.09 = $9.
     assert!(close(e.internet_cost(200.0), 9.0, 1e-12));
@@ -175,7 +175,7 @@ fn pricing_of(k: u8, price: f64) -> PoolPricing {
             usd_per_node_hour: price,
             billing: Billing::PER_STARTED_HOUR,
         }),
-        2 => PoolPricing::Reserved {
+        2 => PoolPricing::Reserved(Reserved {
             reservation: Reservation {
                 nodes: 2,
                 term_start_h: -10.0,
@@ -184,11 +184,11 @@ fn pricing_of(k: u8, price: f64) -> PoolPricing {
                 recurring_per_node_hour: price / 2.0,
             },
             outside: price,
-        },
-        3 => PoolPricing::Spot {
-            price: SpotPrice::Constant(price / 3.0),
-            billing: SpotBilling::default(),
-        },
+        }),
+        3 => PoolPricing::Spot(Spot::new(
+            SpotPrice::Constant(price / 3.0),
+            SpotBilling::default(),
+        )),
         _ => PoolPricing::Owned(simple_owned()),
     }
 }
@@ -252,7 +252,7 @@ proptest! {
             prop_assert!((t - want).abs() < 1e-6 * (1.0 + want), "{t} vs {want}");
         }
         let spec = TransferSpec {
-            egress: Egress::aws_internet(),
+            egress: egress("aws").unwrap(),
             egress_gb_per_job: egress_gb,
             cross_zone_gb_per_job: 1.0,
         };
@@ -307,10 +307,7 @@ fn reported_held_intervals_are_billed_from_request_to_release() {
     // 10 s (free under the AWS rule).
     r.held[0][0].interrupted_by_provider = true;
     r.held[0][1].interrupted_by_provider = true;
-    let spot = PoolPricing::Spot {
-        price: SpotPrice::Constant(12.0),
-        billing: SpotBilling::default(),
-    };
+    let spot = PoolPricing::Spot(Spot::new(SpotPrice::Constant(12.0), SpotBilling::default()));
     let cost = run_cost(&r, &[spot]);
     assert!((cost.ledger.total() - 26.0).abs() < 1e-9);
 }

@@ -549,3 +549,113 @@ mean_down = "2h"
         800.0 * a
     );
 }
+
+#[test]
+fn checkpoint_moves_are_priced_by_the_scenario_transfer_prices() {
+    // The job of `migration_time_and_transfer_cost` (tests/faults.rs) from a scenario file:
+    // killed at 70 min in zone a, it restarts in zone b of the same region and moves its
+    // 100 GB checkpoint. Without `[transfer]` the catalog's AWS prices apply: 100 GB x
+    // $0.01 each way = $2.00. With `[transfer] cross_zone_per_gb = 0.05`: 100 x 0.05 x 2
+    // = $10.00 (README: checkpoint moves use the transfer prices).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("failures.csv"), "time_s,node\n4200,0\n").unwrap();
+    let text = |transfer: &str| {
+        format!(
+            r#"name = "moves"
+[[pools]]
+name = "a"
+gpu_type = "H100"
+kind = "on_demand"
+nodes = 1
+gpus_per_node = 1
+price_per_node_hour = 0.0
+instance = "aws:p5.48xlarge"
+region = "us-east-1"
+zone = "us-east-1a"
+[[pools]]
+name = "b"
+gpu_type = "H100"
+kind = "on_demand"
+nodes = 1
+gpus_per_node = 1
+price_per_node_hour = 0.0
+instance = "aws:p5.48xlarge"
+region = "us-east-1"
+zone = "us-east-1b"
+[failures]
+trace = "failures.csv"
+[checkpoint]
+interval = "30m"
+write_time = "2m"
+restart_overhead = "5m"
+size_gb = 100
+transfer_gbps = 10
+[workload]
+kind = "synthetic"
+rate_per_hour = 1.0
+jobs = 1
+sizes = [{{ gpus = 1, weight = 1 }}]
+duration = {{ kind = "fixed", value = "100m" }}
+{transfer}
+"#
+        )
+    };
+    let transfer_usd = |t: &str| {
+        let s = Scenario::parse(&text(t), Path::new("moves.toml"), dir.path()).unwrap();
+        let e = gpufleet::run::execute(&s, &gpufleet::engine::RngStreams::new(1)).unwrap();
+        assert_eq!(e.result.jobs[0].restarts, 1);
+        e.cost.ledger.sum_where(|k| k.kind == CostKind::Transfer)
+    };
+    let usd = transfer_usd("");
+    assert!(close(usd, 2.0, 1e-9), "{usd}");
+    let usd = transfer_usd("[transfer]\ncross_zone_per_gb = 0.05");
+    assert!(close(usd, 10.0, 1e-9), "{usd}");
+}
+
+#[test]
+fn pool_choice_compares_the_price_the_ledger_bills() {
+    // Per GPU-hour, from each pool's pricing model: a 1-year reservation at 41 % off
+    // $32.7726 (p4d.24xlarge us-east-1, 8 GPUs) = 32.7726 x 0.59 / 8 = $2.41698; spot at a
+    // constant $6.00 per node-hour = $0.75; a flat $10 per node-hour = $1.25.
+    let s = parse(&format!(
+        r#"name = "rates"
+horizon = "10d"
+[[pools]]
+name = "res"
+gpu_type = "A100"
+kind = "reserved"
+nodes = 2
+gpus_per_node = 8
+instance = "aws:p4d.24xlarge"
+region = "us-east-1"
+[pools.pricing]
+kind = "reserved"
+term = "365d"
+discount = 0.41
+[[pools]]
+name = "spot"
+gpu_type = "A100"
+kind = "spot"
+nodes = 2
+gpus_per_node = 8
+[pools.pricing]
+kind = "spot"
+price = {{ kind = "constant", value = 6.0 }}
+[[pools]]
+name = "flat"
+gpu_type = "A100"
+kind = "on_demand"
+nodes = 1
+gpus_per_node = 8
+price_per_node_hour = 10.0
+[scheduler]
+pool_order = "cheapest"
+{WORK}"#
+    ))
+    .unwrap();
+    let want = [32.7726 * 0.59 / 8.0, 0.75, 1.25];
+    for (got, want) in s.sim.options.gpu_hour_usd.iter().zip(want) {
+        assert!(close(*got, want, 1e-12), "{got} vs {want}");
+    }
+    assert_eq!(s.sim.options.gpu_hour_usd.len(), 3);
+}
