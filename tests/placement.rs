@@ -209,7 +209,7 @@ proptest! {
         let types = vec![gpu_type(0, 8, 96_000), gpu_type(1, 2, 16_000), NodeType { model: None, gpus: 0, cpu_milli: 32_000, mem_mib: 1 << 20 }];
         let node_types = [0u32, 0, 1, 1, 1, 2];
         let typical = TypicalWorkload::from_tasks(&tasks, 0.95);
-        let ctx = PlacementContext { typical, max_cpu_milli: 96_000, max_gpus: 8 };
+        let ctx = PlacementContext::new(typical, 96_000, 8);
         let mut shapes: Vec<Task> = Vec::new();
         for kind in PlacementKind::ALL {
             let policy = kind.build(&ctx);
@@ -515,10 +515,9 @@ fn packing_clustering_and_dot_product_by_hand() {
 mod cluster_scored {
     use super::*;
     use gpufleet::model::{
-        Allocation, CapacityKind, Cluster, GpuRequest, NodeChoice, NodeSpec, PoolSpec, Workload,
+        Allocation, CapacityKind, Cluster, GpuRequest, NodeSpec, PoolSpec, Workload,
     };
-    use gpufleet::sched::placement::PolicyScorer;
-    use std::sync::Arc;
+    use gpufleet::sched::placement::Placer;
 
     fn arb_req() -> impl Strategy<Value = GpuRequest> {
         prop_oneof![
@@ -532,7 +531,7 @@ mod cluster_scored {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(40))]
 
-        /// Under every scored node choice: per-GPU and per-node capacity hold against a
+        /// Under every placement: per-GPU and per-node capacity hold against a
         /// ledger of live allocations, a job bigger than a node takes whole nodes, and a
         /// single-node request fails only when no node could hold it (brute force).
         #[test]
@@ -540,10 +539,9 @@ mod cluster_scored {
             ops in prop::collection::vec((arb_req(), 0u32..6000, any::<bool>(), any::<prop::sample::Index>()), 1..80),
         ) {
             let spec = NodeSpec { gpus: 4, cpu_milli: 16_000, mem_mib: 1 << 20 };
-            for choice in [NodeChoice::FirstFit, NodeChoice::GpuPacking, NodeChoice::DotProduct, NodeChoice::Fgd] {
+            for choice in PlacementKind::ALL {
                 let mut c = Cluster::new(vec![PoolSpec { name: "p".into(), gpu_type: 0, kind: CapacityKind::Owned, node: spec, nodes: 4, speed: 1.0 }]);
-                c.set_node_choice(choice);
-                c.set_scorer(Arc::new(PolicyScorer::for_choice(choice, &Workload::default(), 16_000, 4).unwrap()));
+                let placer = Placer::for_run(choice, &mut c, &Workload::default());
                 let mut live: Vec<Allocation> = Vec::new();
                 for (req, cpu, release, idx) in &ops {
                     if *release && !live.is_empty() {
@@ -560,7 +558,7 @@ mod cluster_scored {
                                 GpuRequest::Whole(w) => f.iter().filter(|&&x| x == 1000).count() >= w as usize,
                             }
                         });
-                        match c.find(0, *req, *cpu, 0, None) {
+                        match placer.find(&c, 0, *req, *cpu, 0, None) {
                             Some(a) => {
                                 if let GpuRequest::Whole(w) = *req {
                                     prop_assert!(a.gpus.iter().all(|s| s.milli == 1000));

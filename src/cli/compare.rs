@@ -131,7 +131,7 @@ pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliErro
             let cfg = SimConfig {
                 pools: pools.clone(),
                 policy: s.queue_policy,
-                node_choice: p.node_choice(),
+                placement: p,
                 horizon: None,
                 sample_every: None,
                 options: crate::sched::SchedOptions::default(),

@@ -1,9 +1,9 @@
 //! Validation: raw scenario structs into typed config, collecting every problem.
 
-use super::raw::{RawPaiEstimate, RawPlacement, RawScenario, RawWorkload};
+use super::raw::{RawPaiEstimate, RawScenario, RawWorkload};
 use super::Problem;
 use crate::engine::{parse_duration, SimTime};
-use crate::model::{GpuType, NodeChoice, NodeSpec, PoolSpec};
+use crate::model::{GpuType, NodeSpec, PoolSpec};
 use crate::pricing::FlatRate;
 use crate::sched::PolicyKind;
 use crate::sim::SimConfig;
@@ -536,14 +536,6 @@ pub(super) fn validate(
         .zip(&rates)
         .map(|(p, r)| r.usd_per_node_hour / (p.node.gpus.max(1) as f64))
         .collect();
-    let node_choice = match raw.scheduler.placement.unwrap_or(RawPlacement::BestFit) {
-        RawPlacement::BestFit => NodeChoice::BestFit,
-        RawPlacement::WorstFit => NodeChoice::WorstFit,
-        RawPlacement::FirstFit => NodeChoice::FirstFit,
-        RawPlacement::GpuPacking => NodeChoice::GpuPacking,
-        RawPlacement::DotProduct => NodeChoice::DotProduct,
-        RawPlacement::Fgd => NodeChoice::Fgd,
-    };
     Ok(Scenario {
         name: raw.name,
         description: raw.description.unwrap_or_default(),
@@ -553,7 +545,7 @@ pub(super) fn validate(
         sim: SimConfig {
             pools,
             policy: raw.scheduler.policy.unwrap_or(PolicyKind::EasyBackfill),
-            node_choice,
+            placement: raw.scheduler.placement.unwrap_or_default(),
             horizon,
             sample_every: sample,
             options: crate::sched::SchedOptions {

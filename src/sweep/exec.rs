@@ -99,7 +99,8 @@ pub struct Execution {
 pub fn execute(s: &Scenario, seed: u64) -> Result<Execution, crate::workload::TraceError> {
     let workload = s.build_workload(seed)?;
     let clock = Instant::now();
-    let mut sim = Simulation::new(s.sim.clone(), &workload);
+    let mut sim = Simulation::new(s.sim.clone(), &workload)
+        .with_placement_rng(&crate::engine::RngStreams::new(seed));
     if let Some(f) = &s.faults {
         sim = sim.with_faults(f.clone(), seed);
     }
