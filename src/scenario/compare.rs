@@ -13,6 +13,8 @@
 //! arrival_compression = 100     # submit times / 100, durations kept (default 1)
 //! cluster_fraction = 0.25       # keep a quarter of each node group (default 1)
 //! ```
+//!
+//! `placements` takes any [`PlacementKind`] name, as `[scheduler] placement` does.
 
 use super::{locate, text_hash, Problem, ScenarioError};
 use crate::sched::placement::PlacementKind;

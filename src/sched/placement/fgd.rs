@@ -14,7 +14,8 @@ use super::{
     apply, fits, share_picks, Choice, GpuPick, NodeState, NodeType, Placement, PlacementContext,
     Task, FULL,
 };
-use crate::model::{GpuRequest, TypeMask, Workload};
+use super::node::task_shape;
+use crate::model::{TypeMask, Workload};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -69,11 +70,7 @@ impl TypicalWorkload {
             .jobs
             .iter()
             .map(|j| {
-                let (num_gpu, gpu_milli) = match j.gpus {
-                    GpuRequest::None => (0, 0),
-                    GpuRequest::Fraction(m) => (1, m as u32),
-                    GpuRequest::Whole(n) => (n, 1000),
-                };
+                let (num_gpu, gpu_milli) = task_shape(j.gpus);
                 Task {
                     cpu_milli: j.cpu_milli,
                     mem_mib: 0,

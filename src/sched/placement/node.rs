@@ -2,7 +2,7 @@
 //! ([`NodeType`]), its free capacity and what it holds ([`NodeState`]), and the helpers
 //! every policy shares (does the task fit, which GPU it takes, the state after).
 
-use crate::model::{TypeMask, MILLI_PER_GPU};
+use crate::model::{GpuRequest, TypeMask, MILLI_PER_GPU};
 
 /// Milli-GPU of one whole GPU, as `u16`.
 pub const FULL: u16 = MILLI_PER_GPU as u16;
@@ -93,6 +93,15 @@ impl Task {
     /// True when the task shares one GPU.
     pub fn is_shared(&self) -> bool {
         self.num_gpu == 1 && self.gpu_milli < MILLI_PER_GPU
+    }
+}
+
+/// A job's GPU request as a task's `(num_gpu, gpu_milli)`.
+pub(crate) fn task_shape(req: GpuRequest) -> (u32, u32) {
+    match req {
+        GpuRequest::None => (0, 0),
+        GpuRequest::Fraction(m) => (1, m as u32),
+        GpuRequest::Whole(n) => (n, MILLI_PER_GPU),
     }
 }
 

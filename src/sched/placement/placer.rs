@@ -7,6 +7,7 @@
 //! free-GPU index (best and worst fit: time in GPUs per node), or to the best-scored of
 //! the pool's fitting nodes (time in the pool's node count, no allocation per node).
 
+use super::node::task_shape;
 use super::{
     ClusterRule, GpuPick, IndexOrder, NodeState, NodeType, Placement, PlacementContext,
     PlacementKind, Task, TaskMix, TieBreak,
@@ -109,45 +110,39 @@ impl Placer {
         match req {
             GpuRequest::Whole(w) if w > gpn => gang(cluster, p, w, k, cpu, mem, ok),
             _ => match self.rule {
-                ClusterRule::Index(order) => indexed(cluster, pool, p, order, req, cpu, mem, ok),
+                ClusterRule::Index(order) => indexed(cluster, p, order, req, cpu, mem, ok),
                 ClusterRule::Score { ties, task_mix } => {
-                    self.scored(cluster, p, ties, task_mix, req, cpu, mem, ok)
+                    let (num_gpu, gpu_milli) = task_shape(req);
+                    let task = Task {
+                        cpu_milli: cpu,
+                        mem_mib: mem,
+                        num_gpu,
+                        gpu_milli,
+                        models: TypeMask::ANY,
+                    };
+                    self.scored(cluster, p, (ties, task_mix), req, &task, ok)
                 }
             },
         }
     }
 
-    /// The best-scored fitting node of pool `p` for a single-node job.
-    #[allow(clippy::too_many_arguments)]
+    /// The best-scored fitting node of pool `p` for a single-node job `req` (as `task`).
     fn scored(
         &self,
         cluster: &Cluster,
         p: usize,
-        ties: TieBreak,
-        task_mix: bool,
+        (ties, task_mix): (TieBreak, bool),
         req: GpuRequest,
-        cpu: u32,
-        mem: u64,
+        task: &Task,
         ok: impl Fn(u32) -> bool,
     ) -> Option<Allocation> {
+        let (cpu, mem) = (task.cpu_milli, task.mem_mib);
         let spec = &cluster.pools()[p].spec;
         let ty = NodeType {
             model: Some(spec.gpu_type),
             gpus: spec.node.gpus,
             cpu_milli: spec.node.cpu_milli,
             mem_mib: spec.node.mem_mib,
-        };
-        let (num_gpu, gpu_milli) = match req {
-            GpuRequest::None => (0, 0),
-            GpuRequest::Fraction(m) => (1, m as u32),
-            GpuRequest::Whole(n) => (n, MILLI_PER_GPU),
-        };
-        let task = Task {
-            cpu_milli: cpu,
-            mem_mib: mem,
-            num_gpu,
-            gpu_milli,
-            models: TypeMask::ANY,
         };
         let mut guard = self.scratch.borrow_mut();
         let Scratch { state, tied } = &mut *guard;
@@ -167,7 +162,7 @@ impl Placer {
             } else {
                 TaskMix::Empty
             };
-            let Some(c) = self.policy.choose(&ty, state, &task) else {
+            let Some(c) = self.policy.choose(&ty, state, task) else {
                 continue;
             };
             // A share pick names a GPU of the sorted view: find it among the node's GPUs.
@@ -311,10 +306,8 @@ fn gang(
 }
 
 /// A single-node job placed from the free-GPU index.
-#[allow(clippy::too_many_arguments)]
 fn indexed(
     cluster: &Cluster,
-    pool: &Pool,
     p: usize,
     order: IndexOrder,
     req: GpuRequest,
@@ -322,6 +315,7 @@ fn indexed(
     mem: u64,
     ok: impl Fn(u32) -> bool,
 ) -> Option<Allocation> {
+    let pool = &cluster.pools()[p];
     let fits = |n: u32| ok(n) && cluster.host_fits(n, cpu, mem);
     match req {
         GpuRequest::Whole(w) => {
