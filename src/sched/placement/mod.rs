@@ -16,6 +16,12 @@
 //! [`PlacementKind`] is the one enum naming them, in `[scheduler] placement`,
 //! `[placement_comparison] placements` and `[fgd_experiment] policies` alike.
 //!
+//! Where each rule lives: a policy's score, its GPU pick inside a node and how it treats
+//! CPU-only tasks are in its own file (`choose`); what a node holds is
+//! [`NodeState::mix`] (kept by [`apply`] in the experiment, read from the cluster's
+//! holdings on the time-based cluster when the policy's [`ClusterRule`] asks); the order
+//! ties go in is the policy's [`TieBreak`], applied by the cluster that asks.
+//!
 //! # Adding a placement
 //!
 //! One new file plus one registry line:

@@ -87,7 +87,7 @@ impl Placer {
         self.rng = RefCell::new(rng);
     }
 
-    /// The policy's name.
+    /// The policy this placer runs.
     pub fn kind(&self) -> PlacementKind {
         self.kind
     }
