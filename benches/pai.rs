@@ -93,7 +93,7 @@ fn main() {
                     speed: 1.0,
                 }],
                 policy,
-                node_choice: Default::default(),
+                placement: Default::default(),
                 horizon: None,
                 sample_every: None,
                 options: Default::default(),

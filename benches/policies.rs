@@ -58,7 +58,7 @@ fn config(policy: PolicyKind) -> SimConfig {
             speed: 1.0,
         }],
         policy,
-        node_choice: Default::default(),
+        placement: Default::default(),
         horizon: None,
         sample_every: None,
         options: Default::default(),

@@ -42,7 +42,7 @@ fn cluster_1024(policy: PolicyKind) -> SimConfig {
             speed: 1.0,
         }],
         policy,
-        node_choice: Default::default(),
+        placement: Default::default(),
         horizon: None,
         sample_every: Some(SimTime::from_secs(3600)),
         options: Default::default(),

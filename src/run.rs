@@ -77,7 +77,7 @@ pub fn execute(s: &Scenario, streams: &RngStreams) -> Result<Execution, RunError
 /// onto the scenario's): simulates, prices the run and summarises it.
 pub fn execute_workload(s: &Scenario, workload: Workload, streams: &RngStreams) -> Execution {
     let clock = Instant::now();
-    let mut sim = Simulation::new(s.sim.clone(), &workload);
+    let mut sim = Simulation::new(s.sim.clone(), &workload).with_placement_rng(streams);
     if let Some(f) = &s.faults {
         sim = sim.with_faults(f.clone(), streams.seed());
     }

@@ -209,7 +209,7 @@ proptest! {
         let types = vec![gpu_type(0, 8, 96_000), gpu_type(1, 2, 16_000), NodeType { model: None, gpus: 0, cpu_milli: 32_000, mem_mib: 1 << 20 }];
         let node_types = [0u32, 0, 1, 1, 1, 2];
         let typical = TypicalWorkload::from_tasks(&tasks, 0.95);
-        let ctx = PlacementContext { typical, max_cpu_milli: 96_000, max_gpus: 8 };
+        let ctx = PlacementContext::new(typical, 96_000, 8);
         let mut shapes: Vec<Task> = Vec::new();
         for kind in PlacementKind::ALL {
             let policy = kind.build(&ctx);
@@ -515,10 +515,9 @@ fn packing_clustering_and_dot_product_by_hand() {
 mod cluster_scored {
     use super::*;
     use gpufleet::model::{
-        Allocation, CapacityKind, Cluster, GpuRequest, NodeChoice, NodeSpec, PoolSpec, Workload,
+        Allocation, CapacityKind, Cluster, GpuRequest, NodeSpec, PoolSpec, Workload,
     };
-    use gpufleet::sched::placement::PolicyScorer;
-    use std::sync::Arc;
+    use gpufleet::sched::placement::Placer;
 
     fn arb_req() -> impl Strategy<Value = GpuRequest> {
         prop_oneof![
@@ -532,7 +531,7 @@ mod cluster_scored {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(40))]
 
-        /// Under every scored node choice: per-GPU and per-node capacity hold against a
+        /// Under every placement: per-GPU and per-node capacity hold against a
         /// ledger of live allocations, a job bigger than a node takes whole nodes, and a
         /// single-node request fails only when no node could hold it (brute force).
         #[test]
@@ -540,10 +539,9 @@ mod cluster_scored {
             ops in prop::collection::vec((arb_req(), 0u32..6000, any::<bool>(), any::<prop::sample::Index>()), 1..80),
         ) {
             let spec = NodeSpec { gpus: 4, cpu_milli: 16_000, mem_mib: 1 << 20 };
-            for choice in [NodeChoice::FirstFit, NodeChoice::GpuPacking, NodeChoice::DotProduct, NodeChoice::Fgd] {
+            for choice in PlacementKind::ALL {
                 let mut c = Cluster::new(vec![PoolSpec { name: "p".into(), gpu_type: 0, kind: CapacityKind::Owned, node: spec, nodes: 4, speed: 1.0 }]);
-                c.set_node_choice(choice);
-                c.set_scorer(Arc::new(PolicyScorer::for_choice(choice, &Workload::default(), 16_000, 4).unwrap()));
+                let placer = Placer::for_run(choice, &mut c, &Workload::default());
                 let mut live: Vec<Allocation> = Vec::new();
                 for (req, cpu, release, idx) in &ops {
                     if *release && !live.is_empty() {
@@ -560,7 +558,7 @@ mod cluster_scored {
                                 GpuRequest::Whole(w) => f.iter().filter(|&&x| x == 1000).count() >= w as usize,
                             }
                         });
-                        match c.find(0, *req, *cpu, 0, None) {
+                        match placer.find(&c, 0, *req, *cpu, 0, None) {
                             Some(a) => {
                                 if let GpuRequest::Whole(w) = *req {
                                     prop_assert!(a.gpus.iter().all(|s| s.milli == 1000));
@@ -595,5 +593,117 @@ mod cluster_scored {
                 }
             }
         }
+    }
+}
+
+// ------------------------------------------ every listed placement, everywhere
+
+/// The placement names the README's `[scheduler]` row lists.
+fn readme_placements() -> Vec<String> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let row = readme
+        .lines()
+        .find(|l| l.starts_with("| `[scheduler]` |"))
+        .expect("the README's [scheduler] row");
+    let list = &row[row.find("`placement` (").expect("its placement list") + 13..];
+    let list = &list[..list.find(';').unwrap()];
+    list.split(", ")
+        .map(|n| n.trim_matches('`').to_string())
+        .collect()
+}
+
+#[test]
+fn every_readme_placement_parses_and_runs_in_a_scheduler_scenario() {
+    use gpufleet::scenario::Scenario;
+    use std::path::Path;
+    let names = readme_placements();
+    let mut known: Vec<&str> = PlacementKind::ALL.iter().map(|k| k.as_str()).collect();
+    let mut listed: Vec<&str> = names.iter().map(String::as_str).collect();
+    known.sort_unstable();
+    listed.sort_unstable();
+    assert_eq!(
+        listed, known,
+        "the README lists every placement, and only those"
+    );
+    for name in &names {
+        // Whole, shared and multi-node jobs on two small pools.
+        let text = format!(
+            r#"
+name = "placement-{name}"
+seed = 3
+[[gpu_types]]
+name = "G"
+memory_gb = 80
+speed = 1.0
+power_w = 700
+[[pools]]
+name = "a"
+gpu_type = "G"
+kind = "owned"
+nodes = 3
+gpus_per_node = 4
+cpu_cores_per_node = 64
+memory_gib_per_node = 512
+price_per_node_hour = 4.0
+[[pools]]
+name = "b"
+gpu_type = "G"
+kind = "on_demand"
+nodes = 2
+gpus_per_node = 8
+cpu_cores_per_node = 96
+memory_gib_per_node = 1024
+price_per_node_hour = 20.0
+[scheduler]
+policy = "easy_backfill"
+placement = "{name}"
+[workload]
+kind = "synthetic"
+rate_per_hour = 6.0
+jobs = 200
+sizes = [{{ gpus = 0.5, weight = 3 }}, {{ gpus = 1, weight = 3 }}, {{ gpus = 4, weight = 2 }}, {{ gpus = 16, weight = 1 }}]
+duration = {{ kind = "exponential", mean = "1h" }}
+"#
+        );
+        let s = Scenario::parse(&text, Path::new("p.toml"), Path::new("."))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(s.sim.placement.as_str(), name);
+        let run = gpufleet::run::execute(&s, &gpufleet::engine::RngStreams::new(3)).unwrap();
+        assert_eq!(
+            run.summary.jobs.completed, 200,
+            "{name}: every job completes"
+        );
+    }
+}
+
+#[test]
+fn every_placement_runs_in_the_fgd_experiment() {
+    use gpufleet::scenario::FgdScenario;
+    let dir = tempfile::tempdir().unwrap();
+    let data = root().join("data/openb-2023");
+    let list: Vec<String> = readme_placements()
+        .iter()
+        .map(|n| format!("\"{n}\""))
+        .collect();
+    let path = dir.path().join("fgd.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"all\"\n[fgd_experiment]\nnodes = \"{}\"\npods = \"{}\"\npolicies = [{}]\nseeds = [1]\n",
+            data.join("openb_node_list_all_node.csv").display(),
+            data.join("openb_pod_list_default.csv").display(),
+            list.join(", ")
+        ),
+    )
+    .unwrap();
+    let s = FgdScenario::load(&path).unwrap();
+    assert_eq!(s.policies.len(), PlacementKind::ALL.len());
+    // A slice of the cluster and trace keeps it quick.
+    let nodes = read_openb_nodes(&s.nodes, BadRows::Stop).unwrap();
+    let pods = read_openb_pods(&s.pods, BadRows::Stop).unwrap();
+    let exp = FgdExperiment::new(&nodes[..150], &pods.pods[..800], 1.3, 0.95).unwrap();
+    for r in exp.run_all(&s.policies, &s.seeds) {
+        assert!(r.pods > 0 && r.failed < r.pods, "{}", r.policy.as_str());
+        assert!(allocation_at_100(&r.curve) > 50.0, "{}", r.policy.as_str());
     }
 }

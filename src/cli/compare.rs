@@ -118,7 +118,7 @@ fn build(s: &CompareScenario) -> Result<(Scenario, usize), CliError> {
     let sim = SimConfig {
         pools,
         policy: s.queue_policy,
-        node_choice: crate::model::NodeChoice::default(),
+        placement: crate::sched::placement::PlacementKind::default(),
         horizon: None,
         sample_every: None,
         options: crate::sched::SchedOptions::default(),
@@ -153,7 +153,7 @@ pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliErro
         .par_iter()
         .map(|&p| -> Result<CompareRow, CliError> {
             let mut one = base.clone();
-            one.sim.node_choice = p.node_choice();
+            one.sim.placement = p;
             // The comparison has no seed of its own: its summaries say seed 0.
             let e =
                 crate::run::execute(&one, &RngStreams::new(0)).map_err(super::run::run_error)?;

@@ -1,5 +1,8 @@
 //! Nodes and pools, with an index of nodes by free whole GPUs so that finding a node for
 //! a job costs time in the number of distinct free counts, not the number of nodes.
+//!
+//! The cluster holds state and the index, and takes and gives back capacity; which node a
+//! job gets is decided by the placement policies of `sched::placement`, which read it.
 
 use super::{CapacityKind, GpuRequest, MILLI_PER_GPU};
 
@@ -42,6 +45,27 @@ pub struct Pool {
     buckets: Vec<Vec<u32>>,
     /// Nodes with at least one partly used GPU (for fractional requests).
     partial: Vec<u32>,
+}
+
+impl Pool {
+    /// The up nodes with exactly `k` wholly free GPUs (`k` up to the GPUs per node), in
+    /// index order: most recently (re)indexed last.
+    #[inline]
+    pub fn bucket(&self, k: usize) -> &[u32] {
+        &self.buckets[k]
+    }
+
+    /// Number of buckets: GPUs per node + 1.
+    #[inline]
+    pub fn bucket_count(&self) -> usize {
+        self.buckets.len()
+    }
+
+    /// Up nodes with at least one partly used GPU.
+    #[inline]
+    pub fn partial(&self) -> &[u32] {
+        &self.partial
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -93,53 +117,15 @@ impl ReservedNodes {
     }
 }
 
-/// Where to put a single-node job among the nodes that fit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum NodeChoice {
-    /// The node with the fewest free GPUs that still fits (packs, keeps big holes).
-    #[default]
-    BestFit,
-    /// The node with the most free GPUs (spreads load).
-    WorstFit,
-    /// The lowest-numbered node that fits (scored by the attached [`NodeScorer`]).
-    FirstFit,
-    /// GPU packing: shared GPUs in use, then nodes in use, then idle nodes (scored).
-    GpuPacking,
-    /// Smallest dot product of free resources and request (scored).
-    DotProduct,
-    /// Fragmentation gradient descent (scored).
-    Fgd,
-}
-
-impl NodeChoice {
-    /// True when the choice needs a [`NodeScorer`] (anything but best and worst fit,
-    /// which use the free-GPU index).
-    pub fn is_scored(self) -> bool {
-        !matches!(self, NodeChoice::BestFit | NodeChoice::WorstFit)
-    }
-}
-
-/// A node as a placement score sees it.
-#[derive(Debug, Clone, Copy)]
-pub struct NodeView<'a> {
-    /// The node's hardware.
-    pub spec: NodeSpec,
-    /// The GPU type index of the node's pool.
-    pub gpu_type: usize,
-    /// Free CPU, milli-cores.
-    pub cpu_free: u32,
-    /// Free memory, MiB.
-    pub mem_free: u64,
-    /// Free milli-GPU of each GPU, in GPU order.
-    pub free_milli: &'a [u16],
-}
-
-/// Scores nodes for single-node jobs: the highest score wins, ties go to the lowest node
-/// index. Implemented by the placement policies of `sched::placement`.
-pub trait NodeScorer: Send + Sync + std::fmt::Debug {
-    /// The score of putting a job asking `req`, `cpu` and `mem` on the node, and for a
-    /// fractional request the GPU (index into `free_milli`); `None` when it does not fit.
-    fn score(&self, node: &NodeView, req: GpuRequest, cpu: u32, mem: u64) -> Option<(f64, u16)>;
+/// GPU tasks of one shape held on a node: what GPU clustering asks of a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Holding {
+    /// GPUs each task holds on the node.
+    pub gpus: u16,
+    /// Milli-GPU held on each of those GPUs (1000 for whole GPUs).
+    pub milli: u16,
+    /// Tasks of this shape on the node.
+    pub tasks: u32,
 }
 
 /// All nodes of all pools, with free capacity and the index used for placement.
@@ -148,8 +134,10 @@ pub struct Cluster {
     pools: Vec<Pool>,
     nodes: Vec<Node>,
     free_milli: Vec<u16>,
-    choice: NodeChoice,
-    scorer: Option<std::sync::Arc<dyn NodeScorer>>,
+    /// Per node, the GPU tasks held by shape; kept only after [`Cluster::track_holdings`]
+    /// (empty otherwise, so the default path pays nothing).
+    holdings: Vec<Vec<Holding>>,
+    tracking: bool,
 }
 
 impl Cluster {
@@ -159,8 +147,8 @@ impl Cluster {
             pools: Vec::new(),
             nodes: Vec::new(),
             free_milli: Vec::new(),
-            choice: NodeChoice::BestFit,
-            scorer: None,
+            holdings: Vec::new(),
+            tracking: false,
         };
         for spec in specs {
             let p = c.pools.len() as u32;
@@ -194,88 +182,45 @@ impl Cluster {
         c
     }
 
-    /// Sets how single-node jobs pick among fitting nodes.
-    pub fn set_node_choice(&mut self, choice: NodeChoice) {
-        self.choice = choice;
+    /// Starts recording what each node holds ([`Cluster::holdings`]); call before any
+    /// capacity is taken.
+    pub fn track_holdings(&mut self) {
+        self.tracking = true;
+        self.holdings = vec![Vec::new(); self.nodes.len()];
     }
 
-    /// Attaches the scorer that scored node choices ([`NodeChoice::is_scored`]) use; without
-    /// one they fall back to best fit.
-    pub fn set_scorer(&mut self, scorer: std::sync::Arc<dyn NodeScorer>) {
-        self.scorer = Some(scorer);
+    /// The GPU tasks node `n` holds, by shape, in no particular order (empty unless
+    /// [`Cluster::track_holdings`] was called).
+    pub fn holdings(&self, n: u32) -> &[Holding] {
+        self.holdings.get(n as usize).map_or(&[], Vec::as_slice)
     }
 
-    /// Finds the best-scored node for a single-node job in pool `p` (each fitting node is
-    /// scored: time in the pool's node count).
-    fn find_scored(
-        &self,
-        scorer: &dyn NodeScorer,
-        p: usize,
-        req: GpuRequest,
-        cpu: u32,
-        mem: u64,
-        ok: impl Fn(u32) -> bool,
-    ) -> Option<Allocation> {
-        let pool = &self.pools[p];
-        let mut best: Option<(f64, u32, u16)> = None;
-        for n in pool.first_node..pool.first_node + pool.spec.nodes {
-            let node = &self.nodes[n as usize];
-            if !node.up || !ok(n) || !self.host_fits(n, cpu, mem) {
-                continue;
-            }
-            let view = NodeView {
-                spec: pool.spec.node,
-                gpu_type: pool.spec.gpu_type,
-                cpu_free: node.cpu_free,
-                mem_free: node.mem_free,
-                free_milli: self.node_free_milli(n),
-            };
-            if let Some((s, g)) = scorer.score(&view, req, cpu, mem) {
-                if best.is_none_or(|(b, _, _)| s > b) {
-                    best = Some((s, n, g));
-                }
-            }
-        }
-        let (_, n, g) = best?;
-        let node = &self.nodes[n as usize];
-        let mut a = Allocation {
-            pool: p as u32,
-            gpus: Vec::new(),
-            hosts: vec![(n, cpu, mem)],
-        };
-        match req {
-            GpuRequest::None => {}
-            GpuRequest::Fraction(m) => {
-                let f = self.free_milli[(node.gpu_off + g as u32) as usize];
-                if g >= node.gpus || f < m {
-                    return None;
-                }
-                a.gpus.push(GpuSlice {
-                    node: n,
-                    gpu: g,
-                    milli: m,
-                });
-            }
-            GpuRequest::Whole(w) => {
-                for gi in 0..node.gpus {
-                    if a.gpus.len() == w as usize {
-                        break;
-                    }
-                    if self.free_milli[(node.gpu_off + gi as u32) as usize] == MILLI_PER_GPU as u16
-                    {
-                        a.gpus.push(GpuSlice {
-                            node: n,
-                            gpu: gi,
-                            milli: MILLI_PER_GPU as u16,
-                        });
+    /// Adds (`add`) or removes the GPU tasks of `a` in the holdings: one task per node it
+    /// holds GPUs on (slices of one node are contiguous in an allocation).
+    fn record_holdings(&mut self, a: &Allocation, add: bool) {
+        let mut rest = &a.gpus[..];
+        while let Some(first) = rest.first() {
+            let k = rest.iter().take_while(|s| s.node == first.node).count();
+            let (gpus, milli) = (k as u16, first.milli);
+            let held = &mut self.holdings[first.node as usize];
+            let at = held.iter().position(|h| (h.gpus, h.milli) == (gpus, milli));
+            match (at, add) {
+                (Some(i), true) => held[i].tasks += 1,
+                (None, true) => held.push(Holding {
+                    gpus,
+                    milli,
+                    tasks: 1,
+                }),
+                (Some(i), false) => {
+                    held[i].tasks -= 1;
+                    if held[i].tasks == 0 {
+                        held.swap_remove(i);
                     }
                 }
-                if a.gpus.len() < w as usize {
-                    return None;
-                }
+                (None, false) => debug_assert!(false, "giving back a task never held"),
             }
+            rest = &rest[k..];
         }
-        Some(a)
     }
 
     /// The pools, in scenario order.
@@ -353,155 +298,18 @@ impl Cluster {
         Some(k)
     }
 
-    fn host_fits(&self, n: u32, cpu: u32, mem: u64) -> bool {
+    /// True when node `n` has `cpu` milli-cores and `mem` MiB free.
+    #[inline]
+    pub fn host_fits(&self, n: u32, cpu: u32, mem: u64) -> bool {
         let node = &self.nodes[n as usize];
         node.cpu_free >= cpu && node.mem_free >= mem
     }
 
-    /// Finds room for a job in pool `p`, avoiding `avoid` nodes, without taking it.
-    pub fn find(
-        &self,
-        p: usize,
-        req: GpuRequest,
-        cpu: u32,
-        mem: u64,
-        avoid: Option<&ReservedNodes>,
-    ) -> Option<Allocation> {
-        let pool = &self.pools[p];
-        let gpn = pool.spec.node.gpus as u32;
-        let k = self.nodes_needed(p, req, cpu, mem)?;
-        let ok = |n: u32| avoid.is_none_or(|r| !r.contains(n));
-        if let (true, Some(scorer)) = (self.choice.is_scored(), self.scorer.as_deref()) {
-            if !matches!(req, GpuRequest::Whole(w) if w > gpn) {
-                return self.find_scored(scorer, p, req, cpu, mem, ok);
-            }
-        }
-        match req {
-            GpuRequest::Whole(w) if w > gpn => {
-                let (cpu_per, mem_per) = (cpu.div_ceil(k), mem.div_ceil(k as u64));
-                let mut picked = Vec::with_capacity(k as usize);
-                for &n in pool.buckets[gpn as usize].iter().rev() {
-                    if ok(n) && self.host_fits(n, cpu_per, mem_per) {
-                        picked.push(n);
-                        if picked.len() == k as usize {
-                            break;
-                        }
-                    }
-                }
-                if picked.len() < k as usize {
-                    return None;
-                }
-                picked.sort_unstable();
-                let mut a = Allocation {
-                    pool: p as u32,
-                    gpus: Vec::with_capacity(w as usize),
-                    hosts: Vec::new(),
-                };
-                // Whole nodes: the job holds every GPU of each node it takes, even when its
-                // count is not a multiple of the node size (the rest cannot be shared).
-                for n in picked {
-                    for g in 0..gpn as u16 {
-                        a.gpus.push(GpuSlice {
-                            node: n,
-                            gpu: g,
-                            milli: MILLI_PER_GPU as u16,
-                        });
-                    }
-                    a.hosts.push((n, cpu_per, mem_per));
-                }
-                Some(a)
-            }
-            GpuRequest::Whole(w) => {
-                let n = self
-                    .pick_bucket_node(pool, w as usize, |n| ok(n) && self.host_fits(n, cpu, mem))?;
-                let node = &self.nodes[n as usize];
-                let mut a = Allocation {
-                    pool: p as u32,
-                    gpus: Vec::with_capacity(w as usize),
-                    hosts: vec![(n, cpu, mem)],
-                };
-                for g in 0..node.gpus {
-                    if a.gpus.len() == w as usize {
-                        break;
-                    }
-                    if self.free_milli[(node.gpu_off + g as u32) as usize] == MILLI_PER_GPU as u16 {
-                        a.gpus.push(GpuSlice {
-                            node: n,
-                            gpu: g,
-                            milli: MILLI_PER_GPU as u16,
-                        });
-                    }
-                }
-                Some(a)
-            }
-            GpuRequest::Fraction(m) => {
-                // Tightest partly used GPU first; then a whole free GPU on the best-fit node.
-                let mut best: Option<(u16, u32, u16)> = None;
-                for &n in &pool.partial {
-                    if !ok(n) || !self.host_fits(n, cpu, mem) {
-                        continue;
-                    }
-                    let node = &self.nodes[n as usize];
-                    for g in 0..node.gpus {
-                        let f = self.free_milli[(node.gpu_off + g as u32) as usize];
-                        if f >= m
-                            && f < MILLI_PER_GPU as u16
-                            && best.is_none_or(|(bf, bn, _)| (f, n) < (bf, bn))
-                        {
-                            best = Some((f, n, g));
-                        }
-                    }
-                }
-                let (n, g) = match best {
-                    Some((_, n, g)) => (n, g),
-                    None => {
-                        let n = self
-                            .pick_bucket_node(pool, 1, |n| ok(n) && self.host_fits(n, cpu, mem))?;
-                        let node = &self.nodes[n as usize];
-                        let g = (0..node.gpus).find(|&g| {
-                            self.free_milli[(node.gpu_off + g as u32) as usize]
-                                == MILLI_PER_GPU as u16
-                        })?;
-                        (n, g)
-                    }
-                };
-                Some(Allocation {
-                    pool: p as u32,
-                    gpus: vec![GpuSlice {
-                        node: n,
-                        gpu: g,
-                        milli: m,
-                    }],
-                    hosts: vec![(n, cpu, mem)],
-                })
-            }
-            GpuRequest::None => {
-                let n = self.pick_bucket_node(pool, 0, |n| ok(n) && self.host_fits(n, cpu, mem))?;
-                Some(Allocation {
-                    pool: p as u32,
-                    gpus: Vec::new(),
-                    hosts: vec![(n, cpu, mem)],
-                })
-            }
-        }
-    }
-
-    fn pick_bucket_node(
-        &self,
-        pool: &Pool,
-        at_least: usize,
-        accept: impl Fn(u32) -> bool,
-    ) -> Option<u32> {
-        let pick = |k: usize| pool.buckets[k].iter().rev().find(|&&n| accept(n)).copied();
-        match self.choice {
-            NodeChoice::WorstFit => (at_least..pool.buckets.len()).rev().find_map(pick),
-            // Best fit, and scored choices without a scorer.
-            _ => (at_least..pool.buckets.len()).find_map(pick),
-        }
-    }
-
-    /// Takes the capacity of an allocation found by [`Cluster::find`].
+    /// Takes the capacity of an allocation (found by a placement policy).
     pub fn take(&mut self, a: &Allocation) {
+        if self.tracking {
+            self.record_holdings(a, true);
+        }
         for s in &a.gpus {
             let node = &self.nodes[s.node as usize];
             let i = (node.gpu_off + s.gpu as u32) as usize;
@@ -518,6 +326,9 @@ impl Cluster {
 
     /// Returns the capacity of an allocation.
     pub fn give_back(&mut self, a: &Allocation) {
+        if self.tracking {
+            self.record_holdings(a, false);
+        }
         for s in &a.gpus {
             let node = &self.nodes[s.node as usize];
             let i = (node.gpu_off + s.gpu as u32) as usize;

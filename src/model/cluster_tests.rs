@@ -1,4 +1,5 @@
-//! Unit tests of the cluster: placement choices, gangs, fractions, reservations.
+//! Unit tests of the cluster: taking and giving back capacity, the free-GPU index, and
+//! the holdings it records for placement.
 
 use super::*;
 
@@ -17,72 +18,100 @@ fn pool(nodes: u32, gpus: u16) -> PoolSpec {
     }
 }
 
-#[test]
-fn best_fit_picks_tightest_node() {
-    let mut c = Cluster::new(vec![pool(3, 8)]);
-    // Leave node 0 with 8 free, node 1 with 3 free, node 2 with 5 free.
-    let a = c.find(0, GpuRequest::Whole(5), 0, 0, None).unwrap();
-    c.take(&a);
-    let held = a.hosts[0].0;
-    let b = c.find(0, GpuRequest::Whole(3), 0, 0, None).unwrap();
-    assert_eq!(
-        b.hosts[0].0, held,
-        "3 GPUs go to the node with exactly 3 free"
-    );
-    c.take(&b);
-    let d = c.find(0, GpuRequest::Whole(3), 0, 0, None).unwrap();
-    c.take(&d);
-    let e = c.find(0, GpuRequest::Whole(2), 0, 0, None).unwrap();
-    assert_eq!(
-        e.hosts[0].0, d.hosts[0].0,
-        "2 GPUs go to the node with 5 free, not 8"
-    );
+fn on(node: u32, gpus: &[u16], milli: u16) -> Allocation {
+    Allocation {
+        pool: 0,
+        gpus: gpus
+            .iter()
+            .map(|&gpu| GpuSlice { node, gpu, milli })
+            .collect(),
+        hosts: vec![(node, 1000, 10)],
+    }
 }
 
 #[test]
-fn gang_jobs_take_whole_nodes_or_nothing() {
-    let mut c = Cluster::new(vec![pool(3, 8)]);
-    let small = c.find(0, GpuRequest::Whole(1), 0, 0, None).unwrap();
-    c.take(&small);
-    // 20 GPUs need 3 whole nodes; only 2 are wholly free.
-    assert!(c.find(0, GpuRequest::Whole(20), 0, 0, None).is_none());
-    let g = c.find(0, GpuRequest::Whole(16), 0, 0, None).unwrap();
-    assert_eq!(g.hosts.len(), 2);
-    assert_eq!(g.gpus.len(), 16);
-    c.give_back(&small);
-    assert_eq!(c.free_nodes(0).len(), 3);
-}
-
-#[test]
-fn fractions_share_a_gpu() {
-    let mut c = Cluster::new(vec![pool(1, 1)]);
-    let a = c.find(0, GpuRequest::Fraction(600), 0, 0, None).unwrap();
+fn take_and_give_back_move_nodes_between_buckets() {
+    let mut c = Cluster::new(vec![pool(2, 4)]);
+    let a = on(1, &[0, 1, 2], 1000);
     c.take(&a);
-    let b = c.find(0, GpuRequest::Fraction(400), 0, 0, None).unwrap();
-    c.take(&b);
-    assert!(c.find(0, GpuRequest::Fraction(1), 0, 0, None).is_none());
+    assert_eq!(c.pools()[0].bucket(1), &[1]);
+    assert_eq!(c.pools()[0].bucket(4), &[0]);
+    assert_eq!(c.free_whole(1), 1);
+    assert_eq!(c.node_free_host(1), (63_000, 512 * 1024 - 10));
+    let s = on(0, &[3], 300);
+    c.take(&s);
+    assert_eq!(c.pools()[0].partial(), &[0]);
+    assert_eq!(c.pool_free_whole_gpus(0), 4);
+    assert_eq!(c.max_free_whole(0), 3);
     c.give_back(&a);
-    assert_eq!(c.node_free_milli(0), &[600]);
+    c.give_back(&s);
+    assert_eq!(c.free_nodes(0).len(), 2);
+    assert!(c.pools()[0].partial().is_empty());
+    assert_eq!(c.pool_free_milli(0), 8000);
 }
 
 #[test]
-fn cpu_and_memory_limit_placement() {
-    let c = Cluster::new(vec![pool(1, 8)]);
-    assert!(c.find(0, GpuRequest::Whole(1), 65_000, 0, None).is_none());
-    assert!(c.nodes_needed(0, GpuRequest::Whole(16), 0, 0).is_none());
-}
-
-#[test]
-fn reserved_nodes_are_avoided() {
-    let c = Cluster::new(vec![pool(2, 8)]);
-    let r = ReservedNodes(vec![0, 1]);
-    assert!(c.find(0, GpuRequest::Whole(1), 0, 0, Some(&r)).is_none());
-    let r = ReservedNodes(vec![1]);
+fn holdings_count_tasks_by_shape() {
+    let mut c = Cluster::new(vec![pool(3, 8)]);
+    assert!(c.holdings(0).is_empty());
+    c.track_holdings();
+    let (a, b) = (on(0, &[0, 1], 1000), on(0, &[2, 3], 1000));
+    let s = on(0, &[4], 250);
+    for x in [&a, &b, &s] {
+        c.take(x);
+    }
+    let mut held = c.holdings(0).to_vec();
+    held.sort_by_key(|h| h.milli);
     assert_eq!(
-        c.find(0, GpuRequest::Whole(1), 0, 0, Some(&r))
-            .unwrap()
-            .hosts[0]
-            .0,
-        0
+        held,
+        vec![
+            Holding {
+                gpus: 1,
+                milli: 250,
+                tasks: 1
+            },
+            Holding {
+                gpus: 2,
+                milli: 1000,
+                tasks: 2
+            },
+        ]
     );
+    c.give_back(&s);
+    c.give_back(&a);
+    assert_eq!(
+        c.holdings(0),
+        &[Holding {
+            gpus: 2,
+            milli: 1000,
+            tasks: 1
+        }]
+    );
+    // A gang allocation counts one task per node it spans; CPU-only work none.
+    let gang = Allocation {
+        pool: 0,
+        gpus: (1..3u32)
+            .flat_map(|node| {
+                (0..8).map(move |gpu| GpuSlice {
+                    node,
+                    gpu,
+                    milli: 1000,
+                })
+            })
+            .collect(),
+        hosts: vec![(1, 0, 0), (2, 0, 0), (0, 5, 5)],
+    };
+    c.take(&gang);
+    assert_eq!(
+        c.holdings(1),
+        &[Holding {
+            gpus: 8,
+            milli: 1000,
+            tasks: 1
+        }]
+    );
+    assert_eq!(c.holdings(2), c.holdings(1));
+    assert_eq!(c.holdings(0).len(), 1);
+    c.give_back(&gang);
+    assert!(c.holdings(1).is_empty());
 }

@@ -7,8 +7,7 @@ mod gpu;
 mod job;
 
 pub use cluster::{
-    Allocation, Cluster, GpuSlice, NodeChoice, NodeScorer, NodeSpec, NodeView, Pool, PoolSpec,
-    ReservedNodes,
+    Allocation, Cluster, GpuSlice, Holding, NodeSpec, Pool, PoolSpec, ReservedNodes,
 };
 pub use gpu::{CapacityKind, GpuType, TypeMask};
 pub use job::{GpuRequest, Job, JobId, JobIdHasher, JobMap, Workload, MILLI_PER_GPU};

@@ -13,55 +13,14 @@
 //! arrival_compression = 100     # submit times / 100, durations kept (default 1)
 //! cluster_fraction = 0.25       # keep a quarter of each node group (default 1)
 //! ```
+//!
+//! `placements` takes any [`PlacementKind`] name, as `[scheduler] placement` does.
 
 use super::{locate, text_hash, Problem, ScenarioError};
+use crate::sched::placement::PlacementKind;
 use crate::sched::PolicyKind;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
-
-/// The placements a time-based comparison can run (those the simulator's cluster offers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ComparedPlacement {
-    /// Best fit (free-GPU index).
-    BestFit,
-    /// Worst fit (free-GPU index).
-    WorstFit,
-    /// First fit (scored).
-    FirstFit,
-    /// GPU packing (scored).
-    GpuPacking,
-    /// Dot product (scored).
-    DotProduct,
-    /// FGD (scored).
-    Fgd,
-}
-
-impl ComparedPlacement {
-    /// The scenario spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ComparedPlacement::BestFit => "best_fit",
-            ComparedPlacement::WorstFit => "worst_fit",
-            ComparedPlacement::FirstFit => "first_fit",
-            ComparedPlacement::GpuPacking => "gpu_packing",
-            ComparedPlacement::DotProduct => "dot_product",
-            ComparedPlacement::Fgd => "fgd",
-        }
-    }
-    /// The cluster's node choice.
-    pub fn node_choice(self) -> crate::model::NodeChoice {
-        use crate::model::NodeChoice as C;
-        match self {
-            ComparedPlacement::BestFit => C::BestFit,
-            ComparedPlacement::WorstFit => C::WorstFit,
-            ComparedPlacement::FirstFit => C::FirstFit,
-            ComparedPlacement::GpuPacking => C::GpuPacking,
-            ComparedPlacement::DotProduct => C::DotProduct,
-            ComparedPlacement::Fgd => C::Fgd,
-        }
-    }
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -79,7 +38,7 @@ struct RawCompare {
     pods: String,
     #[serde(default)]
     queue_policy: Option<PolicyKind>,
-    placements: Vec<ComparedPlacement>,
+    placements: Vec<PlacementKind>,
     usd_per_gpu_hour: f64,
     usd_per_cpu_node_hour: f64,
     #[serde(default)]
@@ -106,7 +65,7 @@ pub struct CompareScenario {
     /// Queue policy for every run.
     pub queue_policy: PolicyKind,
     /// Placements compared.
-    pub placements: Vec<ComparedPlacement>,
+    pub placements: Vec<PlacementKind>,
     /// Price of a GPU node per GPU-hour.
     pub usd_per_gpu_hour: f64,
     /// Price of a CPU-only node per hour.

@@ -16,7 +16,7 @@ mod synthetic;
 mod validate;
 mod workload_kinds;
 
-pub use compare::{is_compare_scenario, CompareScenario, ComparedPlacement};
+pub use compare::{is_compare_scenario, CompareScenario};
 pub use fgd::{is_fgd_scenario, FgdScenario};
 pub use pricing::MeanRevertingSpec;
 pub use validate::{Scenario, WorkloadSource};

@@ -147,7 +147,7 @@ pub struct RawScheduler {
     #[serde(default)]
     pub policy: Option<crate::sched::PolicyKind>,
     #[serde(default)]
-    pub placement: Option<RawPlacement>,
+    pub placement: Option<crate::sched::placement::PlacementKind>,
     #[serde(default)]
     pub pool_order: Option<crate::sched::PoolOrder>,
     #[serde(default)]
@@ -163,17 +163,6 @@ pub struct RawBudget {
     pub total_usd: Option<f64>,
     #[serde(default)]
     pub per_tenant_usd: std::collections::BTreeMap<String, f64>,
-}
-
-#[derive(Debug, Deserialize, Clone, Copy)]
-#[serde(rename_all = "snake_case")]
-pub enum RawPlacement {
-    BestFit,
-    WorstFit,
-    FirstFit,
-    GpuPacking,
-    DotProduct,
-    Fgd,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,9 +1,9 @@
 //! Validation: raw scenario structs into typed config, collecting every problem.
 
-use super::raw::{RawPaiEstimate, RawPlacement, RawScenario, RawWorkload};
+use super::raw::{RawPaiEstimate, RawScenario, RawWorkload};
 use super::Problem;
 use crate::engine::{parse_duration, SimTime};
-use crate::model::{GpuType, NodeChoice, NodeSpec, PoolSpec};
+use crate::model::{GpuType, NodeSpec, PoolSpec};
 use crate::pricing::PricingModel;
 use crate::sched::PolicyKind;
 use crate::sim::SimConfig;
@@ -523,14 +523,6 @@ pub(super) fn validate(
         .zip(&pricing)
         .map(|(p, m)| m.gpu_hour_rate(p.nodes, p.node.gpus))
         .collect();
-    let node_choice = match raw.scheduler.placement.unwrap_or(RawPlacement::BestFit) {
-        RawPlacement::BestFit => NodeChoice::BestFit,
-        RawPlacement::WorstFit => NodeChoice::WorstFit,
-        RawPlacement::FirstFit => NodeChoice::FirstFit,
-        RawPlacement::GpuPacking => NodeChoice::GpuPacking,
-        RawPlacement::DotProduct => NodeChoice::DotProduct,
-        RawPlacement::Fgd => NodeChoice::Fgd,
-    };
     Ok(Scenario {
         name: raw.name,
         description: raw.description.unwrap_or_default(),
@@ -540,7 +532,7 @@ pub(super) fn validate(
         sim: SimConfig {
             pools,
             policy: raw.scheduler.policy.unwrap_or(PolicyKind::EasyBackfill),
-            node_choice,
+            placement: raw.scheduler.placement.unwrap_or_default(),
             horizon,
             sample_every: sample,
             options: crate::sched::SchedOptions {

@@ -75,9 +75,9 @@ impl EasyBackfill {
         for p in ctx.pools.eligible(job) {
             let end = ctx.now.plus(ctx.pools.runtime(job.planned_work(), p));
             let avoid = (p == plan.pool && end > plan.shadow).then_some(&plan.reserved);
-            if let Some(a) = ctx
-                .cluster
-                .find(p, job.gpus, job.cpu_milli, job.mem_mib, avoid)
+            if let Some(a) =
+                ctx.placer
+                    .find(ctx.cluster, p, job.gpus, job.cpu_milli, job.mem_mib, avoid)
             {
                 if ctx.within_budget(id, &a, end) {
                     return Some((a, end));

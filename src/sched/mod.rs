@@ -237,6 +237,8 @@ pub struct SchedCtx<'a> {
     pub jobs: &'a [Job],
     /// Free capacity; starting a job takes from it.
     pub cluster: &'a mut Cluster,
+    /// Where in a pool a job goes (the scenario's placement policy).
+    pub placer: &'a placement::Placer,
     /// Running jobs with their planned ends.
     pub running: &'a mut Running,
     /// Pool eligibility and speeds.
@@ -270,10 +272,14 @@ impl SchedCtx<'_> {
                 Some((ap, r, by)) if ap == p && planned_end > by => Some(r),
                 _ => None,
             };
-            if let Some(a) = self
-                .cluster
-                .find(p, job.gpus, job.cpu_milli, job.mem_mib, avoid_here)
-            {
+            if let Some(a) = self.placer.find(
+                self.cluster,
+                p,
+                job.gpus,
+                job.cpu_milli,
+                job.mem_mib,
+                avoid_here,
+            ) {
                 if !self.within_budget(id, &a, planned_end) {
                     continue;
                 }
@@ -315,8 +321,8 @@ impl SchedCtx<'_> {
             .now
             .plus(self.pools.runtime(self.planned_remaining(id), p));
         match self
-            .cluster
-            .find(p, job.gpus, job.cpu_milli, job.mem_mib, None)
+            .placer
+            .find(self.cluster, p, job.gpus, job.cpu_milli, job.mem_mib, None)
         {
             Some(a) if self.within_budget(id, &a, planned_end) => {
                 self.start(id, a, planned_end);

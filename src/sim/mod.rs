@@ -33,7 +33,7 @@ pub use record::{
 };
 
 use crate::engine::{EventQueue, SimTime};
-use crate::model::{Cluster, JobId, NodeChoice, PoolSpec, Workload};
+use crate::model::{Cluster, JobId, PoolSpec, Workload};
 use crate::sched::{
     PolicyKind, PoolChoice, PreemptionCost, Progress, QueuePolicy, Running, SchedCtx, SchedOptions,
 };
@@ -45,8 +45,8 @@ pub struct SimConfig {
     pub pools: Vec<PoolSpec>,
     /// Queue policy.
     pub policy: PolicyKind,
-    /// Node choice for single-node jobs.
-    pub node_choice: NodeChoice,
+    /// Placement policy: where in a pool a job goes.
+    pub placement: crate::sched::placement::PlacementKind,
     /// Stop at this time (jobs still queued or running are "unfinished"); `None` runs
     /// until every job has ended.
     pub horizon: Option<SimTime>,
@@ -62,6 +62,7 @@ pub struct Simulation<'w> {
     workload: &'w Workload,
     queue: EventQueue<Event>,
     cluster: Cluster,
+    placer: crate::sched::placement::Placer,
     pools: PoolChoice,
     running: Running,
     policy: Box<dyn QueuePolicy>,
@@ -110,19 +111,8 @@ impl<'w> Simulation<'w> {
         policy: Box<dyn QueuePolicy>,
     ) -> Self {
         let mut cluster = Cluster::new(cfg.pools.clone());
-        cluster.set_node_choice(cfg.node_choice);
-        if let Some(scorer) = crate::sched::placement::PolicyScorer::for_choice(
-            cfg.node_choice,
-            workload,
-            cfg.pools
-                .iter()
-                .map(|p| p.node.cpu_milli)
-                .max()
-                .unwrap_or(0),
-            cfg.pools.iter().map(|p| p.node.gpus).max().unwrap_or(0),
-        ) {
-            cluster.set_scorer(std::sync::Arc::new(scorer));
-        }
+        let placer =
+            crate::sched::placement::Placer::for_run(cfg.placement, &mut cluster, workload);
         let elastic =
             elastic::Elastic::new(&cfg.options.autoscale, &mut cluster, workload.jobs.len());
         let mut pools = PoolChoice::new(&cluster);
@@ -144,6 +134,7 @@ impl<'w> Simulation<'w> {
             workload,
             queue,
             cluster,
+            placer,
             pools,
             running: Running::new(n),
             policy,
@@ -173,6 +164,12 @@ impl<'w> Simulation<'w> {
     pub fn with_faults(mut self, cfg: crate::faults::FaultConfig, seed: u64) -> Self {
         self.ensure_progress();
         self.init_faults(cfg, seed);
+        self
+    }
+
+    /// Draws placement ties (the `random` placement) from `streams`' `placement` stream.
+    pub fn with_placement_rng(mut self, streams: &crate::engine::RngStreams) -> Self {
+        self.placer.set_rng(streams.stream("placement"));
         self
     }
 
@@ -340,6 +337,7 @@ impl<'w> Simulation<'w> {
             now: t,
             jobs: &self.workload.jobs,
             cluster: &mut self.cluster,
+            placer: &self.placer,
             running: &mut self.running,
             pools: &self.pools,
             started: &mut self.started,

@@ -62,7 +62,7 @@ pub fn config(pools: Vec<PoolSpec>, policy: PolicyKind) -> SimConfig {
     SimConfig {
         pools,
         policy,
-        node_choice: Default::default(),
+        placement: Default::default(),
         horizon: None,
         sample_every: None,
         options: Default::default(),

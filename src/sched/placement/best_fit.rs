@@ -1,16 +1,23 @@
 //! Best fit: the node left with the least free resources, CPU and GPU each as a share of
 //! the node's capacity, summed with equal weights (the FGD paper's "weighted sum of all
 //! dimensions").
+//!
+//! On the time-based cluster best fit reads the free-GPU index instead of scoring every
+//! node: the node with the fewest wholly free GPUs that still hold the job (a shared task
+//! first onto the tightest partly used GPU), at a cost in GPUs per node rather than nodes.
 
-use super::{fits, left_shares, roomiest_pick, Choice, NodeState, NodeType, Placement, Task};
+use super::{
+    fits, left_shares, roomiest_pick, Choice, ClusterRule, IndexOrder, NodeState, NodeType,
+    Placement, PlacementContext, Task,
+};
 
 /// Best fit over CPU and GPU.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BestFit;
 
 impl Placement for BestFit {
-    fn name(&self) -> &'static str {
-        "best_fit"
+    fn build(_: &PlacementContext) -> Self {
+        BestFit
     }
     fn choose(&self, ty: &NodeType, node: &NodeState, task: &Task) -> Option<Choice> {
         if !fits(ty, node, task) {
@@ -21,6 +28,9 @@ impl Placement for BestFit {
             score: -(cpu + gpu),
             pick: roomiest_pick(node, task),
         })
+    }
+    fn on_cluster(&self) -> ClusterRule {
+        ClusterRule::Index(IndexOrder::FewestFree)
     }
 }
 

@@ -2,7 +2,9 @@
 //! CPU and GPU have the smallest dot product with the task's request, both vectors scaled
 //! by the largest node of the cluster (so a small node is not mistaken for an empty one).
 
-use super::{fits, roomiest_pick, Choice, NodeState, NodeType, Placement, Task, FULL};
+use super::{
+    fits, roomiest_pick, Choice, NodeState, NodeType, Placement, PlacementContext, Task, FULL,
+};
 
 /// Dot-product placement over CPU and GPU.
 #[derive(Debug, Clone, Copy)]
@@ -22,8 +24,8 @@ impl DotProduct {
 }
 
 impl Placement for DotProduct {
-    fn name(&self) -> &'static str {
-        "dot_product"
+    fn build(ctx: &PlacementContext) -> Self {
+        DotProduct::new(ctx.max_cpu_milli, ctx.max_gpus)
     }
     fn choose(&self, ty: &NodeType, node: &NodeState, task: &Task) -> Option<Choice> {
         if !fits(ty, node, task) {

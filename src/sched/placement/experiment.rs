@@ -29,7 +29,24 @@ pub struct FgdExperiment {
     shapes: usize,
     gpu_capacity: u64,
     tune: f64,
-    ctx: PlacementContext,
+    ctx: PlacementContext<'static>,
+}
+
+/// Why an FGD experiment cannot be built from its inputs.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FgdExperimentError {
+    /// The tuning ratio is not a positive number.
+    #[error("tune must be a positive number, not {0}")]
+    BadTune(f64),
+    /// The node list names more GPU models than a [`TypeMask`] holds.
+    #[error("more than 64 GPU models in the node list")]
+    TooManyModels,
+    /// The node list has no GPU.
+    #[error("the node list has no GPUs")]
+    NoGpus,
+    /// No pod asks for a GPU.
+    #[error("the pod list asks for no GPUs")]
+    NoGpuDemand,
 }
 
 /// One run: a policy, a seed and its curve.
@@ -61,9 +78,9 @@ impl FgdExperiment {
         pods: &[OpenbPod],
         tune: f64,
         coverage: f64,
-    ) -> Result<FgdExperiment, String> {
+    ) -> Result<FgdExperiment, FgdExperimentError> {
         if !(tune.is_finite() && tune > 0.0) {
-            return Err(format!("tune must be a positive number, not {tune}"));
+            return Err(FgdExperimentError::BadTune(tune));
         }
         let mut models: Vec<String> = Vec::new();
         let mut types: Vec<NodeType> = Vec::new();
@@ -92,11 +109,11 @@ impl FgdExperiment {
             node_types.push(t as u32);
         }
         if models.len() > 64 {
-            return Err("more than 64 GPU models in the node list".into());
+            return Err(FgdExperimentError::TooManyModels);
         }
         let gpu_capacity: u64 = nodes.iter().map(|n| n.gpus as u64 * 1000).sum();
         if gpu_capacity == 0 {
-            return Err("the node list has no GPUs".into());
+            return Err(FgdExperimentError::NoGpus);
         }
         let tasks: Vec<Task> = pods
             .iter()
@@ -119,7 +136,7 @@ impl FgdExperiment {
             })
             .collect();
         if tasks.iter().all(|t| t.gpu_total() == 0) {
-            return Err("the pod list asks for no GPUs".into());
+            return Err(FgdExperimentError::NoGpuDemand);
         }
         let mut ids: HashMap<Task, usize> = HashMap::new();
         let shape_of = tasks
@@ -138,11 +155,11 @@ impl FgdExperiment {
             shape_of,
             gpu_capacity,
             tune,
-            ctx: PlacementContext {
+            ctx: PlacementContext::new(
                 typical,
-                max_cpu_milli: nodes.iter().map(|n| n.cpu_milli).max().unwrap_or(0),
-                max_gpus: nodes.iter().map(|n| n.gpus as u16).max().unwrap_or(0),
-            },
+                nodes.iter().map(|n| n.cpu_milli).max().unwrap_or(0),
+                nodes.iter().map(|n| n.gpus as u16).max().unwrap_or(0),
+            ),
         })
     }
 
@@ -153,7 +170,7 @@ impl FgdExperiment {
 
     /// FGD's typical workload.
     pub fn typical(&self) -> &TypicalWorkload {
-        &self.ctx.typical
+        self.ctx.typical()
     }
 
     /// The pods of one seed, in arrival order: the trace tuned to the target, shuffled.

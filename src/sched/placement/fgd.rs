@@ -11,8 +11,11 @@
 //! that fragmentation grows least.
 
 use super::{
-    apply, fits, share_picks, Choice, GpuPick, NodeState, NodeType, Placement, Task, FULL,
+    apply, fits, share_picks, Choice, GpuPick, NodeState, NodeType, Placement, PlacementContext,
+    Task, FULL,
 };
+use super::node::task_shape;
+use crate::model::{TypeMask, Workload};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -58,6 +61,26 @@ impl TypicalWorkload {
             types.push((t, c));
         }
         TypicalWorkload { types }
+    }
+
+    /// The typical workload of a time-based workload's jobs (single-node shapes; 95 % of
+    /// the GPU demand, as in the experiment).
+    pub fn of_workload(w: &Workload) -> Self {
+        let tasks: Vec<Task> = w
+            .jobs
+            .iter()
+            .map(|j| {
+                let (num_gpu, gpu_milli) = task_shape(j.gpus);
+                Task {
+                    cpu_milli: j.cpu_milli,
+                    mem_mib: 0,
+                    num_gpu,
+                    gpu_milli,
+                    models: TypeMask::ANY,
+                }
+            })
+            .collect();
+        TypicalWorkload::from_tasks(&tasks, 0.95)
     }
 }
 
@@ -134,8 +157,8 @@ impl Fgd {
 }
 
 impl Placement for Fgd {
-    fn name(&self) -> &'static str {
-        "fgd"
+    fn build(ctx: &PlacementContext) -> Self {
+        Fgd::new(ctx.typical().clone())
     }
     fn choose(&self, ty: &NodeType, node: &NodeState, task: &Task) -> Option<Choice> {
         if !fits(ty, node, task) {

@@ -3,15 +3,17 @@
 //! come last. CPU-only tasks have no GPU to pack and go to any node that fits. Ties at
 //! random.
 
-use super::{fits, tightest_pick, Choice, NodeState, NodeType, Placement, Task, FULL};
+use super::{
+    fits, tightest_pick, Choice, NodeState, NodeType, Placement, PlacementContext, Task, FULL,
+};
 
 /// GPU packing by tiers.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GpuPacking;
 
 impl Placement for GpuPacking {
-    fn name(&self) -> &'static str {
-        "gpu_packing"
+    fn build(_: &PlacementContext) -> Self {
+        GpuPacking
     }
     fn choose(&self, ty: &NodeType, node: &NodeState, task: &Task) -> Option<Choice> {
         if !fits(ty, node, task) {

@@ -1,295 +1,145 @@
 //! Placement policies: where one task goes among the nodes that can hold it.
 //!
-//! A policy scores a node *state* (free CPU, memory and per-GPU milli-GPU, plus the kind
-//! of GPU tasks already there) for a task, and picks the GPU(s) inside the node; the
-//! highest score wins, ties broken at random (or by lowest node, for first fit). Scores
-//! depend only on the state and the task, so [`GroupedCluster`] scores each distinct
-//! state once and caches it: a big cluster of alike nodes costs what its few distinct
-//! states cost. One policy per file.
+//! One vocabulary for every run that places work: a policy implements [`Placement`],
+//! which scores a read-only view of one node (its hardware, [`NodeType`]; its free CPU,
+//! memory and per-GPU milli-GPU and the GPU tasks it holds, [`NodeState`]) for a
+//! [`Task`] and picks the GPU(s) inside it; the highest score wins, ties as the policy
+//! says ([`TieBreak`]). Scores depend only on the view and the task. Two clusters ask:
+//!
+//! - [`GroupedCluster`], for the FGD paper's arrival-only experiment ([`FgdExperiment`]):
+//!   alike nodes share one state, so each distinct state is scored once and cached.
+//! - [`Placer`], for the time-based simulation's [`Cluster`](crate::model::Cluster): per
+//!   pool, either the cluster's free-GPU index is read ([`ClusterRule::Index`], best and
+//!   worst fit, so a million-job replay never scans nodes) or every fitting node is
+//!   scored ([`ClusterRule::Score`]).
+//!
+//! [`PlacementKind`] is the one enum naming them, in `[scheduler] placement`,
+//! `[placement_comparison] placements` and `[fgd_experiment] policies` alike.
+//!
+//! Where each rule lives: a policy's score, its GPU pick inside a node and how it treats
+//! CPU-only tasks are in its own file (`choose`); what a node holds is
+//! [`NodeState::mix`] (kept by [`apply`] in the experiment, read from the cluster's
+//! holdings on the time-based cluster when the policy's [`ClusterRule`] asks); the order
+//! ties go in is the policy's [`TieBreak`], applied by the cluster that asks.
+//!
+//! # Adding a placement
+//!
+//! One new file plus one registry line:
+//! 1. `src/sched/placement/my_policy.rs` with a type implementing [`Placement`]
+//!    (`build` from the [`PlacementContext`], `choose`, and `tie_break` / `on_cluster`
+//!    where the defaults do not fit).
+//! 2. A line `MyPolicy => my_policy::MyPolicy,` (with a `///` doc line) in the
+//!    `placements!` list below. The scenario name is the file name (`my_policy`); the
+//!    registry derives the enum variant, its name, [`PlacementKind::ALL`] and the build.
 
-mod best_fit;
-mod dot_product;
+#[macro_use]
+mod registry;
+
 mod experiment;
-mod fgd;
-mod first_fit;
-mod gpu_clustering;
-mod gpu_packing;
 mod grouped;
-mod random;
-mod scorer;
-mod worst_fit;
+mod node;
+mod placer;
 
-pub use best_fit::BestFit;
-pub use dot_product::DotProduct;
-pub use experiment::{allocation_at_100, FgdExperiment, FgdRun, ARRIVED_POINTS};
-pub use fgd::{task_fragment, Fgd, TypicalWorkload};
-pub use first_fit::FirstFit;
-pub use gpu_clustering::GpuClustering;
-pub use gpu_packing::GpuPacking;
+placements! {
+    /// A node chosen uniformly at random among those that fit.
+    Random => random::RandomFit,
+    /// The smallest dot product of free resources and the request (Tetris-style).
+    DotProduct => dot_product::DotProduct,
+    /// Nodes already holding tasks of the same GPU shape first.
+    GpuClustering => gpu_clustering::GpuClustering,
+    /// Shared GPUs first, then partly used nodes, then idle nodes.
+    GpuPacking => gpu_packing::GpuPacking,
+    /// The node left with the least free CPU and GPU (normalised, summed); on the
+    /// time-based cluster, the node with the fewest free GPUs that fit. The default.
+    #[default]
+    BestFit => best_fit::BestFit,
+    /// Fragmentation gradient descent (Weng et al., ATC'23).
+    Fgd => fgd::Fgd,
+    /// The first node (lowest index) that fits.
+    FirstFit => first_fit::FirstFit,
+    /// The node left with the most free CPU and GPU; on the time-based cluster, the node
+    /// with the most free GPUs.
+    WorstFit => worst_fit::WorstFit,
+}
+
+pub use experiment::{
+    allocation_at_100, FgdExperiment, FgdExperimentError, FgdRun, ARRIVED_POINTS,
+};
+pub use fgd::{task_fragment, TypicalWorkload};
 pub use grouped::GroupedCluster;
-pub use random::RandomFit;
-pub use scorer::{typical_of_workload, PolicyScorer};
-pub use worst_fit::WorstFit;
+pub use node::{
+    apply, fits, roomiest_pick, share_picks, tightest_pick, Choice, GpuPick, NodeState, NodeType,
+    Task, TaskMix, FULL,
+};
+pub use placer::Placer;
 
-use crate::model::{TypeMask, MILLI_PER_GPU};
-
-/// Milli-GPU of one whole GPU, as `u16`.
-pub const FULL: u16 = MILLI_PER_GPU as u16;
-
-/// The hardware of a kind of node.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct NodeType {
-    /// GPU model index (into the caller's model table); `None` for CPU-only nodes.
-    pub model: Option<usize>,
-    /// GPUs per node.
-    pub gpus: u16,
-    /// CPU, milli-cores.
-    pub cpu_milli: u32,
-    /// Memory, MiB.
-    pub mem_mib: u64,
-}
-
-/// The GPU shape of the tasks a node holds (what GPU clustering groups by).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum TaskMix {
-    /// No GPU task yet.
-    Empty,
-    /// Only GPU tasks of this `(num_gpu, gpu_milli)`.
-    Same(u32, u32),
-    /// GPU tasks of different shapes.
-    Mixed,
-}
-
-/// The free capacity of a node: all a placement score may look at.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct NodeState {
-    /// Index of the node's [`NodeType`].
-    pub ty: u32,
-    /// Free CPU, milli-cores.
-    pub cpu_free: u32,
-    /// Free memory, MiB.
-    pub mem_free: u64,
-    /// Free milli-GPU of each GPU, sorted in descending order (GPUs are interchangeable).
-    pub gpu_free: Vec<u16>,
-    /// GPU tasks already placed.
-    pub mix: TaskMix,
-}
-
-impl NodeState {
-    /// An empty node of type `ty` (index `ty_index`).
-    pub fn empty(ty_index: u32, ty: &NodeType) -> NodeState {
-        NodeState {
-            ty: ty_index,
-            cpu_free: ty.cpu_milli,
-            mem_free: ty.mem_mib,
-            gpu_free: vec![FULL; ty.gpus as usize],
-            mix: TaskMix::Empty,
-        }
-    }
-
-    /// Free milli-GPU summed over the node's GPUs.
-    pub fn gpu_free_total(&self) -> u64 {
-        self.gpu_free.iter().map(|&f| f as u64).sum()
-    }
-
-    /// Wholly free GPUs.
-    pub fn full_gpus(&self) -> usize {
-        // Sorted descending: the wholly free GPUs come first.
-        self.gpu_free.iter().take_while(|&&f| f == FULL).count()
-    }
-}
-
-/// One task to place: a single pod on a single node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Task {
-    /// CPU, milli-cores.
-    pub cpu_milli: u32,
-    /// Memory, MiB.
-    pub mem_mib: u64,
-    /// GPUs (0 = CPU-only).
-    pub num_gpu: u32,
-    /// Milli-GPU per GPU: 1000 for whole GPUs, less for a share of one GPU.
-    pub gpu_milli: u32,
-    /// GPU models allowed.
-    pub models: TypeMask,
-}
-
-impl Task {
-    /// Total milli-GPU asked for.
-    pub fn gpu_total(&self) -> u64 {
-        self.num_gpu as u64 * self.gpu_milli as u64
-    }
-    /// True when the task shares one GPU.
-    pub fn is_shared(&self) -> bool {
-        self.num_gpu == 1 && self.gpu_milli < MILLI_PER_GPU
-    }
-}
-
-/// Which GPUs of the node a task takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GpuPick {
-    /// No GPU (CPU-only task).
-    NoGpu,
-    /// `num_gpu` wholly free GPUs.
-    Whole,
-    /// A share of the GPU at this index of [`NodeState::gpu_free`].
-    Share(u8),
-}
-
-/// A feasible placement on a node state: its score (higher is better) and GPU pick.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Choice {
-    /// The score; equal scores are ties.
-    pub score: f64,
-    /// The GPUs taken.
-    pub pick: GpuPick,
-}
+use crate::model::Workload;
+use node::left_shares;
+use std::sync::OnceLock;
 
 /// How ties between equally scored nodes are broken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TieBreak {
-    /// Uniformly at random over the tied nodes (as Kubernetes' scheduler does).
+    /// Uniformly at random over the tied nodes (as Kubernetes' scheduler does), from the
+    /// run's `placement` random stream.
     Random,
-    /// The lowest node index (first fit).
+    /// The lowest node index: the first tied node in the cluster's node order.
     LowestNode,
 }
 
-/// A placement policy: scores a node state for a task.
+/// Which end of the free-GPU index a policy reads on the time-based cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexOrder {
+    /// The node with the fewest wholly free GPUs that still fit (packs, keeps big holes).
+    FewestFree,
+    /// The node with the most wholly free GPUs (spreads load).
+    MostFree,
+}
+
+/// How a policy finds a node on the time-based cluster ([`Placer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClusterRule {
+    /// Read the cluster's free-GPU index instead of scoring nodes: time in GPUs per node,
+    /// not nodes. A shared task first takes the tightest partly used GPU that holds it.
+    Index(IndexOrder),
+    /// Score every fitting node of the pool with [`Placement::choose`].
+    Score {
+        /// How ties are broken.
+        ties: TieBreak,
+        /// Whether the node views carry what each node holds ([`NodeState::mix`]); the
+        /// cluster then records holdings on every take and give-back.
+        task_mix: bool,
+    },
+}
+
+/// A placement policy: scores a node for a task.
 pub trait Placement: Send + Sync {
-    /// The policy's name in outputs.
-    fn name(&self) -> &'static str;
-    /// The score of putting `task` on a node of type `ty` in state `node`, or `None` when
-    /// it does not fit.
+    /// The policy for a run described by `ctx`.
+    fn build(ctx: &PlacementContext) -> Self
+    where
+        Self: Sized;
+
+    /// The score of putting `task` on a node of type `ty` in state `node` (higher is
+    /// better), with the GPUs it would take; `None` when it does not fit.
     fn choose(&self, ty: &NodeType, node: &NodeState, task: &Task) -> Option<Choice>;
-    /// How ties are broken.
+
+    /// How ties are broken in the FGD experiment ([`GroupedCluster`]).
     fn tie_break(&self) -> TieBreak {
         TieBreak::Random
     }
-}
 
-/// True when `task` fits a node of type `ty` in state `node` (CPU, memory, GPU model, GPUs).
-pub fn fits(ty: &NodeType, node: &NodeState, task: &Task) -> bool {
-    if node.cpu_free < task.cpu_milli || node.mem_free < task.mem_mib {
-        return false;
-    }
-    if task.num_gpu == 0 {
-        return true;
-    }
-    if !ty.model.is_some_and(|m| task.models.allows(m)) {
-        return false;
-    }
-    if task.is_shared() {
-        node.gpu_free
-            .first()
-            .is_some_and(|&f| f as u32 >= task.gpu_milli)
-    } else {
-        node.full_gpus() >= task.num_gpu as usize
-    }
-}
-
-/// A GPU pick for a fitting task: whole GPUs, or the tightest GPU that still holds the
-/// share (best fit within the node).
-pub fn tightest_pick(node: &NodeState, task: &Task) -> GpuPick {
-    if task.num_gpu == 0 {
-        GpuPick::NoGpu
-    } else if task.is_shared() {
-        // Descending order: the last GPU with enough room is the tightest.
-        let i = node
-            .gpu_free
-            .iter()
-            .rposition(|&f| f as u32 >= task.gpu_milli)
-            .unwrap_or(0);
-        GpuPick::Share(i as u8)
-    } else {
-        GpuPick::Whole
-    }
-}
-
-/// The baselines' GPU pick for a fitting task: whole GPUs, or the GPU with the most room
-/// (the FGD artifact's baselines behave so: with the tightest GPU instead, its random and
-/// best-fit curves come out about 2 and 0.5 points higher than published).
-pub fn roomiest_pick(node: &NodeState, task: &Task) -> GpuPick {
-    if task.num_gpu == 0 {
-        GpuPick::NoGpu
-    } else if task.is_shared() {
-        // Descending order: the first GPU has the most room (and fits, if the task does).
-        debug_assert!(node
-            .gpu_free
-            .first()
-            .is_some_and(|&f| f as u32 >= task.gpu_milli));
-        GpuPick::Share(0)
-    } else {
-        GpuPick::Whole
-    }
-}
-
-/// Distinct share picks for a fitting shared task (one per distinct free amount).
-pub fn share_picks<'a>(node: &'a NodeState, task: &Task) -> impl Iterator<Item = GpuPick> + 'a {
-    let m = task.gpu_milli;
-    (0..node.gpu_free.len()).filter_map(move |i| {
-        let f = node.gpu_free[i];
-        (f as u32 >= m && (i == 0 || node.gpu_free[i - 1] != f)).then_some(GpuPick::Share(i as u8))
-    })
-}
-
-/// The state after placing `task` with `pick` (which must fit).
-pub fn apply(node: &NodeState, task: &Task, pick: GpuPick) -> NodeState {
-    let mut n = node.clone();
-    n.cpu_free -= task.cpu_milli;
-    n.mem_free -= task.mem_mib;
-    match pick {
-        GpuPick::NoGpu => return n,
-        GpuPick::Whole => {
-            for f in n.gpu_free.iter_mut().take(task.num_gpu as usize) {
-                *f = 0;
-            }
+    /// How the policy runs on the time-based cluster. The default scores every fitting
+    /// node, ties to the lowest node, without holdings (the rule the placement
+    /// comparison's results were produced with).
+    fn on_cluster(&self) -> ClusterRule {
+        ClusterRule::Score {
+            ties: TieBreak::LowestNode,
+            task_mix: false,
         }
-        GpuPick::Share(i) => n.gpu_free[i as usize] -= task.gpu_milli as u16,
     }
-    n.gpu_free.sort_unstable_by(|a, b| b.cmp(a));
-    let shape = (task.num_gpu, task.gpu_milli);
-    n.mix = match n.mix {
-        TaskMix::Empty => TaskMix::Same(shape.0, shape.1),
-        TaskMix::Same(a, b) if (a, b) == shape => TaskMix::Same(a, b),
-        _ => TaskMix::Mixed,
-    };
-    n
-}
-
-/// The placement policies a scenario can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PlacementKind {
-    /// The first node (lowest index) that fits.
-    FirstFit,
-    /// The node left with the least free CPU and GPU (normalised, summed).
-    BestFit,
-    /// The node left with the most free CPU and GPU.
-    WorstFit,
-    /// A node chosen uniformly at random among those that fit.
-    Random,
-    /// Shared GPUs first, then partly used nodes, then idle nodes.
-    GpuPacking,
-    /// Nodes already holding tasks of the same GPU shape first.
-    GpuClustering,
-    /// The smallest dot product of free resources and the request (Tetris-style).
-    DotProduct,
-    /// Fragmentation gradient descent (Weng et al., ATC'23).
-    Fgd,
 }
 
 impl PlacementKind {
-    /// Every policy, in the order charts list them.
-    pub const ALL: [PlacementKind; 8] = [
-        PlacementKind::Random,
-        PlacementKind::DotProduct,
-        PlacementKind::GpuClustering,
-        PlacementKind::GpuPacking,
-        PlacementKind::BestFit,
-        PlacementKind::Fgd,
-        PlacementKind::FirstFit,
-        PlacementKind::WorstFit,
-    ];
     /// The six policies of the FGD paper's experiment, in its order.
     pub const FGD_PAPER: [PlacementKind; 6] = [
         PlacementKind::Random,
@@ -299,20 +149,6 @@ impl PlacementKind {
         PlacementKind::BestFit,
         PlacementKind::Fgd,
     ];
-
-    /// The scenario-file spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlacementKind::FirstFit => "first_fit",
-            PlacementKind::BestFit => "best_fit",
-            PlacementKind::WorstFit => "worst_fit",
-            PlacementKind::Random => "random",
-            PlacementKind::GpuPacking => "gpu_packing",
-            PlacementKind::GpuClustering => "gpu_clustering",
-            PlacementKind::DotProduct => "dot_product",
-            PlacementKind::Fgd => "fgd",
-        }
-    }
 
     /// The label the FGD artifact gives the policy (`01-Random` ... `06-FGD`), if any.
     pub fn artifact_label(self) -> Option<&'static str> {
@@ -326,88 +162,47 @@ impl PlacementKind {
             _ => return None,
         })
     }
-
-    /// Builds the policy for a cluster described by `ctx`.
-    pub fn build(self, ctx: &PlacementContext) -> Box<dyn Placement> {
-        match self {
-            PlacementKind::FirstFit => Box::new(FirstFit),
-            PlacementKind::BestFit => Box::new(BestFit),
-            PlacementKind::WorstFit => Box::new(WorstFit),
-            PlacementKind::Random => Box::new(RandomFit),
-            PlacementKind::GpuPacking => Box::new(GpuPacking),
-            PlacementKind::GpuClustering => Box::new(GpuClustering),
-            PlacementKind::DotProduct => Box::new(DotProduct::new(ctx.max_cpu_milli, ctx.max_gpus)),
-            PlacementKind::Fgd => Box::new(Fgd::new(ctx.typical.clone())),
-        }
-    }
 }
 
-/// What some policies need to know of the cluster and workload.
+/// What some policies need to know of the cluster and workload when they are built.
 #[derive(Debug, Clone, Default)]
-pub struct PlacementContext {
-    /// FGD's typical workload.
-    pub typical: TypicalWorkload,
+pub struct PlacementContext<'w> {
     /// The most CPU any node has (dot product's scale).
     pub max_cpu_milli: u32,
     /// The most GPUs any node has (dot product's scale).
     pub max_gpus: u16,
+    typical: OnceLock<TypicalWorkload>,
+    workload: Option<&'w Workload>,
 }
 
-/// Free CPU and GPU left after placing `task`, each as a share of the node's capacity.
-pub(crate) fn left_shares(ty: &NodeType, node: &NodeState, task: &Task) -> (f64, f64) {
-    let cpu = (node.cpu_free - task.cpu_milli) as f64 / ty.cpu_milli.max(1) as f64;
-    let cap = ty.gpus as f64 * FULL as f64;
-    let gpu = if cap > 0.0 {
-        (node.gpu_free_total() - task.gpu_total()) as f64 / cap
-    } else {
-        0.0
-    };
-    (cpu, gpu)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ty() -> NodeType {
-        NodeType {
-            model: Some(0),
-            gpus: 4,
-            cpu_milli: 32000,
-            mem_mib: 1000,
+impl<'w> PlacementContext<'w> {
+    /// A context with FGD's typical workload given.
+    pub fn new(typical: TypicalWorkload, max_cpu_milli: u32, max_gpus: u16) -> Self {
+        PlacementContext {
+            max_cpu_milli,
+            max_gpus,
+            typical: OnceLock::from(typical),
+            workload: None,
         }
     }
 
-    fn task(cpu: u32, n: u32, m: u32) -> Task {
-        Task {
-            cpu_milli: cpu,
-            mem_mib: 0,
-            num_gpu: n,
-            gpu_milli: m,
-            models: TypeMask::ANY,
+    /// A context for a time-based run of `workload`: FGD's typical workload is drawn from
+    /// its jobs ([`TypicalWorkload::of_workload`]) only if a policy asks for it.
+    pub fn of_workload(workload: &'w Workload, max_cpu_milli: u32, max_gpus: u16) -> Self {
+        PlacementContext {
+            max_cpu_milli,
+            max_gpus,
+            typical: OnceLock::new(),
+            workload: Some(workload),
         }
     }
 
-    #[test]
-    fn fits_and_apply() {
-        let t = ty();
-        let s = NodeState::empty(0, &t);
-        let a = task(1000, 1, 300);
-        assert!(fits(&t, &s, &a));
-        let s2 = apply(&s, &a, tightest_pick(&s, &a));
-        assert_eq!(s2.gpu_free, vec![1000, 1000, 1000, 700]);
-        assert_eq!(s2.mix, TaskMix::Same(1, 300));
-        // The tightest GPU holding 600 is the one with 700 left.
-        let b = task(1000, 1, 600);
-        assert_eq!(tightest_pick(&s2, &b), GpuPick::Share(3));
-        assert_eq!(share_picks(&s2, &b).count(), 2);
-        let s3 = apply(&s2, &task(0, 3, 1000), GpuPick::Whole);
-        assert_eq!(s3.gpu_free, vec![700, 0, 0, 0]);
-        assert_eq!(s3.mix, TaskMix::Mixed);
-        assert!(!fits(&t, &s3, &task(0, 1, 1000)));
-        assert!(!fits(&t, &s3, &task(40000, 0, 0)));
-        let mut wrong = task(0, 1, 1000);
-        wrong.models = TypeMask::single(1);
-        assert!(!fits(&t, &s, &wrong));
+    /// FGD's typical workload (empty when neither given nor drawable from a workload).
+    pub fn typical(&self) -> &TypicalWorkload {
+        self.typical.get_or_init(|| {
+            self.workload
+                .map(TypicalWorkload::of_workload)
+                .unwrap_or_default()
+        })
     }
 }
