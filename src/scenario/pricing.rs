@@ -1,10 +1,10 @@
 //! Validation of a pool's prices: `[pools.pricing]` and catalog look-ups (`instance`,
 //! `region`); and each run's draw of seeded spot prices.
 
+use super::problems::Problems;
 use super::raw::RawPool;
 use super::raw_pricing::{RawBilling, RawOwned, RawPricing, RawSpotPrice};
-use super::Problem;
-use crate::engine::{parse_duration, SimTime};
+use crate::engine::SimTime;
 use crate::pricing::{
     lookup, Billing, CapacityBlock, OnDemand, OwnedHardware, PoolPricing, Reservation, SpotBilling,
     SpotPrice, HOURS_PER_YEAR,
@@ -36,43 +36,9 @@ pub(super) struct PoolPrice {
     pub process: Option<MeanRevertingSpec>,
 }
 
-/// Collects problems under field paths.
-pub(super) struct P<'a> {
-    /// Where problems go.
-    pub problems: &'a mut Vec<Problem>,
-}
-
-impl P<'_> {
-    pub(super) fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.problems.push(Problem {
-            path: path.into(),
-            line: None,
-            message: message.into(),
-        });
-    }
-    pub(super) fn dur(&mut self, path: &str, text: &str) -> SimTime {
-        match parse_duration(text) {
-            Ok(t) => t,
-            Err(e) => {
-                self.err(path, e.to_string());
-                SimTime::ZERO
-            }
-        }
-    }
-    pub(super) fn nonneg(&mut self, path: &str, x: f64) -> f64 {
-        if !(x.is_finite() && x >= 0.0) {
-            self.err(path, format!("must be zero or more, got {x}"));
-            return 0.0;
-        }
-        x
-    }
-    pub(super) fn share(&mut self, path: &str, x: f64) -> f64 {
-        if !(0.0..=1.0).contains(&x) {
-            self.err(path, format!("must be between 0 and 1, got {x}"));
-            return 0.0;
-        }
-        x
-    }
+impl Problems {
+    /// A billing rule at `path`: a name (`per_second`, the default; `per_hour`; `exact`)
+    /// or an explicit granularity and minimum.
     fn billing(&mut self, path: &str, b: &Option<RawBilling>) -> Billing {
         match b {
             None => Billing::PER_SECOND_60S_MIN,
@@ -110,8 +76,8 @@ impl P<'_> {
 }
 
 /// Validates owned-hardware figures under `path`.
-pub(super) fn owned(p: &mut P, path: &str, o: &RawOwned) -> OwnedHardware {
-    let f = |p: &mut P, name: &str, v: Option<f64>, default: f64| {
+pub(super) fn owned(p: &mut Problems, path: &str, o: &RawOwned) -> OwnedHardware {
+    let f = |p: &mut Problems, name: &str, v: Option<f64>, default: f64| {
         p.nonneg(&format!("{path}.{name}"), v.unwrap_or(default))
     };
     let life = o.life_years;
@@ -171,9 +137,8 @@ pub(super) fn pool_price(
     rp: &RawPool,
     nodes: u32,
     base: &Path,
-    problems: &mut Vec<Problem>,
+    p: &mut Problems,
 ) -> PoolPrice {
-    let mut p = P { problems };
     let path = format!("pools[{i}]");
     let is_spot = matches!(rp.pricing, Some(RawPricing::Spot { .. }))
         || (rp.pricing.is_none() && rp.kind == crate::model::CapacityKind::Spot);
@@ -196,7 +161,7 @@ pub(super) fn pool_price(
         .map(|x| p.nonneg(&format!("{path}.price_per_node_hour"), x));
     let base_price = explicit.or(if is_spot { catalog_spot } else { catalog_od });
     let od_price = explicit.or(catalog_od);
-    let need = |p: &mut P, what: &str| -> f64 {
+    let need = |p: &mut Problems, what: &str| -> f64 {
         p.err(
             format!("{path}.price_per_node_hour"),
             format!(
@@ -207,9 +172,9 @@ pub(super) fn pool_price(
     };
     let mut process = None;
     let pricing = match &rp.pricing {
-        None => PoolPricing::flat(base_price.unwrap_or_else(|| need(&mut p, "flat rate"))),
+        None => PoolPricing::flat(base_price.unwrap_or_else(|| need(p, "flat rate"))),
         Some(RawPricing::OnDemand { billing }) => PoolPricing::OnDemand(OnDemand {
-            usd_per_node_hour: od_price.unwrap_or_else(|| need(&mut p, "on-demand price")),
+            usd_per_node_hour: od_price.unwrap_or_else(|| need(p, "on-demand price")),
             billing: p.billing(&format!("{path}.pricing.billing"), billing),
         }),
         Some(RawPricing::Reserved {
@@ -234,7 +199,7 @@ pub(super) fn pool_price(
                 (None, Some(d)) => {
                     let d = p.share(&format!("{pp}.discount"), *d);
                     if od_price.is_none() {
-                        need(&mut p, "a discount needs the on-demand price");
+                        need(p, "a discount needs the on-demand price");
                     }
                     od * (1.0 - d)
                 }
@@ -280,7 +245,7 @@ pub(super) fn pool_price(
                 nodes,
                 start: s,
                 duration: d,
-                usd_per_node_hour: od_price.unwrap_or_else(|| need(&mut p, "block price")),
+                usd_per_node_hour: od_price.unwrap_or_else(|| need(p, "block price")),
             })
         }
         Some(RawPricing::Spot {
@@ -291,9 +256,7 @@ pub(super) fn pool_price(
         }) => {
             let pp = format!("{path}.pricing");
             let sp = match price {
-                None => {
-                    SpotPrice::Constant(base_price.unwrap_or_else(|| need(&mut p, "spot price")))
-                }
+                None => SpotPrice::Constant(base_price.unwrap_or_else(|| need(p, "spot price"))),
                 Some(RawSpotPrice::Constant { value }) => {
                     SpotPrice::Constant(p.nonneg(&format!("{pp}.price.value"), *value))
                 }
@@ -341,9 +304,7 @@ pub(super) fn pool_price(
                 },
             }
         }
-        Some(RawPricing::Owned(o)) => {
-            PoolPricing::Owned(owned(&mut p, &format!("{path}.pricing"), o))
-        }
+        Some(RawPricing::Owned(o)) => PoolPricing::Owned(owned(p, &format!("{path}.pricing"), o)),
     };
     let rate = match &pricing {
         PoolPricing::Owned(_) | PoolPricing::Reserved { .. } => {

@@ -23,7 +23,7 @@ mod synthetic;
 mod tiresias;
 mod trace;
 
-pub use arrivals::{ArrivalProcess, Arrivals, MONTH_SECS};
+pub use arrivals::{ArrivalError, ArrivalProcess, Arrivals, MONTH_SECS};
 pub use empirical::read_duration_column;
 pub use fgd_expected::{read_expected_curves, ExpectedCurve};
 pub use fit::{fit_lognormal, fit_model, model_to_toml};
