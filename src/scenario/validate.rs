@@ -2,12 +2,14 @@
 //! [`Scenario`]. Every stage pushes its problems into one [`Problems`] collector.
 //!
 //! 1. **Sections**, each on its own (timing, GPU types, pools, workload, economics,
-//!    faults); a section reads only what it was given, so the order of problems follows
-//!    the order of the calls below.
+//!    faults); a section reads only what it is given. Problems keep the order of the
+//!    calls in [`sections`] (then `Problems::into_error` sorts them by line).
 //! 2. **Gate**: stop if anything is wrong, so the later stages see only valid sections.
-//! 3. **Rules across sections** (an elastic pool's billing, the scheduler's prices per
-//!    GPU-hour). A new limit over several sections (a job cap, a cap on timeline
-//!    samples) is one more function here taking the validated [`Sections`].
+//! 3. **Rules across sections**: an elastic pool's billing follows its pricing, and the
+//!    scheduler takes each pool's price per GPU-hour (its own problems, budget and
+//!    tenant weights, are reported once the sections are valid). A new limit over
+//!    several sections (a job cap, a cap on timeline samples, bounded retries) is one
+//!    more function `fn(&mut Problems, &Sections)` called here.
 //! 4. **Gate**, then the typed [`Scenario`].
 
 use super::faults::FaultInputs;
@@ -84,7 +86,7 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &Path) -> Result<Scen
     })
 }
 
-/// Stage 1: every section on its own, in file order of importance.
+/// Stage 1: every section on its own.
 fn sections(c: &mut Problems, raw: &RawScenario, base: &Path) -> Sections {
     let (horizon, sample_every) = timing(c, raw);
     let mut gpu_types = super::gpu_types::gpu_types(c, &raw.gpu_types);
