@@ -69,7 +69,7 @@ pub struct Execution {
 /// Runs scenario `s` with the random streams `streams`: builds its workload, then
 /// [`execute_workload`].
 pub fn execute(s: &Scenario, streams: &RngStreams) -> Result<Execution, RunError> {
-    let workload = s.build_workload(streams.seed())?;
+    let workload = s.workload_from(streams)?;
     Ok(execute_workload(s, workload, streams))
 }
 

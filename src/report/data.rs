@@ -1,7 +1,38 @@
 //! Reading back the CSV files of a run or sweep folder, so charts can be redrawn from
 //! files alone (`gpufleet plot DIR`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// A CSV file of an output folder that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// The file cannot be opened, or its header row read.
+    #[error("{path}: {source}")]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: csv::Error,
+    },
+    /// A row cannot be read (`row` is the line, the header being line 1).
+    #[error("{path} row {row}: {source}")]
+    Row {
+        /// The file.
+        path: PathBuf,
+        /// The line.
+        row: usize,
+        /// The cause.
+        source: csv::Error,
+    },
+    /// A column the chart needs is not there.
+    #[error("{file}: no column `{name}`")]
+    NoColumn {
+        /// The file's name.
+        file: String,
+        /// The column.
+        name: String,
+    },
+}
 
 /// A CSV file: header and rows of text.
 #[derive(Debug, Clone, Default)]
@@ -14,17 +45,25 @@ pub struct Table {
 
 impl Table {
     /// Reads `path`.
-    pub fn read(path: &Path) -> Result<Table, String> {
-        let mut r = csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn read(path: &Path) -> Result<Table, TableError> {
+        let csv_error = |source| TableError::Csv {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut r = csv::Reader::from_path(path).map_err(csv_error)?;
         let headers = r
             .headers()
-            .map_err(|e| format!("{}: {e}", path.display()))?
+            .map_err(csv_error)?
             .iter()
             .map(String::from)
             .collect();
         let mut rows = Vec::new();
         for (i, rec) in r.records().enumerate() {
-            let rec = rec.map_err(|e| format!("{} row {}: {e}", path.display(), i + 2))?;
+            let rec = rec.map_err(|source| TableError::Row {
+                path: path.to_path_buf(),
+                row: i + 2,
+                source,
+            })?;
             rows.push(rec.iter().map(String::from).collect());
         }
         Ok(Table { headers, rows })
@@ -36,9 +75,11 @@ impl Table {
     }
 
     /// Index of column `name`, or an error naming it.
-    pub fn need(&self, name: &str, file: &str) -> Result<usize, String> {
-        self.col(name)
-            .ok_or_else(|| format!("{file}: no column `{name}`"))
+    pub fn need(&self, name: &str, file: &str) -> Result<usize, TableError> {
+        self.col(name).ok_or_else(|| TableError::NoColumn {
+            file: file.to_string(),
+            name: name.to_string(),
+        })
     }
 
     /// Cell `(row, col)` as a number (None if empty or not a number).

@@ -11,13 +11,13 @@ mod render;
 mod run_charts;
 mod sweep_charts;
 
-pub use data::Table;
+pub use data::{Table, TableError};
 pub use deadline::write_deadline_csv;
 pub use fgd::{mean_curve, write_fgd, FgdPolicySummary, FgdSummary};
 pub use files::{write_atomic, write_run, RunOutput};
 mod tco_chart;
 
-pub use render::{render, Chart, DrawResult};
+pub use render::{render, Chart, ChartError, DrawResult};
 pub use run_charts::plot_run_dir;
 pub use sweep_charts::{pareto_front, plot_sweep_dir};
 pub use tco_chart::tco_chart;

@@ -22,6 +22,55 @@ pub(crate) fn register_fonts() {
     });
 }
 
+/// A chart that could not be drawn or written, or a run or sweep folder whose files
+/// cannot be read back for its charts.
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    /// A file of the folder cannot be read (`file` is its name).
+    #[error("{file}: {source}")]
+    Read {
+        /// The file's name.
+        file: &'static str,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A JSON file of the folder is not valid.
+    #[error("{file}: {source}")]
+    Json {
+        /// The file's name.
+        file: &'static str,
+        /// The cause.
+        source: serde_json::Error,
+    },
+    /// A CSV file of the folder cannot be read.
+    #[error(transparent)]
+    Table(#[from] super::data::TableError),
+    /// Drawing failed (the plotters error, as text: its type depends on the backend).
+    #[error("drawing {chart}: {message}")]
+    Draw {
+        /// The chart (`cost`, `cost.png`).
+        chart: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Encoding the PNG into `path` failed.
+    #[error("writing {path}: {message}")]
+    Encode {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A chart file cannot be written.
+    #[error("{path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
 /// Result of drawing.
 pub type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -62,19 +111,26 @@ pub fn font(size: u32) -> TextStyle<'static> {
 }
 
 /// Draws `chart` into `dir/stem.svg` and `dir/stem.png`; returns the paths written.
-pub fn render(dir: &Path, stem: &str, chart: &impl Chart) -> Result<Vec<PathBuf>, String> {
+pub fn render(dir: &Path, stem: &str, chart: &impl Chart) -> Result<Vec<PathBuf>, ChartError> {
     register_fonts();
     let (w, h) = chart.size();
+    let draw = |chart: &str, e: &dyn std::fmt::Display| ChartError::Draw {
+        chart: chart.to_string(),
+        message: e.to_string(),
+    };
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
-        chart
-            .draw(&root)
-            .map_err(|e| format!("drawing {stem}: {e}"))?;
-        root.present().map_err(|e| format!("drawing {stem}: {e}"))?;
+        chart.draw(&root).map_err(|e| draw(stem, &e))?;
+        root.present().map_err(|e| draw(stem, &e))?;
     }
     let svg_path = dir.join(format!("{stem}.svg"));
-    write_atomic(&svg_path, svg.as_bytes()).map_err(|e| format!("{}: {e}", svg_path.display()))?;
+    if let Err(source) = write_atomic(&svg_path, svg.as_bytes()) {
+        return Err(ChartError::Write {
+            path: svg_path,
+            source,
+        });
+    }
     let png_path = dir.join(format!("{stem}.png"));
     // The encoder picks the format by extension, so the temporary name ends in .png too.
     let tmp = dir.join(format!(".{stem}.tmp.png"));
@@ -82,11 +138,18 @@ pub fn render(dir: &Path, stem: &str, chart: &impl Chart) -> Result<Vec<PathBuf>
         let root = BitMapBackend::new(&tmp, (w, h)).into_drawing_area();
         chart
             .draw(&root)
-            .map_err(|e| format!("drawing {stem}.png: {e}"))?;
-        root.present()
-            .map_err(|e| format!("writing {}: {e}", tmp.display()))?;
+            .map_err(|e| draw(&format!("{stem}.png"), &e))?;
+        root.present().map_err(|e| ChartError::Encode {
+            path: tmp.clone(),
+            message: e.to_string(),
+        })?;
     }
-    std::fs::rename(&tmp, &png_path).map_err(|e| format!("{}: {e}", png_path.display()))?;
+    if let Err(source) = std::fs::rename(&tmp, &png_path) {
+        return Err(ChartError::Write {
+            path: png_path,
+            source,
+        });
+    }
     Ok(vec![svg_path, png_path])
 }
 

@@ -2,7 +2,9 @@
 //! time, queue length over time, cost breakdown by pool, and wait / JCT distributions.
 
 use super::data::Table;
-use super::render::{color, font, legend_box, legend_line, render, tick, Chart, DrawResult};
+use super::render::{
+    color, font, legend_box, legend_line, render, tick, Chart, ChartError, DrawResult,
+};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -16,7 +18,7 @@ struct Timeline {
     rows: Vec<Sample>,
 }
 
-fn read_timeline(dir: &Path) -> Result<Timeline, String> {
+fn read_timeline(dir: &Path) -> Result<Timeline, ChartError> {
     let t = Table::read(&dir.join("timeline.csv"))?;
     let f = "timeline.csv";
     let (ch, cp, cb, cv, cq, cr) = (
@@ -310,12 +312,8 @@ impl Chart for Cdf {
 }
 
 /// Draws every chart of the run folder `dir`; returns the files written.
-pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let summary: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("summary.json"))
-            .map_err(|e| format!("summary.json: {e}"))?,
-    )
-    .map_err(|e| format!("summary.json: {e}"))?;
+pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
+    let summary = read_json(dir, "summary.json")?;
     let title = summary["scenario"].as_str().unwrap_or("run").to_string();
     let mut out = Vec::new();
     if dir.join("timeline.csv").is_file() {
@@ -359,4 +357,11 @@ pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
         out.extend(render(dir, "cdf", &Cdf { title, series })?);
     }
     Ok(out)
+}
+
+/// Reads the JSON file `name` of the folder `dir`.
+pub(super) fn read_json(dir: &Path, name: &'static str) -> Result<serde_json::Value, ChartError> {
+    let text = std::fs::read_to_string(dir.join(name))
+        .map_err(|source| ChartError::Read { file: name, source })?;
+    serde_json::from_str(&text).map_err(|source| ChartError::Json { file: name, source })
 }

@@ -4,7 +4,9 @@
 //! (policies), and cost against p95 wait with the Pareto front.
 
 use super::data::Table;
-use super::render::{color, font, legend_box, legend_line, render, tick, Chart, DrawResult};
+use super::render::{
+    color, font, legend_box, legend_line, render, tick, Chart, ChartError, DrawResult,
+};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -18,7 +20,7 @@ struct Param {
     numeric: bool,
 }
 
-fn params_of(t: &Table, names: &[String], labels: &[String]) -> Result<Vec<Param>, String> {
+fn params_of(t: &Table, names: &[String], labels: &[String]) -> Result<Vec<Param>, ChartError> {
     names
         .iter()
         .enumerate()
@@ -492,11 +494,8 @@ impl Chart for Pareto {
 }
 
 /// Draws the charts of the sweep folder `dir`; returns the files written.
-pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let m: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("sweep.json")).map_err(|e| format!("sweep.json: {e}"))?,
-    )
-    .map_err(|e| format!("sweep.json: {e}"))?;
+pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
+    let m = super::run_charts::read_json(dir, "sweep.json")?;
     let strings = |k: &str| -> Vec<String> {
         m[k].as_array()
             .map(|a| {

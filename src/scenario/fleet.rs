@@ -34,7 +34,7 @@ impl Scenario {
             savings_plan: None,
             transfer: None,
             // The built-in catalog always has the default cloud's rows.
-            egress: super::pricing::moves_egress(None, &mut Vec::new()),
+            egress: super::pricing::moves_egress(None, &mut super::problems::Problems::new()),
             workload: WorkloadSource::Given(Arc::new(workload)),
             faults: None,
         }

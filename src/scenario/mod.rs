@@ -1,25 +1,41 @@
 //! Scenario files: TOML parsed into raw serde structs that refuse unknown fields, then
 //! validated into a typed [`Scenario`]. Validation collects every problem it finds and
 //! names each by its field path and line (`pools[1].nodes (line 14): must be at least 1`).
+//!
+//! The pipeline (see `validate`): `raw*` (the file as written) -> one function per
+//! section, all pushing into one problems collector (`problems`) -> `typed` (the
+//! [`Scenario`]). Sections: `gpu_types`, `pools` (with `pricing` and `autoscale`),
+//! `scheduler`, `workload_source` (with `synthetic` and `workload_kinds`), `sections`
+//! (`[tco]`, `[spot_deadline]`, `[savings_plan]`, `[transfer]`) and `faults` (with
+//! `failures` and `spot_interruptions`).
 
+mod autoscale;
 mod compare;
+mod failures;
 mod faults;
 mod fgd;
 mod fleet;
+mod gpu_types;
 mod locate;
+mod pools;
 mod pricing;
+mod problems;
 mod raw;
 mod raw_pricing;
 mod raw_trace;
+mod scheduler;
 mod sections;
+mod spot_interruptions;
 mod synthetic;
+mod typed;
 mod validate;
 mod workload_kinds;
+mod workload_source;
 
 pub use compare::{is_compare_scenario, CompareScenario};
 pub use fgd::{is_fgd_scenario, FgdScenario};
 pub use pricing::MeanRevertingSpec;
-pub use validate::{Scenario, WorkloadSource};
+pub use typed::{Scenario, WorkloadSource};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -39,7 +55,7 @@ pub struct Problem {
 }
 
 /// A scenario that could not be read or is invalid; lists every problem found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct ScenarioError {
     /// The file (or `<built-in>`).
     pub file: PathBuf,
@@ -73,8 +89,6 @@ impl fmt::Display for ScenarioError {
         Ok(())
     }
 }
-
-impl std::error::Error for ScenarioError {}
 
 impl Scenario {
     /// Reads and validates a scenario file; data paths are relative to its folder.
@@ -110,18 +124,7 @@ impl Scenario {
                 message: e.message().trim().to_string(),
             }],
         })?;
-        validate::validate(raw, text, base).map_err(|mut problems| {
-            for p in &mut problems {
-                if p.line.is_none() {
-                    p.line = locate::line_of_path(text, &p.path);
-                }
-            }
-            problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
-            ScenarioError {
-                file: file.to_path_buf(),
-                problems,
-            }
-        })
+        validate::validate(raw, text, base).map_err(|problems| problems.into_error(file, text))
     }
 }
 

@@ -2,13 +2,13 @@
 //! `region`), each model's table built by the model itself (`src/pricing/`); the data
 //! transfer prices; and each run's draw of seeded spot prices.
 
+use super::problems::Problems;
 use super::raw::RawPool;
 use super::raw_pricing::RawOwned;
-use super::Problem;
-use crate::engine::{parse_duration, RngStreams, SimTime};
+use crate::engine::RngStreams;
 use crate::pricing::{
-    lookup, Egress, OwnedHardware, PoolPricing, PriceContext, PricingModel, Problems, RunPricing,
-    DEFAULT_EGRESS_CLOUD, HOURS_PER_YEAR,
+    lookup, Egress, OwnedHardware, PoolPricing, PriceContext, PricingModel,
+    Problems as PriceProblems, RunPricing, DEFAULT_EGRESS_CLOUD, HOURS_PER_YEAR,
 };
 use std::path::Path;
 
@@ -23,52 +23,13 @@ pub(super) struct PoolPrice {
     pub pricing: PoolPricing,
 }
 
-/// Collects problems under field paths.
-pub(super) struct P<'a> {
-    /// Where problems go.
-    pub problems: &'a mut Vec<Problem>,
-}
-
-impl P<'_> {
-    pub(super) fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.problems.push(Problem {
-            path: path.into(),
-            line: None,
-            message: message.into(),
-        });
-    }
-    pub(super) fn dur(&mut self, path: &str, text: &str) -> SimTime {
-        match parse_duration(text) {
-            Ok(t) => t,
-            Err(e) => {
-                self.err(path, e.to_string());
-                SimTime::ZERO
-            }
-        }
-    }
-    pub(super) fn nonneg(&mut self, path: &str, x: f64) -> f64 {
-        if !(x.is_finite() && x >= 0.0) {
-            self.err(path, format!("must be zero or more, got {x}"));
-            return 0.0;
-        }
-        x
-    }
-    pub(super) fn share(&mut self, path: &str, x: f64) -> f64 {
-        if !(0.0..=1.0).contains(&x) {
-            self.err(path, format!("must be between 0 and 1, got {x}"));
-            return 0.0;
-        }
-        x
-    }
-}
-
 /// The scenario's collector seen by a pricing model: fields under `prefix` (`pools[2]`).
-struct Scoped<'a, 'b> {
-    p: &'a mut P<'b>,
+struct Scoped<'a> {
+    p: &'a mut Problems,
     prefix: String,
 }
 
-impl Problems for Scoped<'_, '_> {
+impl PriceProblems for Scoped<'_> {
     fn err(&mut self, field: &str, message: String) {
         if self.prefix.is_empty() {
             self.p.err(field, message);
@@ -79,7 +40,7 @@ impl Problems for Scoped<'_, '_> {
 }
 
 /// Validates owned-hardware figures under `path`.
-pub(super) fn owned(p: &mut P, path: &str, o: &RawOwned) -> OwnedHardware {
+pub(super) fn owned(p: &mut Problems, path: &str, o: &RawOwned) -> OwnedHardware {
     OwnedHardware::from_fields(
         path,
         o,
@@ -98,9 +59,8 @@ pub(super) fn pool_price(
     rp: &RawPool,
     nodes: u32,
     base: &Path,
-    problems: &mut Vec<Problem>,
+    p: &mut Problems,
 ) -> PoolPrice {
-    let mut p = P { problems };
     let path = format!("pools[{i}]");
     let mut catalog_od = None;
     let mut catalog_spot = None;
@@ -126,10 +86,7 @@ pub(super) fn pool_price(
         spot: explicit.or(catalog_spot),
         base,
     };
-    let mut scoped = Scoped {
-        p: &mut p,
-        prefix: path,
-    };
+    let mut scoped = Scoped { p, prefix: path };
     let pricing = match &rp.pricing {
         None => PoolPricing::default_for(&ctx, &mut scoped),
         Some(c) => c.build(&ctx, &mut scoped),
@@ -142,7 +99,7 @@ pub(super) fn pool_price(
 
 /// The catalog's data transfer prices for `cloud` (the default cloud's if `None`); a
 /// cloud the catalog lacks is a problem under `field`.
-pub(super) fn catalog_egress(p: &mut P, field: &str, cloud: Option<&str>) -> Egress {
+pub(super) fn catalog_egress(p: &mut Problems, field: &str, cloud: Option<&str>) -> Egress {
     match crate::pricing::egress(cloud.unwrap_or(DEFAULT_EGRESS_CLOUD)) {
         Ok(e) => e,
         Err(e) => {
@@ -160,11 +117,11 @@ pub(super) fn catalog_egress(p: &mut P, field: &str, cloud: Option<&str>) -> Egr
 /// else the catalog's for the default cloud.
 pub(super) fn moves_egress(
     transfer: Option<&crate::pricing::TransferSpec>,
-    problems: &mut Vec<Problem>,
+    p: &mut Problems,
 ) -> Egress {
     match transfer {
         Some(t) => t.egress.clone(),
-        None => catalog_egress(&mut P { problems }, "transfer.cloud", None),
+        None => catalog_egress(p, "transfer.cloud", None),
     }
 }
 

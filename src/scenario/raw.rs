@@ -168,23 +168,8 @@ pub struct RawBudget {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawWorkload {
-    Synthetic {
-        rate_per_hour: f64,
-        #[serde(default)]
-        jobs: Option<i64>,
-        #[serde(default)]
-        until: Option<String>,
-        sizes: Vec<RawSize>,
-        duration: RawDuration,
-        #[serde(default)]
-        tenants: Vec<RawTenant>,
-        #[serde(default)]
-        preemptible_share: Option<f64>,
-        #[serde(default)]
-        cpu_cores_per_gpu: Option<f64>,
-        #[serde(default)]
-        memory_gib_per_gpu: Option<f64>,
-    },
+    /// Generated: Poisson arrivals, a size mix, a duration distribution.
+    Synthetic(RawSynthetic),
     Csv {
         path: String,
         #[serde(default)]
@@ -205,6 +190,27 @@ pub enum RawWorkload {
         #[serde(default)]
         use_gpu_type: bool,
     },
+}
+
+/// `[workload] kind = "synthetic"`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSynthetic {
+    pub rate_per_hour: f64,
+    #[serde(default)]
+    pub jobs: Option<i64>,
+    #[serde(default)]
+    pub until: Option<String>,
+    pub sizes: Vec<RawSize>,
+    pub duration: RawDuration,
+    #[serde(default)]
+    pub tenants: Vec<RawTenant>,
+    #[serde(default)]
+    pub preemptible_share: Option<f64>,
+    #[serde(default)]
+    pub cpu_cores_per_gpu: Option<f64>,
+    #[serde(default)]
+    pub memory_gib_per_gpu: Option<f64>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]

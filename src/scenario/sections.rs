@@ -1,18 +1,61 @@
 //! Validation of the scenario-wide economics sections: `[tco]`, `[spot_deadline]`,
 //! `[savings_plan]` and `[transfer]`.
 
-use super::pricing::{owned, P};
-use super::raw_pricing::{RawCandidate, RawSpotDeadline, RawTco};
-use super::Problem;
+use super::pricing::owned;
+use super::problems::Problems;
+use super::raw_pricing::{RawCandidate, RawSavingsPlan, RawSpotDeadline, RawTco, RawTransfer};
 use crate::engine::SimTime;
 use crate::pricing::{lookup, TcoCandidate, TcoSpec};
 use crate::sched::spot_deadline::{DeadlinePrices, DeadlineSpec};
 use std::path::Path;
 
 /// Validates `[tco]`; `base` resolves `spot_trace`.
-pub(super) fn tco(t: &RawTco, base: &Path, problems: &mut Vec<Problem>) -> TcoSpec {
-    let mut p = P { problems };
-    let spot_availability = match (t.spot_availability, &t.spot_trace) {
+pub(super) fn tco(t: &RawTco, base: &Path, p: &mut Problems) -> TcoSpec {
+    let spot_availability = spot_availability(p, t, base);
+    let (od, spot) = tco_prices(p, t);
+    if !(t.horizon_years > 0.0 && t.horizon_years <= 30.0) {
+        p.err(
+            "tco.horizon_years",
+            format!("must be in (0, 30], got {}", t.horizon_years),
+        );
+    }
+    if !(1..=1024).contains(&t.gpus_per_node) {
+        p.err(
+            "tco.gpus_per_node",
+            format!("must be 1..=1024, got {}", t.gpus_per_node),
+        );
+    }
+    let demand = demand(p, t);
+    let candidates = candidates(p, &t.candidates);
+    TcoSpec {
+        horizon_years: t.horizon_years,
+        discount_rate: p.nonneg("tco.discount_rate", t.discount_rate.unwrap_or(0.08)),
+        price_decline_per_year: p.share(
+            "tco.price_decline_per_year",
+            t.price_decline_per_year.unwrap_or(0.0),
+        ),
+        demand,
+        on_demand_per_node_hour: od,
+        spot_per_node_hour: spot,
+        spot_availability,
+        gpus_per_node: t.gpus_per_node.clamp(1, 1024) as u32,
+        owned: owned(p, "tco.owned", &t.owned),
+        // Epoch AI's estimated AWS GPU discounts: 41 % (1 y), 64 % (3 y) (ECONOMICS.md).
+        reserved_discount_1y: p.share(
+            "tco.reserved_discount_1y",
+            t.reserved_discount_1y.unwrap_or(0.41),
+        ),
+        reserved_discount_3y: p.share(
+            "tco.reserved_discount_3y",
+            t.reserved_discount_3y.unwrap_or(0.64),
+        ),
+        candidates,
+    }
+}
+
+/// The share of time spot capacity is there: given, or read from `spot_trace`.
+fn spot_availability(p: &mut Problems, t: &RawTco, base: &Path) -> f64 {
+    match (t.spot_availability, &t.spot_trace) {
         (Some(a), None) => p.share("tco.spot_availability", a),
         (None, Some(f)) => match crate::pricing::read_availability_csv(&base.join(f)) {
             Ok(tr) => tr.available_fraction(),
@@ -29,7 +72,12 @@ pub(super) fn tco(t: &RawTco, base: &Path, problems: &mut Vec<Problem>) -> TcoSp
             );
             1.0
         }
-    };
+    }
+}
+
+/// The on-demand and spot prices per node-hour: given, or from the price catalog (spot
+/// defaults to 30 % of on-demand, or a `spot_discount` off it).
+fn tco_prices(p: &mut Problems, t: &RawTco) -> (f64, f64) {
     let (mut od, mut spot) = (t.on_demand_per_node_hour, None);
     if let (Some(inst), Some(region)) = (&t.instance, &t.region) {
         match lookup(inst, region) {
@@ -51,18 +99,11 @@ pub(super) fn tco(t: &RawTco, base: &Path, problems: &mut Vec<Problem>) -> TcoSp
         Some(d) => od * (1.0 - p.share("tco.spot_discount", d)),
         None => spot.unwrap_or(od * 0.3),
     };
-    if !(t.horizon_years > 0.0 && t.horizon_years <= 30.0) {
-        p.err(
-            "tco.horizon_years",
-            format!("must be in (0, 30], got {}", t.horizon_years),
-        );
-    }
-    if !(1..=1024).contains(&t.gpus_per_node) {
-        p.err(
-            "tco.gpus_per_node",
-            format!("must be 1..=1024, got {}", t.gpus_per_node),
-        );
-    }
+    (od, spot)
+}
+
+/// The demand distribution: `(gpus, share of time)` pairs whose shares add up to 1.
+fn demand(p: &mut Problems, t: &RawTco) -> Vec<(f64, f64)> {
     let mut demand = Vec::new();
     let mut total_share = 0.0;
     for (i, d) in t.demand.iter().enumerate() {
@@ -78,9 +119,14 @@ pub(super) fn tco(t: &RawTco, base: &Path, problems: &mut Vec<Problem>) -> TcoSp
             format!("shares must add up to 1, they add up to {total_share}"),
         );
     }
+    demand
+}
+
+/// The candidate fleets to cost; at least one.
+fn candidates(p: &mut Problems, raw: &[RawCandidate]) -> Vec<TcoCandidate> {
     let mut cands = Vec::new();
-    for (i, c) in t.candidates.iter().enumerate() {
-        let n = |p: &mut P, field: &str, v: i64| -> u32 {
+    for (i, c) in raw.iter().enumerate() {
+        let n = |p: &mut Problems, field: &str, v: i64| -> u32 {
             if !(0..=1_000_000).contains(&v) {
                 p.err(
                     format!("tco.candidates[{i}].{field}"),
@@ -91,28 +137,28 @@ pub(super) fn tco(t: &RawTco, base: &Path, problems: &mut Vec<Problem>) -> TcoSp
         };
         cands.push(match c {
             RawCandidate::Buy { nodes } => TcoCandidate::Buy {
-                nodes: n(&mut p, "nodes", *nodes),
+                nodes: n(p, "nodes", *nodes),
             },
             RawCandidate::OnDemand { nodes } => TcoCandidate::OnDemand {
-                nodes: n(&mut p, "nodes", *nodes),
+                nodes: n(p, "nodes", *nodes),
             },
             RawCandidate::Reserve1y { nodes } => TcoCandidate::Reserve {
                 years: 1,
-                nodes: n(&mut p, "nodes", *nodes),
+                nodes: n(p, "nodes", *nodes),
             },
             RawCandidate::Reserve3y { nodes } => TcoCandidate::Reserve {
                 years: 3,
-                nodes: n(&mut p, "nodes", *nodes),
+                nodes: n(p, "nodes", *nodes),
             },
             RawCandidate::Hybrid {
                 owned_nodes,
                 burst_nodes,
             } => TcoCandidate::Hybrid {
-                owned: n(&mut p, "owned_nodes", *owned_nodes),
-                burst: n(&mut p, "burst_nodes", *burst_nodes),
+                owned: n(p, "owned_nodes", *owned_nodes),
+                burst: n(p, "burst_nodes", *burst_nodes),
             },
             RawCandidate::Spot { nodes, spot_share } => TcoCandidate::Spot {
-                nodes: n(&mut p, "nodes", *nodes),
+                nodes: n(p, "nodes", *nodes),
                 share: p.share(&format!("tco.candidates[{i}].spot_share"), *spot_share),
             },
         });
@@ -120,38 +166,11 @@ pub(super) fn tco(t: &RawTco, base: &Path, problems: &mut Vec<Problem>) -> TcoSp
     if cands.is_empty() {
         p.err("tco.candidates", "give at least one candidate");
     }
-    TcoSpec {
-        horizon_years: t.horizon_years,
-        discount_rate: p.nonneg("tco.discount_rate", t.discount_rate.unwrap_or(0.08)),
-        price_decline_per_year: p.share(
-            "tco.price_decline_per_year",
-            t.price_decline_per_year.unwrap_or(0.0),
-        ),
-        demand,
-        on_demand_per_node_hour: od,
-        spot_per_node_hour: spot,
-        spot_availability,
-        gpus_per_node: t.gpus_per_node.clamp(1, 1024) as u32,
-        owned: owned(&mut p, "tco.owned", &t.owned),
-        // Epoch AI's estimated AWS GPU discounts: 41 % (1 y), 64 % (3 y) (ECONOMICS.md).
-        reserved_discount_1y: p.share(
-            "tco.reserved_discount_1y",
-            t.reserved_discount_1y.unwrap_or(0.41),
-        ),
-        reserved_discount_3y: p.share(
-            "tco.reserved_discount_3y",
-            t.reserved_discount_3y.unwrap_or(0.64),
-        ),
-        candidates: cands,
-    }
+    cands
 }
 
 /// Validates `[savings_plan]`.
-pub(super) fn savings_plan(
-    s: &super::raw_pricing::RawSavingsPlan,
-    problems: &mut Vec<Problem>,
-) -> crate::pricing::SavingsPlan {
-    let mut p = P { problems };
+pub(super) fn savings_plan(s: &RawSavingsPlan, p: &mut Problems) -> crate::pricing::SavingsPlan {
     let d = s.discount;
     if !(0.0..1.0).contains(&d) {
         p.err(
@@ -166,12 +185,8 @@ pub(super) fn savings_plan(
 }
 
 /// Validates `[transfer]` (the catalog's tiers for its `cloud`, AWS by default, unless given).
-pub(super) fn transfer(
-    t: &super::raw_pricing::RawTransfer,
-    problems: &mut Vec<Problem>,
-) -> crate::pricing::TransferSpec {
-    let mut p = P { problems };
-    let mut egress = super::pricing::catalog_egress(&mut p, "transfer.cloud", t.cloud.as_deref());
+pub(super) fn transfer(t: &RawTransfer, p: &mut Problems) -> crate::pricing::TransferSpec {
+    let mut egress = super::pricing::catalog_egress(p, "transfer.cloud", t.cloud.as_deref());
     if let Some(f) = t.free_gb_per_month {
         egress.free_gb = p.nonneg("transfer.free_gb_per_month", f);
     }
@@ -211,12 +226,7 @@ pub(super) fn transfer(
 }
 
 /// Validates `[spot_deadline]`.
-pub(super) fn spot_deadline(
-    s: &RawSpotDeadline,
-    base: &Path,
-    problems: &mut Vec<Problem>,
-) -> DeadlineSpec {
-    let mut p = P { problems };
+pub(super) fn spot_deadline(s: &RawSpotDeadline, base: &Path, p: &mut Problems) -> DeadlineSpec {
     let trace = base.join(&s.trace);
     if !trace.is_file() {
         p.err(

@@ -1,20 +1,20 @@
-//! Validation of the `trace` and `model` workload kinds and of the Weibull and empirical
-//! duration distributions, collecting every problem with its field path.
+//! Validation of the `trace` and `model` workload kinds, and of what the generated kinds
+//! share: duration distributions and size mixes.
 
+use super::problems::Problems;
 use super::raw::{RawDuration, RawSize};
-use super::raw_trace::{RawArrivals, RawModel, RawTrace};
-use super::validate::Collector;
+use super::raw_trace::{RawArrivals, RawModel, RawTenantMix, RawTrace};
 use crate::engine::SimTime;
 use crate::model::{GpuRequest, MILLI_PER_GPU};
 use crate::workload::{
-    read_duration_column, ArrivalProcess, BadRows, DurationDist, LoadScale, RowFilter, ScaleBase,
-    Shaping, SwfOptions, TenantMix, TraceSpec, WorkloadModel,
+    read_duration_column, ArrivalProcess, DurationDist, LoadScale, RowFilter, ScaleBase, Shaping,
+    SwfOptions, TenantMix, TraceSpec, WorkloadModel,
 };
 use std::path::Path;
 use std::sync::Arc;
 
 /// Validates a duration distribution at field path `p`.
-pub(super) fn duration(c: &mut Collector, p: &str, d: &RawDuration, base: &Path) -> DurationDist {
+pub(super) fn duration(c: &mut Problems, p: &str, d: &RawDuration, base: &Path) -> DurationDist {
     match d {
         RawDuration::Lognormal { median, sigma } => {
             let m = c.duration(&format!("{p}.median"), median);
@@ -52,7 +52,9 @@ pub(super) fn duration(c: &mut Collector, p: &str, d: &RawDuration, base: &Path)
     }
 }
 
-fn size(c: &mut Collector, p: &str, s: &RawSize, allow_zero: bool) -> (GpuRequest, f64) {
+/// One entry of a size mix at field path `p`: a GPU request and its weight. A request of
+/// zero GPUs (a CPU-only job) is allowed only where `allow_zero` says so.
+pub(super) fn size(c: &mut Problems, p: &str, s: &RawSize, allow_zero: bool) -> (GpuRequest, f64) {
     c.positive(&format!("{p}.weight"), s.weight);
     let req = if s.gpus >= 1.0 && s.gpus.fract() == 0.0 && s.gpus <= 1e6 {
         GpuRequest::Whole(s.gpus as u32)
@@ -61,10 +63,11 @@ fn size(c: &mut Collector, p: &str, s: &RawSize, allow_zero: bool) -> (GpuReques
     } else if allow_zero && s.gpus == 0.0 {
         GpuRequest::None
     } else {
+        let zero = if allow_zero { "0, " } else { "" };
         c.err(
             format!("{p}.gpus"),
             format!(
-                "must be 0, a whole count >= 1 or a fraction between 0 and 1, got {}",
+                "must be {zero}a whole count >= 1 or a fraction between 0 and 1, got {}",
                 s.gpus
             ),
         );
@@ -74,7 +77,7 @@ fn size(c: &mut Collector, p: &str, s: &RawSize, allow_zero: bool) -> (GpuReques
 }
 
 /// Validates `kind = "trace"`.
-pub(super) fn trace(c: &mut Collector, t: RawTrace, base: &Path) -> TraceSpec {
+pub(super) fn trace(c: &mut Problems, t: &RawTrace, base: &Path) -> TraceSpec {
     let full = base.join(&t.path);
     if !full.is_file() {
         c.err(
@@ -99,6 +102,40 @@ pub(super) fn trace(c: &mut Collector, t: RawTrace, base: &Path) -> TraceSpec {
         }
         f
     });
+    let window = window(c, t);
+    for (k, v) in [("min_gpus", t.min_gpus), ("max_gpus", t.max_gpus)] {
+        if let Some(x) = v {
+            c.nonneg(&format!("workload.{k}"), x);
+        }
+    }
+    scale_factors(c, t);
+    TraceSpec {
+        path: full,
+        format: t.format,
+        bad_rows: super::workload_source::bad_rows(t.skip_bad_rows),
+        swf: SwfOptions {
+            procs_per_gpu: procs.clamp(1, 1_000_000) as u32,
+        },
+        pai_job_table: pai,
+        filter: RowFilter {
+            statuses: t.statuses.clone(),
+            min_gpus: t.min_gpus,
+            max_gpus: t.max_gpus,
+        },
+        shaping: Shaping {
+            window,
+            gpu_type_map: t.gpu_type_map.clone().into_iter().collect(),
+            time_compression: t.time_compression,
+            load_scale: t.load_scale.map(|factor| LoadScale {
+                factor,
+                base: t.load_scale_of.unwrap_or(ScaleBase::Original),
+            }),
+        },
+    }
+}
+
+/// A trace's time window (`workload.start`, `workload.end`), if it has one.
+fn window(c: &mut Problems, t: &RawTrace) -> Option<(SimTime, Option<SimTime>)> {
     let start = t
         .start
         .as_deref()
@@ -109,11 +146,11 @@ pub(super) fn trace(c: &mut Collector, t: RawTrace, base: &Path) -> TraceSpec {
             c.err("workload.end", "must be after workload.start");
         }
     }
-    for (k, v) in [("min_gpus", t.min_gpus), ("max_gpus", t.max_gpus)] {
-        if let Some(x) = v {
-            c.non_negative(&format!("workload.{k}"), x);
-        }
-    }
+    (start.is_some() || end.is_some()).then(|| (start.unwrap_or(SimTime::ZERO), end))
+}
+
+/// A trace's time compression and load scaling must be positive.
+fn scale_factors(c: &mut Problems, t: &RawTrace) {
     if let Some(f) = t.time_compression {
         c.positive("workload.time_compression", f);
     }
@@ -123,143 +160,29 @@ pub(super) fn trace(c: &mut Collector, t: RawTrace, base: &Path) -> TraceSpec {
     if t.load_scale_of.is_some() && t.load_scale.is_none() {
         c.err("workload.load_scale_of", "needs workload.load_scale");
     }
-    TraceSpec {
-        path: full,
-        format: t.format,
-        bad_rows: if t.skip_bad_rows {
-            BadRows::Skip
-        } else {
-            BadRows::Stop
-        },
-        swf: SwfOptions {
-            procs_per_gpu: procs.clamp(1, 1_000_000) as u32,
-        },
-        pai_job_table: pai,
-        filter: RowFilter {
-            statuses: t.statuses,
-            min_gpus: t.min_gpus,
-            max_gpus: t.max_gpus,
-        },
-        shaping: Shaping {
-            window: (start.is_some() || end.is_some())
-                .then(|| (start.unwrap_or(SimTime::ZERO), end)),
-            gpu_type_map: t.gpu_type_map.into_iter().collect(),
-            time_compression: t.time_compression,
-            load_scale: t.load_scale.map(|factor| LoadScale {
-                factor,
-                base: t.load_scale_of.unwrap_or(ScaleBase::Original),
-            }),
-        },
-    }
 }
 
 /// Validates `kind = "model"`; `horizon` ends it when neither `jobs` nor `until` does.
 pub(super) fn model(
-    c: &mut Collector,
-    m: RawModel,
+    c: &mut Problems,
+    m: &RawModel,
     horizon: Option<SimTime>,
     base: &Path,
 ) -> WorkloadModel {
-    let arrivals = match m.arrivals {
-        RawArrivals::Poisson { rate_per_hour } => ArrivalProcess::Poisson { rate_per_hour },
-        RawArrivals::Profile {
-            rate_per_hour,
-            hourly,
-            weekly,
-        } => ArrivalProcess::Profile {
-            rate_per_hour,
-            hourly: hourly.unwrap_or_else(|| vec![1.0; 24]),
-            weekly: weekly.unwrap_or_else(|| vec![1.0; 7]),
-        },
-        RawArrivals::Mmpp {
-            rates_per_hour,
-            mean_dwell,
-        } => {
-            if rates_per_hour.len() != 2 {
-                c.err(
-                    "workload.arrivals.rates_per_hour",
-                    "needs two rates: [calm, burst]",
-                );
-            }
-            if mean_dwell.len() != 2 {
-                c.err(
-                    "workload.arrivals.mean_dwell",
-                    "needs two durations: [calm, burst]",
-                );
-            }
-            let d: Vec<SimTime> = mean_dwell
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    c.duration(&format!("workload.arrivals.mean_dwell[{i}]"), s)
-                        .unwrap_or(SimTime(1))
-                })
-                .collect();
-            ArrivalProcess::Mmpp {
-                rates_per_hour: [
-                    rates_per_hour.first().copied().unwrap_or(1.0),
-                    rates_per_hour.get(1).copied().unwrap_or(1.0),
-                ],
-                mean_dwell: [
-                    d.first().copied().unwrap_or(SimTime(1)),
-                    d.get(1).copied().unwrap_or(SimTime(1)),
-                ],
-            }
-        }
-    };
-    if let Err(e) = arrivals.check() {
-        let (field, msg) = e.split_once(": ").unwrap_or(("", e.as_str()));
-        c.err(format!("workload.arrivals.{field}"), msg.to_string());
-    }
-    let until = match m.until.as_deref() {
-        Some(u) => c.duration("workload.until", u),
-        None => horizon,
-    };
-    if let Some(n) = m.jobs {
-        if n < 1 {
-            c.err("workload.jobs", format!("must be at least 1, got {n}"));
-        }
-    }
-    if until.is_none() && m.jobs.is_none() {
-        c.err(
-            "workload",
-            "a model workload needs `jobs`, `until` or a scenario `horizon` to end",
-        );
-    }
+    let arrivals = arrivals(c, &m.arrivals);
+    let until = super::synthetic::end(c, "model", m.until.as_deref(), m.jobs, horizon);
     if m.tenants.is_empty() {
         c.err(
             "workload.tenants",
             "give at least one [[workload.tenants]] with its sizes and duration",
         );
     }
-    let mut tenants = Vec::new();
-    for (i, t) in m.tenants.iter().enumerate() {
-        let p = format!("workload.tenants[{i}]");
-        c.positive(&format!("{p}.weight"), t.weight);
-        if t.sizes.is_empty() {
-            c.err(format!("{p}.sizes"), "give at least one size");
-        }
-        let sizes = t
-            .sizes
-            .iter()
-            .enumerate()
-            .map(|(k, s)| size(c, &format!("{p}.sizes[{k}]"), s, true))
-            .collect();
-        let share = t.preemptible_share.unwrap_or(0.0);
-        if !(0.0..=1.0).contains(&share) {
-            c.err(
-                format!("{p}.preemptible_share"),
-                format!("must be between 0 and 1, got {share}"),
-            );
-        }
-        tenants.push(TenantMix {
-            name: t.name.clone(),
-            weight: t.weight,
-            sizes,
-            duration: duration(c, &format!("{p}.duration"), &t.duration, base),
-            preemptible_share: share,
-        });
-    }
+    let tenants = m
+        .tenants
+        .iter()
+        .enumerate()
+        .map(|(i, t)| tenant(c, &format!("workload.tenants[{i}]"), t, base))
+        .collect();
     let rate_multiplier = c.positive("workload.rate_multiplier", m.rate_multiplier.unwrap_or(1.0));
     let duration_multiplier = c.positive(
         "workload.duration_multiplier",
@@ -272,14 +195,8 @@ pub(super) fn model(
             format!("must be above -1 and at most 100, got {growth}"),
         );
     }
-    let cpu = c.non_negative(
-        "workload.cpu_cores_per_gpu",
-        m.cpu_cores_per_gpu.unwrap_or(0.0),
-    );
-    let mem = c.non_negative(
-        "workload.memory_gib_per_gpu",
-        m.memory_gib_per_gpu.unwrap_or(0.0),
-    );
+    let (cpu_milli_per_gpu, mem_mib_per_gpu) =
+        super::synthetic::per_gpu(c, m.cpu_cores_per_gpu, m.memory_gib_per_gpu);
     WorkloadModel {
         arrivals,
         until,
@@ -288,7 +205,95 @@ pub(super) fn model(
         rate_multiplier,
         duration_multiplier,
         growth_per_month: growth,
-        cpu_milli_per_gpu: (cpu * 1000.0) as u32,
-        mem_mib_per_gpu: (mem * 1024.0) as u64,
+        cpu_milli_per_gpu,
+        mem_mib_per_gpu,
+    }
+}
+
+/// A model's arrival process (`workload.arrivals`).
+fn arrivals(c: &mut Problems, a: &RawArrivals) -> ArrivalProcess {
+    let arrivals = match a {
+        RawArrivals::Poisson { rate_per_hour } => ArrivalProcess::Poisson {
+            rate_per_hour: *rate_per_hour,
+        },
+        RawArrivals::Profile {
+            rate_per_hour,
+            hourly,
+            weekly,
+        } => ArrivalProcess::Profile {
+            rate_per_hour: *rate_per_hour,
+            hourly: hourly.clone().unwrap_or_else(|| vec![1.0; 24]),
+            weekly: weekly.clone().unwrap_or_else(|| vec![1.0; 7]),
+        },
+        RawArrivals::Mmpp {
+            rates_per_hour,
+            mean_dwell,
+        } => mmpp(c, rates_per_hour, mean_dwell),
+    };
+    if let Err(e) = arrivals.check() {
+        c.err(format!("workload.arrivals.{}", e.field), e.message);
+    }
+    arrivals
+}
+
+/// A two-state Markov-modulated Poisson process: `[calm, burst]` rates and dwell times.
+fn mmpp(c: &mut Problems, rates: &[f64], dwell: &[String]) -> ArrivalProcess {
+    if rates.len() != 2 {
+        c.err(
+            "workload.arrivals.rates_per_hour",
+            "needs two rates: [calm, burst]",
+        );
+    }
+    if dwell.len() != 2 {
+        c.err(
+            "workload.arrivals.mean_dwell",
+            "needs two durations: [calm, burst]",
+        );
+    }
+    let d: Vec<SimTime> = dwell
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            c.duration(&format!("workload.arrivals.mean_dwell[{i}]"), s)
+                .unwrap_or(SimTime(1))
+        })
+        .collect();
+    ArrivalProcess::Mmpp {
+        rates_per_hour: [
+            rates.first().copied().unwrap_or(1.0),
+            rates.get(1).copied().unwrap_or(1.0),
+        ],
+        mean_dwell: [
+            d.first().copied().unwrap_or(SimTime(1)),
+            d.get(1).copied().unwrap_or(SimTime(1)),
+        ],
+    }
+}
+
+/// One `[[workload.tenants]]` of a model, at field path `p`.
+fn tenant(c: &mut Problems, p: &str, t: &RawTenantMix, base: &Path) -> TenantMix {
+    c.positive(&format!("{p}.weight"), t.weight);
+    if t.sizes.is_empty() {
+        c.err(format!("{p}.sizes"), "give at least one size");
+    }
+    let sizes = t
+        .sizes
+        .iter()
+        .enumerate()
+        .map(|(k, s)| size(c, &format!("{p}.sizes[{k}]"), s, true))
+        .collect();
+    let share = t.preemptible_share.unwrap_or(0.0);
+    if !(0.0..=1.0).contains(&share) {
+        c.err(
+            format!("{p}.preemptible_share"),
+            format!("must be between 0 and 1, got {share}"),
+        );
+    }
+    TenantMix {
+        name: t.name.clone(),
+        weight: t.weight,
+        sizes,
+        duration: duration(c, &format!("{p}.duration"), &t.duration, base),
+        preemptible_share: share,
     }
 }

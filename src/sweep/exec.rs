@@ -211,7 +211,7 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
         match Record::read(out, id, &plan.hash) {
             Ok(Some(r)) => records.push(r),
             Ok(None) => return Err(SweepError::Failed(format!("run {id}: record missing"))),
-            Err(e) => return Err(SweepError::Failed(e)),
+            Err(e) => return Err(SweepError::Failed(e.to_string())),
         }
     }
     write_tables(out, &plan.params, &records, opts.shard.is_none())

@@ -13,11 +13,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<usize, SweepError> {
     if dirs.is_empty() {
         return Err(bad("sweep merge: give at least one shard folder".into()));
     }
-    let manifest = read_manifest(&dirs[0]).map_err(bad)?;
+    let manifest = read_manifest(&dirs[0]).map_err(|e| bad(e.to_string()))?;
     let mut found: BTreeMap<usize, (Record, &Path)> = BTreeMap::new();
     let mut dups = Vec::new();
     for d in dirs {
-        let m = read_manifest(d).map_err(bad)?;
+        let m = read_manifest(d).map_err(|e| bad(e.to_string()))?;
         if m.hash != manifest.hash {
             return Err(bad(format!(
                 "{}: belongs to sweep {} ({}), not {} ({})",

@@ -16,19 +16,20 @@ mod value;
 
 pub use exec::{flatten_summary, run_once, run_sweep, Progress, Shard, SweepOptions, SweepOutcome};
 pub use merge::merge;
-pub use overrides::{get_path, parse_path, set_path, Segment};
+pub use overrides::{get_path, parse_path, set_path, PathError, Segment};
 pub use plan::{describe, latin_hypercube, Plan, Point, RunId};
-pub use record::Record;
-pub use spec::{Mode, Values};
+pub use record::{ReadRecordError, Record, RecordError};
+pub use slurm::SlurmError;
+pub use spec::{Mode, ParamError, Values};
 pub use stats::{ci95_half_width, mean};
-pub use table::{read_manifest, write_tables, Manifest};
-pub use value::ParamValue;
+pub use table::{read_manifest, write_tables, Manifest, ManifestError};
+pub use value::{ParamValue, ParamValueError};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// A sweep that cannot run: bad sweep file (each problem with its line), or a failure.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum SweepError {
     /// The sweep file or its parameters are wrong (exit code 2).
     Invalid {
@@ -85,5 +86,3 @@ impl fmt::Display for SweepError {
         }
     }
 }
-
-impl std::error::Error for SweepError {}

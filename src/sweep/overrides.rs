@@ -13,21 +13,77 @@ pub struct Segment {
     pub index: Option<usize>,
 }
 
+/// A path that does not name a settable field of the document.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum PathError {
+    /// An empty path.
+    #[error("the path is empty")]
+    Empty,
+    /// `key[...` without the closing bracket.
+    #[error("`{0}`: expected `key[index]`")]
+    NoClosingBracket(String),
+    /// `key[x]` where `x` is not a number.
+    #[error("`{segment}`: `{index}` is not an index")]
+    NotAnIndex {
+        /// The segment.
+        segment: String,
+        /// What stands between the brackets.
+        index: String,
+    },
+    /// A segment that is not a bare key.
+    #[error("`{0}` is not a key")]
+    NotAKey(String),
+    /// A key the document does not have; `within` is "the top level" or a quoted path.
+    #[error("no `{key}` in {within}")]
+    Missing {
+        /// The key.
+        key: String,
+        /// Where it was looked for.
+        within: String,
+    },
+    /// An index past the end of an array.
+    #[error("no `{at}`: `{array}` has {len} entries")]
+    OutOfRange {
+        /// The indexed path.
+        at: String,
+        /// The array's path.
+        array: String,
+        /// Its length.
+        len: usize,
+    },
+    /// A path ending at one table of an array of tables.
+    #[error("`{0}` is a whole table; name one of its fields")]
+    WholeTable(String),
+    /// A path going into something that is not a table.
+    #[error("`{0}` is not a table")]
+    NotATable(String),
+    /// An index into something that is not an array.
+    #[error("`{0}` is not an array")]
+    NotAnArray(String),
+    /// A path ending at a table, which cannot be set to a value.
+    #[error("`{0}` is a table; name one of its fields")]
+    TableNotValue(String),
+    /// The new value cannot be written.
+    #[error(transparent)]
+    Value(#[from] super::value::ParamValueError),
+}
+
 /// Parses `a.b[2].c`.
-pub fn parse_path(path: &str) -> Result<Vec<Segment>, String> {
+pub fn parse_path(path: &str) -> Result<Vec<Segment>, PathError> {
     let mut out = Vec::new();
     if path.trim().is_empty() {
-        return Err("the path is empty".into());
+        return Err(PathError::Empty);
     }
     for seg in path.split('.') {
         let (key, index) = match seg.find('[') {
             Some(i) => {
                 let inner = seg[i + 1..]
                     .strip_suffix(']')
-                    .ok_or_else(|| format!("`{seg}`: expected `key[index]`"))?;
-                let n = inner
-                    .parse::<usize>()
-                    .map_err(|_| format!("`{seg}`: `{inner}` is not an index"))?;
+                    .ok_or_else(|| PathError::NoClosingBracket(seg.to_string()))?;
+                let n = inner.parse::<usize>().map_err(|_| PathError::NotAnIndex {
+                    segment: seg.to_string(),
+                    index: inner.to_string(),
+                })?;
                 (&seg[..i], Some(n))
             }
             None => (seg, None),
@@ -37,7 +93,7 @@ pub fn parse_path(path: &str) -> Result<Vec<Segment>, String> {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         {
-            return Err(format!("`{seg}` is not a key"));
+            return Err(PathError::NotAKey(seg.to_string()));
         }
         out.push(Segment {
             key: key.to_string(),
@@ -48,15 +104,15 @@ pub fn parse_path(path: &str) -> Result<Vec<Segment>, String> {
 }
 
 /// A function making the new value from the old one (if the field was present).
-type Make<'a> = &'a mut dyn FnMut(Option<&Value>) -> Result<Value, String>;
+type Make<'a> = &'a mut dyn FnMut(Option<&Value>) -> Result<Value, PathError>;
 
 /// Sets the field at `path` to what `make` returns. The parent must exist; the field
 /// itself may be absent (the scenario's validation then decides whether it may be set).
 pub fn set_path(
     doc: &mut DocumentMut,
     path: &str,
-    make: &mut dyn FnMut(Option<&Value>) -> Result<Value, String>,
-) -> Result<(), String> {
+    make: &mut dyn FnMut(Option<&Value>) -> Result<Value, PathError>,
+) -> Result<(), PathError> {
     let segs = parse_path(path)?;
     set_in_table(doc.as_table_mut(), &segs, make, "")
 }
@@ -65,9 +121,10 @@ pub fn set_path(
 pub fn get_path(doc: &DocumentMut, path: &str) -> Option<Value> {
     let mut copy = doc.clone();
     let mut found = None;
+    // The copy is thrown away, so what is written into it does not matter.
     let _ = set_path(&mut copy, path, &mut |old| {
         found = old.cloned();
-        Err(String::new())
+        Ok(Value::from(false))
     });
     found
 }
@@ -85,9 +142,10 @@ fn set_in_table(
     segs: &[Segment],
     make: Make,
     done: &str,
-) -> Result<(), String> {
-    let seg = &segs[0];
-    let rest = &segs[1..];
+) -> Result<(), PathError> {
+    let Some((seg, rest)) = segs.split_first() else {
+        return Err(PathError::Empty);
+    };
     let here = join(done, &seg.key);
     if seg.index.is_none() && rest.is_empty() {
         return match t.get_mut(&seg.key) {
@@ -104,47 +162,50 @@ fn set_in_table(
     } else {
         format!("`{done}`")
     };
-    let child = t
-        .get_mut(&seg.key)
-        .ok_or_else(|| format!("no `{}` in {where_}", seg.key))?;
+    let child = t.get_mut(&seg.key).ok_or_else(|| PathError::Missing {
+        key: seg.key.clone(),
+        within: where_,
+    })?;
     if let Some(i) = seg.index {
         let here_i = format!("{here}[{i}]");
         if let Some(aot) = child.as_array_of_tables_mut() {
             let n = aot.len();
-            let tab = aot
-                .get_mut(i)
-                .ok_or_else(|| format!("no `{here_i}`: `{here}` has {n} entries"))?;
+            let tab = aot.get_mut(i).ok_or_else(|| PathError::OutOfRange {
+                at: here_i.clone(),
+                array: here.clone(),
+                len: n,
+            })?;
             if rest.is_empty() {
-                return Err(format!(
-                    "`{here_i}` is a whole table; name one of its fields"
-                ));
+                return Err(PathError::WholeTable(here_i));
             }
             return set_in_table(tab, rest, make, &here_i);
         }
         if let Some(arr) = child.as_array_mut() {
             let n = arr.len();
-            let v = arr
-                .get_mut(i)
-                .ok_or_else(|| format!("no `{here_i}`: `{here}` has {n} entries"))?;
+            let v = arr.get_mut(i).ok_or_else(|| PathError::OutOfRange {
+                at: here_i.clone(),
+                array: here.clone(),
+                len: n,
+            })?;
             if rest.is_empty() {
                 let new = make(Some(v))?;
                 *v = new;
                 return Ok(());
             }
-            let it = v
-                .as_inline_table_mut()
-                .ok_or_else(|| format!("`{here_i}` is not a table"))?;
+            let Some(it) = v.as_inline_table_mut() else {
+                return Err(PathError::NotATable(here_i));
+            };
             return set_in_table(it, rest, make, &here_i);
         }
-        return Err(format!("`{here}` is not an array"));
+        return Err(PathError::NotAnArray(here));
     }
-    let sub = child
-        .as_table_like_mut()
-        .ok_or_else(|| format!("`{here}` is not a table"))?;
+    let Some(sub) = child.as_table_like_mut() else {
+        return Err(PathError::NotATable(here));
+    };
     set_in_table(sub, rest, make, &here)
 }
 
-fn replace(item: &mut Item, make: Make, here: &str) -> Result<(), String> {
+fn replace(item: &mut Item, make: Make, here: &str) -> Result<(), PathError> {
     match item {
         Item::Value(v) => {
             let new = make(Some(v))?;
@@ -155,7 +216,7 @@ fn replace(item: &mut Item, make: Make, here: &str) -> Result<(), String> {
             *item = Item::Value(make(None)?);
             Ok(())
         }
-        _ => Err(format!("`{here}` is a table; name one of its fields")),
+        _ => Err(PathError::TableNotValue(here.to_string())),
     }
 }
 
@@ -167,7 +228,7 @@ mod tests {
 
     fn set(path: &str, v: Value) -> Result<String, String> {
         let mut d: DocumentMut = DOC.parse().unwrap();
-        set_path(&mut d, path, &mut |_| Ok(v.clone()))?;
+        set_path(&mut d, path, &mut |_| Ok(v.clone())).map_err(|e| e.to_string())?;
         Ok(d.to_string())
     }
 

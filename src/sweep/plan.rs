@@ -249,7 +249,7 @@ impl Plan {
             let mut d = doc.clone();
             let mut ok = true;
             for (k, v) in combo.iter().enumerate() {
-                if let Err(e) = set_path(&mut d, &paths[k], &mut |old| v.to_edit(old)) {
+                if let Err(e) = set_path(&mut d, &paths[k], &mut |old| Ok(v.to_edit(old)?)) {
                     problems.push((lines[k], format!("param `{}` = {v}: {e}", paths[k])));
                     ok = false;
                 }

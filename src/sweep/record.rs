@@ -22,6 +22,72 @@ pub struct Record {
 
 const MAGIC: &str = "gpufleet-sweep-record 1";
 
+/// Why a record's text is not a whole, valid record of its sweep.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    /// Less than two lines.
+    #[error("truncated")]
+    Truncated,
+    /// No `end <checksum>` line.
+    #[error("no end line (half-written)")]
+    NoEnd,
+    /// The checksum does not match the text.
+    #[error("checksum mismatch (half-written or damaged)")]
+    Checksum,
+    /// The first line is not the record's magic line.
+    #[error("not a gpufleet sweep record")]
+    NotARecord,
+    /// A line without a key.
+    #[error("bad line")]
+    BadLine,
+    /// A `param` or `metric` line without its tab-separated pair.
+    #[error("bad pair")]
+    BadPair,
+    /// The record of another sweep.
+    #[error("belongs to another sweep ({found}, expected {expected})")]
+    OtherSweep {
+        /// Its sweep hash.
+        found: String,
+        /// The hash of this sweep.
+        expected: String,
+    },
+    /// A `run`, `point` or `seed` line that is not a number.
+    #[error("bad {0}")]
+    BadNumber(&'static str),
+    /// A line of an unknown kind.
+    #[error("unknown line `{0}`")]
+    UnknownLine(String),
+}
+
+/// A record file that is there but cannot be used (the run is redone).
+#[derive(Debug, thiserror::Error)]
+pub enum ReadRecordError {
+    /// The text is not a valid record of this sweep.
+    #[error("{path}: {source}")]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: RecordError,
+    },
+    /// The record of another run.
+    #[error("{path}: holds run {run}")]
+    WrongRun {
+        /// The file.
+        path: PathBuf,
+        /// The run it holds.
+        run: usize,
+    },
+    /// The file cannot be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
 fn esc(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('\t', "\\t")
@@ -70,23 +136,23 @@ impl Record {
     }
 
     /// Parses a record; `Err` says why it is not a whole, valid record of sweep `hash`.
-    pub fn from_text(text: &str, hash: &str) -> Result<Record, String> {
+    pub fn from_text(text: &str, hash: &str) -> Result<Record, RecordError> {
         let body_end = text
             .trim_end_matches('\n')
             .rfind('\n')
             .map(|i| i + 1)
-            .ok_or("truncated")?;
+            .ok_or(RecordError::Truncated)?;
         let (body, last) = text.split_at(body_end);
         let sum = last
             .trim_end()
             .strip_prefix("end ")
-            .ok_or("no end line (half-written)")?;
+            .ok_or(RecordError::NoEnd)?;
         if text_hash(body) != sum || !text.ends_with('\n') {
-            return Err("checksum mismatch (half-written or damaged)".into());
+            return Err(RecordError::Checksum);
         }
         let mut lines = body.lines();
         if lines.next() != Some(MAGIC) {
-            return Err("not a gpufleet sweep record".into());
+            return Err(RecordError::NotARecord);
         }
         let mut r = Record {
             run: 0,
@@ -96,22 +162,26 @@ impl Record {
             metrics: vec![],
         };
         for l in lines {
-            let (k, v) = l.split_once(' ').ok_or("bad line")?;
-            let pair = || -> Result<(String, String), String> {
-                let (a, b) = v.split_once('\t').ok_or("bad pair")?;
+            let (k, v) = l.split_once(' ').ok_or(RecordError::BadLine)?;
+            let pair = || -> Result<(String, String), RecordError> {
+                let (a, b) = v.split_once('\t').ok_or(RecordError::BadPair)?;
                 Ok((unesc(a), unesc(b)))
             };
+            let bad = RecordError::BadNumber;
             match k {
                 "sweep" if v != hash => {
-                    return Err(format!("belongs to another sweep ({v}, expected {hash})"))
+                    return Err(RecordError::OtherSweep {
+                        found: v.to_string(),
+                        expected: hash.to_string(),
+                    })
                 }
                 "sweep" => {}
-                "run" => r.run = v.parse().map_err(|_| "bad run")?,
-                "point" => r.point = v.parse().map_err(|_| "bad point")?,
-                "seed" => r.seed = v.parse().map_err(|_| "bad seed")?,
+                "run" => r.run = v.parse().map_err(|_| bad("run"))?,
+                "point" => r.point = v.parse().map_err(|_| bad("point"))?,
+                "seed" => r.seed = v.parse().map_err(|_| bad("seed"))?,
                 "param" => r.params.push(pair()?),
                 "metric" => r.metrics.push(pair()?),
-                _ => return Err(format!("unknown line `{k}`")),
+                _ => return Err(RecordError::UnknownLine(k.to_string())),
             }
         }
         Ok(r)
@@ -126,19 +196,16 @@ impl Record {
     }
 
     /// Reads run `id`'s record from `dir`: `Ok(None)` if absent, `Err` if unusable.
-    pub fn read(dir: &Path, id: usize, hash: &str) -> Result<Option<Record>, String> {
+    pub fn read(dir: &Path, id: usize, hash: &str) -> Result<Option<Record>, ReadRecordError> {
         let path = path_of(dir, id);
         match std::fs::read_to_string(&path) {
-            Ok(t) => {
-                let r =
-                    Record::from_text(&t, hash).map_err(|e| format!("{}: {e}", path.display()))?;
-                if r.run != id {
-                    return Err(format!("{}: holds run {}", path.display(), r.run));
-                }
-                Ok(Some(r))
-            }
+            Ok(t) => match Record::from_text(&t, hash) {
+                Ok(r) if r.run != id => Err(ReadRecordError::WrongRun { path, run: r.run }),
+                Ok(r) => Ok(Some(r)),
+                Err(source) => Err(ReadRecordError::Damaged { path, source }),
+            },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("{}: {e}", path.display())),
+            Err(source) => Err(ReadRecordError::Io { path, source }),
         }
     }
 }

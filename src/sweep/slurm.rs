@@ -82,10 +82,8 @@ impl SlurmPlan {
     }
 
     /// Submits the array and the merge job with `sbatch`; returns their job ids.
-    pub fn submit(&self) -> Result<(String, String), String> {
-        let (a, m) = self
-            .write_scripts()
-            .map_err(|e| format!("writing Slurm scripts: {e}"))?;
+    pub fn submit(&self) -> Result<(String, String), SlurmError> {
+        let (a, m) = self.write_scripts().map_err(SlurmError::Scripts)?;
         let array = sbatch(
             &[
                 vec![
@@ -112,23 +110,44 @@ impl SlurmPlan {
     }
 }
 
-fn sbatch(args: &[String]) -> Result<String, String> {
+/// A submission to Slurm that did not go through.
+#[derive(Debug, thiserror::Error)]
+pub enum SlurmError {
+    /// The scripts could not be written.
+    #[error("writing Slurm scripts: {0}")]
+    Scripts(std::io::Error),
+    /// `sbatch` could not be started.
+    #[error("cannot run sbatch (is Slurm installed and on PATH?): {0}")]
+    Spawn(std::io::Error),
+    /// `sbatch` refused the job.
+    #[error("sbatch {args} failed: {stderr}")]
+    Refused {
+        /// Its arguments.
+        args: String,
+        /// What it printed on stderr.
+        stderr: String,
+    },
+    /// `sbatch` succeeded without printing a job id.
+    #[error("sbatch printed no job id: {0:?}")]
+    NoJobId(String),
+}
+
+fn sbatch(args: &[String]) -> Result<String, SlurmError> {
     let out = Command::new("sbatch")
         .args(args)
         .output()
-        .map_err(|e| format!("cannot run sbatch (is Slurm installed and on PATH?): {e}"))?;
+        .map_err(SlurmError::Spawn)?;
     if !out.status.success() {
-        return Err(format!(
-            "sbatch {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        return Err(SlurmError::Refused {
+            args: args.join(" "),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
     }
     // --parsable prints "jobid" or "jobid;cluster".
     let text = String::from_utf8_lossy(&out.stdout);
     let id = text.trim().split(';').next().unwrap_or("").to_string();
     if id.is_empty() || !id.chars().all(|c| c.is_ascii_digit()) {
-        return Err(format!("sbatch printed no job id: {text:?}"));
+        return Err(SlurmError::NoJobId(text.into_owned()));
     }
     Ok(id)
 }

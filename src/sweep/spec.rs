@@ -152,8 +152,44 @@ fn num(v: &toml::Value) -> Option<f64> {
     }
 }
 
+/// A parameter whose values are not specified well.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParamError {
+    /// Not exactly one way of giving the values.
+    #[error("give exactly one of `values`, `range`, `linspace`, `logspace` (found {0})")]
+    NotOneSpec(usize),
+    /// `values = []`.
+    #[error("`values` is empty")]
+    EmptyValues,
+    /// A `range` bound or step that is not a number.
+    #[error("`range` needs numbers for start, end and step")]
+    RangeNotNumbers,
+    /// A `range` running backwards or with a step that is not positive.
+    #[error("`range` needs start <= end and a positive step (got {start}, {end}, {step})")]
+    BadRange {
+        /// Start.
+        start: f64,
+        /// End.
+        end: f64,
+        /// Step.
+        step: f64,
+    },
+    /// A `range` of too many values.
+    #[error("`range` gives {0} values, more than 1000000")]
+    TooManyValues(u64),
+    /// `num` out of bounds.
+    #[error("`num` must be between 1 and 1000000, got {0}")]
+    BadNum(i64),
+    /// A start or end that is not finite.
+    #[error("start and end must be finite")]
+    NotFinite,
+    /// A `logspace` touching zero or below.
+    #[error("`logspace` needs start and end above zero")]
+    LogNotPositive,
+}
+
 /// Checks one parameter's value specification.
-pub fn param_values(p: &RawParam) -> Result<Values, String> {
+pub fn param_values(p: &RawParam) -> Result<Values, ParamError> {
     let given = [
         p.values.is_some(),
         p.range.is_some(),
@@ -164,29 +200,29 @@ pub fn param_values(p: &RawParam) -> Result<Values, String> {
     .filter(|&&b| b)
     .count();
     if given != 1 {
-        return Err(format!(
-            "give exactly one of `values`, `range`, `linspace`, `logspace` (found {given})"
-        ));
+        return Err(ParamError::NotOneSpec(given));
     }
     if let Some(v) = &p.values {
         if v.is_empty() {
-            return Err("`values` is empty".into());
+            return Err(ParamError::EmptyValues);
         }
         return Ok(Values::List(v.iter().map(ParamValue::from_toml).collect()));
     }
     if let Some(r) = &p.range {
         let step = r.step.clone().unwrap_or(toml::Value::Integer(1));
         let (Some(a), Some(b), Some(s)) = (num(&r.start), num(&r.end), num(&step)) else {
-            return Err("`range` needs numbers for start, end and step".into());
+            return Err(ParamError::RangeNotNumbers);
         };
         if !(s > 0.0 && s.is_finite() && a.is_finite() && b.is_finite()) || b < a {
-            return Err(format!(
-                "`range` needs start <= end and a positive step (got {a}, {b}, {s})"
-            ));
+            return Err(ParamError::BadRange {
+                start: a,
+                end: b,
+                step: s,
+            });
         }
         let n = ((b - a) / s + 1e-9).floor() as u64 + 1;
         if n > 1_000_000 {
-            return Err(format!("`range` gives {n} values, more than 1000000"));
+            return Err(ParamError::TooManyValues(n));
         }
         let integer = [&r.start, &r.end, &step]
             .iter()
@@ -212,19 +248,16 @@ pub fn param_values(p: &RawParam) -> Result<Values, String> {
     let (sp, log) = match (&p.linspace, &p.logspace) {
         (Some(s), _) => (s, false),
         (None, Some(s)) => (s, true),
-        _ => unreachable!("one of the four is given"),
+        (None, None) => return Err(ParamError::NotOneSpec(0)),
     };
     if sp.num < 1 || sp.num > 1_000_000 {
-        return Err(format!(
-            "`num` must be between 1 and 1000000, got {}",
-            sp.num
-        ));
+        return Err(ParamError::BadNum(sp.num));
     }
     if !(sp.start.is_finite() && sp.end.is_finite()) {
-        return Err("start and end must be finite".into());
+        return Err(ParamError::NotFinite);
     }
     if log && !(sp.start > 0.0 && sp.end > 0.0) {
-        return Err("`logspace` needs start and end above zero".into());
+        return Err(ParamError::LogNotPositive);
     }
     let n = sp.num as usize;
     let grid = (0..n)

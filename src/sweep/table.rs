@@ -9,7 +9,7 @@ use super::record::Record;
 use super::stats::{ci95_half_width, mean};
 use crate::report::write_atomic;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `sweep.json`: the identity of a sweep, the same in every shard and in the merge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,11 +74,35 @@ pub(crate) fn write_manifest_file(out: &Path, m: &Manifest) -> std::io::Result<(
     write_atomic(&out.join("sweep.json"), &j)
 }
 
+/// A `sweep.json` that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// The file cannot be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file is not a sweep manifest.
+    #[error("{path}: {source}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: serde_json::Error,
+    },
+}
+
 /// Reads `DIR/sweep.json`.
-pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
-    let p = dir.join("sweep.json");
-    let t = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-    serde_json::from_str(&t).map_err(|e| format!("{}: {e}", p.display()))
+pub fn read_manifest(dir: &Path) -> Result<Manifest, ManifestError> {
+    let path = dir.join("sweep.json");
+    let t = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(source) => return Err(ManifestError::Io { path, source }),
+    };
+    serde_json::from_str(&t).map_err(|source| ManifestError::Json { path, source })
 }
 
 /// A number with at most 6 decimals, without trailing zeros.

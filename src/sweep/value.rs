@@ -25,6 +25,16 @@ pub fn clean(x: f64) -> f64 {
     format!("{x:.11e}").parse().unwrap_or(x)
 }
 
+/// A parameter value that cannot be written into the scenario document.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("cannot use {text} as a value: {source}")]
+pub struct ParamValueError {
+    /// The value, in its TOML spelling.
+    pub text: String,
+    /// Why TOML refuses it.
+    pub source: toml_edit::TomlError,
+}
+
 impl ParamValue {
     /// From a value of the sweep file.
     pub fn from_toml(v: &toml::Value) -> ParamValue {
@@ -49,7 +59,10 @@ impl ParamValue {
     /// The value for the scenario document. `like` is the value it replaces, if any: where
     /// it is an integer, a whole float is written as an integer; where it is a float,
     /// integers are written as floats.
-    pub fn to_edit(&self, like: Option<&toml_edit::Value>) -> Result<toml_edit::Value, String> {
+    pub fn to_edit(
+        &self,
+        like: Option<&toml_edit::Value>,
+    ) -> Result<toml_edit::Value, ParamValueError> {
         let int_field = matches!(like, Some(toml_edit::Value::Integer(_)));
         let float_field = matches!(like, Some(toml_edit::Value::Float(_)));
         Ok(match self {
@@ -63,9 +76,13 @@ impl ParamValue {
             ParamValue::Float(f) => toml_edit::Value::from(*f),
             ParamValue::Str(s) => toml_edit::Value::from(s.as_str()),
             ParamValue::Bool(b) => toml_edit::Value::from(*b),
-            ParamValue::Toml(t) => t
-                .parse::<toml_edit::Value>()
-                .map_err(|e| format!("cannot use {t} as a value: {e}"))?,
+            ParamValue::Toml(t) => {
+                t.parse::<toml_edit::Value>()
+                    .map_err(|source| ParamValueError {
+                        text: t.clone(),
+                        source,
+                    })?
+            }
         })
     }
 }

@@ -65,41 +65,43 @@ impl ArrivalProcess {
         }
     }
 
-    /// Checks the parameters; the message names the field.
-    pub fn check(&self) -> Result<(), String> {
+    /// Checks the parameters; the error names the field.
+    pub fn check(&self) -> Result<(), ArrivalError> {
         let ok = |x: f64| x.is_finite() && x >= 0.0;
-        match self {
-            ArrivalProcess::Poisson { rate_per_hour } => {
-                if !(ok(*rate_per_hour) && *rate_per_hour > 0.0) {
-                    return Err(format!(
-                        "rate_per_hour: must be positive, got {rate_per_hour}"
-                    ));
-                }
+        let positive_rate = |r: f64| {
+            if ok(r) && r > 0.0 {
+                Ok(())
+            } else {
+                Err(ArrivalError::new(
+                    "rate_per_hour",
+                    format!("must be positive, got {r}"),
+                ))
             }
+        };
+        let weights = |w: &[f64], n: usize| {
+            w.len() == n && w.iter().all(|&x| ok(x)) && w.iter().sum::<f64>() > 0.0
+        };
+        match self {
+            ArrivalProcess::Poisson { rate_per_hour } => positive_rate(*rate_per_hour),
             ArrivalProcess::Profile {
                 rate_per_hour,
                 hourly,
                 weekly,
             } => {
-                if !(ok(*rate_per_hour) && *rate_per_hour > 0.0) {
-                    return Err(format!(
-                        "rate_per_hour: must be positive, got {rate_per_hour}"
+                positive_rate(*rate_per_hour)?;
+                if !weights(hourly, 24) {
+                    return Err(ArrivalError::new(
+                        "hourly",
+                        "needs 24 non-negative weights, not all zero",
                     ));
                 }
-                if hourly.len() != 24
-                    || !hourly.iter().all(|&x| ok(x))
-                    || hourly.iter().sum::<f64>() <= 0.0
-                {
-                    return Err("hourly: needs 24 non-negative weights, not all zero".into());
+                if !weights(weekly, 7) {
+                    return Err(ArrivalError::new(
+                        "weekly",
+                        "needs 7 non-negative weights (Monday first), not all zero",
+                    ));
                 }
-                if weekly.len() != 7
-                    || !weekly.iter().all(|&x| ok(x))
-                    || weekly.iter().sum::<f64>() <= 0.0
-                {
-                    return Err(
-                        "weekly: needs 7 non-negative weights (Monday first), not all zero".into(),
-                    );
-                }
+                Ok(())
             }
             ArrivalProcess::Mmpp {
                 rates_per_hour,
@@ -108,16 +110,39 @@ impl ArrivalProcess {
                 if !rates_per_hour.iter().all(|&x| ok(x))
                     || rates_per_hour.iter().sum::<f64>() <= 0.0
                 {
-                    return Err(
-                        "rates_per_hour: needs two non-negative rates, not both zero".into(),
-                    );
+                    return Err(ArrivalError::new(
+                        "rates_per_hour",
+                        "needs two non-negative rates, not both zero",
+                    ));
                 }
                 if mean_dwell.iter().any(|d| d.0 == 0) {
-                    return Err("mean_dwell: both states need a positive mean dwell time".into());
+                    return Err(ArrivalError::new(
+                        "mean_dwell",
+                        "both states need a positive mean dwell time",
+                    ));
                 }
+                Ok(())
             }
         }
-        Ok(())
+    }
+}
+
+/// An arrival process with a bad parameter: the field and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct ArrivalError {
+    /// The parameter (`rate_per_hour`, `hourly`, `weekly`, `rates_per_hour`, `mean_dwell`).
+    pub field: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ArrivalError {
+    fn new(field: &'static str, message: impl Into<String>) -> ArrivalError {
+        ArrivalError {
+            field,
+            message: message.into(),
+        }
     }
 }
 

@@ -14,12 +14,17 @@ pub fn open(path: &std::path::Path) -> Result<std::io::BufReader<std::fs::File>,
     Ok(std::io::BufReader::with_capacity(1 << 16, file))
 }
 
+/// A header row without a column the format requires.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("missing required column {0:?} in the header row")]
+pub struct MissingColumn(pub &'static str);
+
 /// Column positions of `names` in a header record; the first missing name is an error.
 pub fn columns<const N: usize>(
     header: &csv::StringRecord,
     names: [&'static str; N],
     required: &[&'static str],
-) -> Result<[usize; N], String> {
+) -> Result<[usize; N], MissingColumn> {
     let mut col = [usize::MAX; N];
     for (i, h) in header.iter().enumerate() {
         if let Some(k) = names.iter().position(|n| *n == h.trim()) {
@@ -29,7 +34,7 @@ pub fn columns<const N: usize>(
     for r in required {
         let k = names.iter().position(|n| n == r).unwrap_or(0);
         if col[k] == usize::MAX {
-            return Err(format!("missing required column {r:?} in the header row"));
+            return Err(MissingColumn(r));
         }
     }
     Ok(col)

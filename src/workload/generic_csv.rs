@@ -9,9 +9,10 @@
 //! An unknown column is an error (a typo must not silently drop data). Rows need not be
 //! sorted: jobs are sorted by submit time after reading, ties kept in file order.
 
+use super::value::{parse_bool, parse_gpus, parse_non_negative, parse_secs, ValueError};
 use super::{BadRows, TraceError};
 use crate::engine::SimTime;
-use crate::model::{GpuRequest, Job, TypeMask, Workload, MILLI_PER_GPU};
+use crate::model::{GpuRequest, Job, TypeMask, Workload};
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -40,45 +41,6 @@ pub fn read_generic_csv(path: &Path, bad: BadRows) -> Result<Workload, TraceErro
         source,
     })?;
     read_generic_from(std::io::BufReader::with_capacity(1 << 16, file), path, bad)
-}
-
-fn parse_secs(v: &str) -> Result<SimTime, String> {
-    let x: f64 = v
-        .trim()
-        .parse()
-        .map_err(|_| format!("{v:?} is not a number of seconds"))?;
-    if !x.is_finite() || x < 0.0 {
-        return Err(format!("{v:?} must be a non-negative number of seconds"));
-    }
-    Ok(SimTime::from_secs_f64(x))
-}
-
-/// Parses a GPU amount: "0", "3", "0.5" (a fraction of one GPU, to the milli-GPU).
-pub fn parse_gpus(v: &str) -> Result<GpuRequest, String> {
-    let v = v.trim();
-    if let Ok(n) = v.parse::<u32>() {
-        return Ok(if n == 0 {
-            GpuRequest::None
-        } else {
-            GpuRequest::Whole(n)
-        });
-    }
-    let x: f64 = v.parse().map_err(|_| format!("{v:?} is not a GPU count"))?;
-    if !(x > 0.0 && x < 1.0) {
-        return Err(format!(
-            "{v:?}: a fractional GPU request must be between 0 and 1"
-        ));
-    }
-    let m = (x * MILLI_PER_GPU as f64).round() as u16;
-    Ok(GpuRequest::Fraction(m.clamp(1, 999)))
-}
-
-fn parse_bool(v: &str) -> Result<bool, String> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "true" | "1" | "yes" => Ok(true),
-        "false" | "0" | "no" | "" => Ok(false),
-        _ => Err(format!("{v:?} is not true/false")),
-    }
 }
 
 fn read_generic_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<Workload, TraceError> {
@@ -177,27 +139,27 @@ fn parse_row(
         }
     };
     let name = need(0)?.trim().to_string();
-    let submit = parse_secs(need(1)?).map_err(|e| (1, e))?;
-    let gpus = parse_gpus(need(2)?).map_err(|e| (2, e))?;
-    let work = parse_secs(need(3)?).map_err(|e| (3, e))?;
+    let submit = parse_secs(need(1)?).map_err(|e| (1, e.to_string()))?;
+    let gpus = parse_gpus(need(2)?).map_err(|e| (2, e.to_string()))?;
+    let work = parse_secs(need(3)?).map_err(|e| (3, e.to_string()))?;
     if work.0 == 0 {
         return Err((3, "duration must be positive".into()));
     }
     let opt = |k: usize| get(k).map(str::trim).filter(|v| !v.is_empty());
-    let estimate = opt(4).map(parse_secs).transpose().map_err(|e| (4, e))?;
+    let estimate = opt(4)
+        .map(parse_secs)
+        .transpose()
+        .map_err(|e| (4, e.to_string()))?;
     let gpu_types = match opt(5) {
         None => TypeMask::ANY,
         Some(v) => w
             .type_mask(v.split('|').map(str::trim))
             .ok_or((5, "more than 64 GPU types".to_string()))?,
     };
-    let num = |k: usize, what: &str| -> Result<f64, (usize, String)> {
+    let num = |k: usize, what: &'static str| -> Result<f64, (usize, String)> {
         match opt(k) {
             None => Ok(0.0),
-            Some(v) => match v.parse::<f64>() {
-                Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
-                _ => Err((k, format!("{v:?} is not a non-negative {what}"))),
-            },
+            Some(v) => parse_non_negative(v, what).map_err(|e| (k, e.to_string())),
         }
     };
     let cpu = num(6, "number of cores")?;
@@ -207,10 +169,13 @@ fn parse_row(
         None => 0,
         Some(v) => v
             .parse::<i32>()
-            .map_err(|_| (9, format!("{v:?} is not an integer")))?,
+            .map_err(|_| (9, ValueError::NotAnInteger(v.to_string()).to_string()))?,
     };
-    let deadline = opt(10).map(parse_secs).transpose().map_err(|e| (10, e))?;
-    let preemptible = parse_bool(get(11).unwrap_or("")).map_err(|e| (11, e))?;
+    let deadline = opt(10)
+        .map(parse_secs)
+        .transpose()
+        .map_err(|e| (10, e.to_string()))?;
+    let preemptible = parse_bool(get(11).unwrap_or("")).map_err(|e| (11, e.to_string()))?;
     Ok(Job {
         name,
         submit,

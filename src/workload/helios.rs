@@ -19,10 +19,8 @@
 //! hand-written fixtures built from the published schema.
 
 use super::csv_rows::{columns, field, open, CsvRows};
-use super::trace::{
-    parse_datetime_ms, parse_f64, parse_u64, whole_gpus, JobStatus, RowError, RowFilter, RowSink,
-    TraceMeta, TraceRow, DROPPED,
-};
+use super::trace::{JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow, DROPPED};
+use super::value::{parse_datetime_ms, parse_f64, parse_u64, whole_gpus};
 use super::{BadRows, TraceError, Workload};
 use std::io::Read;
 use std::path::Path;
@@ -62,7 +60,7 @@ fn parse<'r>(rec: &'r csv::StringRecord, col: &[usize; 12]) -> Result<TraceRow<'
     }
     let gpus = parse_u64(f(3))
         .and_then(whole_gpus)
-        .map_err(|e| ("gpu_num", e))?;
+        .map_err(|e| ("gpu_num", e.to_string()))?;
     let cpu = match f(4) {
         "" => 0.0,
         v => match parse_f64(v) {
@@ -70,15 +68,15 @@ fn parse<'r>(rec: &'r csv::StringRecord, col: &[usize; 12]) -> Result<TraceRow<'
             _ => return Err(("cpu_num", format!("{v:?} is not a non-negative number"))),
         },
     };
-    let submit = parse_datetime_ms(f(7)).map_err(|e| ("submit_time", e))?;
+    let submit = parse_datetime_ms(f(7)).map_err(|e| ("submit_time", e.to_string()))?;
     let work_ms = match f(10) {
         "" => {
             let (s, e) = (f(8), f(9));
             if s.is_empty() || e.is_empty() {
                 return Err((DROPPED, NEVER_RAN.into()));
             }
-            let s = parse_datetime_ms(s).map_err(|e| ("start_time", e))?;
-            let e = parse_datetime_ms(e).map_err(|e| ("end_time", e))?;
+            let s = parse_datetime_ms(s).map_err(|e| ("start_time", e.to_string()))?;
+            let e = parse_datetime_ms(e).map_err(|e| ("end_time", e.to_string()))?;
             if e < s {
                 return Err(("end_time", "end_time is before start_time".into()));
             }
@@ -131,7 +129,7 @@ pub fn read_helios_from<R: Read>(
     let mut sink = RowSink::new(path, bad, filter);
     let rows = CsvRows::new(input, true, &sink)?;
     let col = columns(&rows.header, NAMES, &["job_id", "gpu_num", "submit_time"])
-        .map_err(|r| sink.file_error(r))?;
+        .map_err(|r| sink.file_error(r.to_string()))?;
     if col[10] == usize::MAX && (col[8] == usize::MAX || col[9] == usize::MAX) {
         return Err(sink.file_error("needs a duration column, or start_time and end_time"));
     }

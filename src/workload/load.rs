@@ -66,9 +66,9 @@ impl TraceSpec {
         let (mut w, meta) = self.read()?;
         self.shaping
             .apply(&mut w, streams, capacity_gpus)
-            .map_err(|reason| TraceError::File {
+            .map_err(|source| TraceError::Shape {
                 file: self.path.clone(),
-                reason,
+                source,
             })?;
         Ok((w, meta))
     }

@@ -22,8 +22,9 @@ mod swf;
 mod synthetic;
 mod tiresias;
 mod trace;
+mod value;
 
-pub use arrivals::{ArrivalProcess, Arrivals, MONTH_SECS};
+pub use arrivals::{ArrivalError, ArrivalProcess, Arrivals, MONTH_SECS};
 pub use empirical::read_duration_column;
 pub use fgd_expected::{read_expected_curves, ExpectedCurve};
 pub use fit::{fit_lognormal, fit_model, model_to_toml};
@@ -42,14 +43,13 @@ pub use pai_sim::{
     read_pai_sim_csv, read_pai_sim_from, PaiEstimate, PaiSimOptions, PAI_SIM_COLUMNS,
 };
 pub use philly::{read_philly, read_philly_from};
-pub use shape::{gpu_demand_secs, LoadScale, ScaleBase, Shaping};
+pub use shape::{gpu_demand_secs, LoadScale, ScaleBase, ShapeError, Shaping};
 pub use stats::{format_datetime, hour_and_weekday, quantile, trace_stats, TraceStats};
 pub use swf::{read_swf, read_swf_from, SwfHeader, SwfOptions};
 pub use synthetic::{DurationDist, SyntheticSpec};
 pub use tiresias::{read_tiresias, read_tiresias_from};
-pub use trace::{
-    parse_datetime_ms, JobStatus, RowFilter, RowSink, TraceFormat, TraceMeta, TraceRow,
-};
+pub use trace::{JobStatus, RowFilter, RowSink, TraceFormat, TraceMeta, TraceRow};
+pub use value::{parse_datetime_ms, ValueError};
 
 pub use crate::model::Workload;
 use std::path::PathBuf;
@@ -76,6 +76,14 @@ pub enum TraceError {
         column: String,
         /// What is wrong.
         reason: String,
+    },
+    /// The trace cannot be shaped as the scenario asks.
+    #[error("{file}: {source}")]
+    Shape {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        source: ShapeError,
     },
     /// The file as a whole is wrong (missing header, no jobs).
     #[error("{file}: {reason}")]

@@ -24,9 +24,8 @@
 //! hand-written fixtures built from the published headers.
 
 use super::csv_rows::{field, open, CsvRows};
-use super::trace::{
-    parse_f64, JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow, DROPPED,
-};
+use super::trace::{JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow, DROPPED};
+use super::value::parse_f64;
 use super::{BadRows, TraceError, Workload};
 use crate::model::GpuRequest;
 use std::collections::HashMap;

@@ -8,7 +8,7 @@
 //! left at 0 for the user to fill in).
 
 use super::csv_rows::{field, open};
-use super::trace::{parse_f64, parse_u64};
+use super::value::{parse_f64, parse_u64};
 use super::{BadRows, TraceError};
 use std::io::Read;
 use std::path::Path;
@@ -114,7 +114,7 @@ pub fn read_pai_machines_from<R: Read>(
                         format!("{:?} is not a non-negative number", field(&rec, k)),
                     )),
                 };
-                let gpus = parse_u64(field(&rec, 4)).map_err(|e| (NAMES[4], e))?;
+                let gpus = parse_u64(field(&rec, 4)).map_err(|e| (NAMES[4], e.to_string()))?;
                 if gpus > 1024 {
                     return Err((
                         NAMES[4],

@@ -16,6 +16,7 @@
 //! (submit_time, job_id) and job k of that order arrives at floor(k / r) x 60 s for r
 //! arrivals per minute. Job ids that are all integers compare as numbers.
 
+use super::value::parse_non_negative;
 use super::{BadRows, TraceError};
 use crate::engine::SimTime;
 use crate::model::{GpuRequest, Job, TypeMask, Workload, MILLI_PER_GPU};
@@ -71,13 +72,6 @@ pub fn read_pai_sim_csv(path: &Path, opts: PaiSimOptions) -> Result<Workload, Tr
         source,
     })?;
     read_pai_sim_from(std::io::BufReader::with_capacity(1 << 16, file), path, opts)
-}
-
-fn num(v: &str, what: &str) -> Result<f64, String> {
-    match v.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
-        _ => Err(format!("{v:?} is not a non-negative {what}")),
-    }
 }
 
 /// Reads a PAI simulator CSV from any reader (`path` names it in errors).
@@ -199,27 +193,29 @@ fn parse_row(
     if name.is_empty() {
         return Err((0, "missing value".into()));
     }
-    let inst = num(get(3), "instance count").map_err(|e| (3, e))?;
+    let num = |k: usize, what: &'static str| {
+        parse_non_negative(get(k), what).map_err(|e| (k, e.to_string()))
+    };
+    let inst = num(3, "instance count")?;
     if inst.fract() != 0.0 || inst < 1.0 {
         return Err((
             3,
             format!("{:?} is not a whole number of instances >= 1", get(3)),
         ));
     }
-    let submit = num(get(4), "number of seconds").map_err(|e| (4, e))?;
-    let duration = num(get(5), "number of seconds").map_err(|e| (5, e))?;
+    let submit = num(4, "number of seconds")?;
+    let duration = num(5, "number of seconds")?;
     if duration <= 0.0 {
         return Err((5, "duration must be positive".into()));
     }
-    let cpu = num(get(6), "number of cores").map_err(|e| (6, e))?;
-    let gpu = num(get(7), "number of GPUs").map_err(|e| (7, e))?;
+    let cpu = num(6, "number of cores")?;
+    let gpu = num(7, "number of GPUs")?;
     let mut ests = [0.0; 3];
     for (i, e) in ests.iter_mut().enumerate() {
-        let v = get(8 + i);
-        *e = if v.is_empty() {
+        *e = if get(8 + i).is_empty() {
             0.0
         } else {
-            num(v, "number of seconds").map_err(|m| (8 + i, m))?
+            num(8 + i, "number of seconds")?
         };
     }
     let total_milli = (inst * gpu * MILLI_PER_GPU as f64).round() as u64;

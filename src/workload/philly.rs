@@ -24,10 +24,8 @@
 //! The Philly log is not distributed with this project; the reader is tested on
 //! hand-written fixtures built from the published schema.
 
-use super::trace::{
-    parse_datetime_ms, whole_gpus, JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow,
-    DROPPED,
-};
+use super::trace::{JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow, DROPPED};
+use super::value::{parse_datetime_ms, whole_gpus};
 use super::{BadRows, TraceError, Workload};
 use serde::de::{Deserializer, IgnoredAny, Visitor};
 use serde::Deserialize;
@@ -138,15 +136,15 @@ fn map_job<'j>(j: &'j Job<'_>) -> Result<TraceRow<'j>, RowError> {
     let submit = parse_datetime_ms(
         time(j.submitted_time.get()).ok_or(("submitted_time", "missing value".to_string()))?,
     )
-    .map_err(|e| ("submitted_time", e))?;
+    .map_err(|e| ("submitted_time", e.to_string()))?;
     let mut work = 0u64;
     let mut gpus = None;
     for a in j.attempts.iter().flatten() {
         let (Some(s), Some(e)) = (time(a.start_time.get()), time(a.end_time.get())) else {
             continue;
         };
-        let s = parse_datetime_ms(s).map_err(|e| ("attempts.start_time", e))?;
-        let e = parse_datetime_ms(e).map_err(|e| ("attempts.end_time", e))?;
+        let s = parse_datetime_ms(s).map_err(|e| ("attempts.start_time", e.to_string()))?;
+        let e = parse_datetime_ms(e).map_err(|e| ("attempts.end_time", e.to_string()))?;
         if e < s {
             return Err(("attempts.end_time", "end_time is before start_time".into()));
         }
@@ -171,7 +169,7 @@ fn map_job<'j>(j: &'j Job<'_>) -> Result<TraceRow<'j>, RowError> {
     Ok(TraceRow {
         name,
         submit_ms: submit,
-        gpus: whole_gpus(gpus).map_err(|e| ("attempts.detail.gpus", e))?,
+        gpus: whole_gpus(gpus).map_err(|e| ("attempts.detail.gpus", e.to_string()))?,
         gpu_types: "",
         work_ms: work,
         estimate_ms: None,

@@ -59,6 +59,23 @@ fn count(w: &mut Workload, reason: &str, n: u64) {
     }
 }
 
+/// Shaping that cannot be applied to a trace.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ShapeError {
+    /// `time_compression` is not a positive number.
+    #[error("time_compression must be positive, got {0}")]
+    TimeCompression(f64),
+    /// `load_scale` is not a positive number.
+    #[error("load scale factor must be positive, got {0}")]
+    LoadScale(f64),
+    /// The trace asks for no GPU time, so there is nothing to scale.
+    #[error("the trace has no GPU demand to scale")]
+    NoDemand,
+    /// `load_scale_of = "capacity"` with no GPUs or a trace of no length.
+    #[error("scaling to capacity needs GPUs in the cluster and a trace spanning some time")]
+    NoCapacity,
+}
+
 impl Shaping {
     /// Applies the shaping to `w`. `capacity_gpus` is the cluster's GPU count (needed for
     /// `ScaleBase::Capacity`); the "trace_scaling" stream of `streams` picks the jobs.
@@ -67,7 +84,7 @@ impl Shaping {
         w: &mut Workload,
         streams: &RngStreams,
         capacity_gpus: f64,
-    ) -> Result<(), String> {
+    ) -> Result<(), ShapeError> {
         if let Some((start, end)) = self.window {
             let before = w.jobs.len();
             w.jobs.retain(|j| j.submit >= start);
@@ -92,7 +109,7 @@ impl Shaping {
         }
         if let Some(f) = self.time_compression {
             if !(f.is_finite() && f > 0.0) {
-                return Err(format!("time_compression must be positive, got {f}"));
+                return Err(ShapeError::TimeCompression(f));
             }
             for j in &mut w.jobs {
                 j.submit = SimTime((j.submit.0 as f64 / f).round() as u64);
@@ -110,23 +127,20 @@ impl Shaping {
         s: LoadScale,
         streams: &RngStreams,
         capacity_gpus: f64,
-    ) -> Result<(), String> {
+    ) -> Result<(), ShapeError> {
         if !(s.factor.is_finite() && s.factor > 0.0) {
-            return Err(format!(
-                "load scale factor must be positive, got {}",
-                s.factor
-            ));
+            return Err(ShapeError::LoadScale(s.factor));
         }
         let demand = gpu_demand_secs(w);
         if demand <= 0.0 {
-            return Err("the trace has no GPU demand to scale".into());
+            return Err(ShapeError::NoDemand);
         }
         let target = match s.base {
             ScaleBase::Original => s.factor * demand,
             ScaleBase::Capacity => {
                 let span = w.jobs.last().map(|j| j.submit.secs_f64()).unwrap_or(0.0);
                 if capacity_gpus <= 0.0 || span <= 0.0 {
-                    return Err("scaling to capacity needs GPUs in the cluster and a trace spanning some time".into());
+                    return Err(ShapeError::NoCapacity);
                 }
                 s.factor * capacity_gpus * span
             }

@@ -11,9 +11,8 @@
 //!   gpufleet models work as run time on the reference GPU).
 
 use super::csv_rows::{columns, field, open, CsvRows};
-use super::trace::{
-    parse_u64, secs_to_ms, whole_gpus, JobStatus, RowFilter, RowSink, TraceMeta, TraceRow,
-};
+use super::trace::{JobStatus, RowFilter, RowSink, TraceMeta, TraceRow};
+use super::value::{parse_u64, secs_to_ms, whole_gpus};
 use super::{BadRows, TraceError, Workload};
 use std::io::Read;
 use std::path::Path;
@@ -51,7 +50,7 @@ pub fn read_tiresias_from<R: Read>(
         NAMES,
         &["job_id", "num_gpu", "submit_time", "duration"],
     )
-    .map_err(|r| sink.file_error(r))?;
+    .map_err(|r| sink.file_error(r.to_string()))?;
     rows.feed(&mut sink, |rec, _| {
         let f = |k: usize| field(rec, col[k]);
         let name = f(0);
@@ -60,9 +59,9 @@ pub fn read_tiresias_from<R: Read>(
         }
         let gpus = parse_u64(f(1))
             .and_then(whole_gpus)
-            .map_err(|e| ("num_gpu", e))?;
-        let submit_ms = secs_to_ms(f(2)).map_err(|e| ("submit_time", e))?;
-        let work_ms = secs_to_ms(f(5)).map_err(|e| ("duration", e))? as u64;
+            .map_err(|e| ("num_gpu", e.to_string()))?;
+        let submit_ms = secs_to_ms(f(2)).map_err(|e| ("submit_time", e.to_string()))?;
+        let work_ms = secs_to_ms(f(5)).map_err(|e| ("duration", e.to_string()))? as u64;
         Ok(TraceRow {
             name,
             submit_ms,

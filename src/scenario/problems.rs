@@ -1,0 +1,100 @@
+//! The one problems collector of scenario validation: every section's checks push into it
+//! under a field path (`pools[2].billing.minimum`), and at the end it becomes a
+//! [`ScenarioError`] with each problem's line found in the text.
+
+use super::{locate, Problem, ScenarioError};
+use crate::engine::{parse_duration, SimTime};
+use std::path::Path;
+
+/// Problems found so far, in the order the checks found them.
+#[derive(Debug, Default)]
+pub(super) struct Problems(Vec<Problem>);
+
+impl Problems {
+    /// An empty collector.
+    pub(super) fn new() -> Problems {
+        Problems::default()
+    }
+
+    /// True when nothing is wrong (yet).
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Records that the value at `path` is wrong.
+    pub(super) fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.0.push(Problem {
+            path: path.into(),
+            line: None,
+            message: message.into(),
+        });
+    }
+
+    /// `Err(self)` when a problem was found, so a stage can stop at a gate with `?`.
+    pub(super) fn gate(&mut self) -> Result<(), Problems> {
+        if self.is_empty() {
+            Ok(())
+        } else {
+            Err(std::mem::take(self))
+        }
+    }
+
+    /// The duration written at `path`, or `None` (and a problem) if it is not one.
+    pub(super) fn duration(&mut self, path: &str, text: &str) -> Option<SimTime> {
+        match parse_duration(text) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                self.err(path, e.to_string());
+                None
+            }
+        }
+    }
+
+    /// Like [`Problems::duration`], but a bad duration reads as zero, so that the checks
+    /// after it (such as "must be longer than zero") still run.
+    pub(super) fn dur(&mut self, path: &str, text: &str) -> SimTime {
+        self.duration(path, text).unwrap_or(SimTime::ZERO)
+    }
+
+    /// `x`, which must be a finite number above zero.
+    pub(super) fn positive(&mut self, path: &str, x: f64) -> f64 {
+        if !(x.is_finite() && x > 0.0) {
+            self.err(path, format!("must be a positive number, got {x}"));
+        }
+        x
+    }
+
+    /// `x`, which must be finite and zero or more; zero when it is not.
+    pub(super) fn nonneg(&mut self, path: &str, x: f64) -> f64 {
+        if !(x.is_finite() && x >= 0.0) {
+            self.err(path, format!("must be zero or more, got {x}"));
+            return 0.0;
+        }
+        x
+    }
+
+    /// `x`, which must be a share between 0 and 1; zero when it is not.
+    pub(super) fn share(&mut self, path: &str, x: f64) -> f64 {
+        if !(0.0..=1.0).contains(&x) {
+            self.err(path, format!("must be between 0 and 1, got {x}"));
+            return 0.0;
+        }
+        x
+    }
+
+    /// The error naming `file`: each problem gets the line of its field path in `text`
+    /// (where the parser did not give one), and problems are put in line order.
+    pub(super) fn into_error(self, file: &Path, text: &str) -> ScenarioError {
+        let mut problems = self.0;
+        for p in &mut problems {
+            if p.line.is_none() {
+                p.line = locate::line_of_path(text, &p.path);
+            }
+        }
+        problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+        ScenarioError {
+            file: file.to_path_buf(),
+            problems,
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! The validated scenario: typed config that the run path consumes, with every value
+//! checked and every path resolved.
+
+use crate::model::GpuType;
+use crate::sim::SimConfig;
+use crate::workload::{BadRows, PaiSimOptions, SyntheticSpec};
+use std::path::PathBuf;
+
+/// Where a scenario's jobs come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkloadSource {
+    /// Generated.
+    Synthetic(SyntheticSpec),
+    /// Read from a generic CSV trace.
+    Csv {
+        /// Resolved path of the trace.
+        path: PathBuf,
+        /// What to do with bad rows.
+        bad_rows: BadRows,
+    },
+    /// Read from a trace in any supported format, filtered and shaped.
+    Trace(crate::workload::TraceSpec),
+    /// Generated from a workload model (arrival process and tenant mixes).
+    Model(crate::workload::WorkloadModel),
+    /// Given by the caller, already built (see [`Scenario::assembled`]).
+    Given(std::sync::Arc<crate::model::Workload>),
+    /// Read from a PAI-2020 simulator CSV.
+    PaiSim {
+        /// Resolved path of the trace.
+        path: PathBuf,
+        /// Reader options.
+        options: PaiSimOptions,
+    },
+}
+
+/// A validated scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// Master seed (the file's, or 1).
+    pub seed: u64,
+    /// Hash of the text.
+    pub hash: String,
+    /// GPU types.
+    pub gpu_types: Vec<GpuType>,
+    /// Simulation config (pools, policy, horizon).
+    pub sim: SimConfig,
+    /// Pricing model of each pool (see [`Scenario::pool_pricing`] for a run's seed).
+    pub pricing: Vec<crate::pricing::PoolPricing>,
+    /// `[tco]`: buy-versus-rent candidates for `gpufleet tco`.
+    pub tco: Option<crate::pricing::TcoSpec>,
+    /// `[spot_deadline]`: a deadline job on a spot trace.
+    pub spot_deadline: Option<crate::sched::spot_deadline::DeadlineSpec>,
+    /// `[savings_plan]`: a commitment covering the on-demand pools.
+    pub savings_plan: Option<crate::pricing::SavingsPlan>,
+    /// `[transfer]`: data moved per job and its prices.
+    pub transfer: Option<crate::pricing::TransferSpec>,
+    /// Prices of data moved with checkpoints between zones and regions.
+    pub egress: crate::pricing::Egress,
+    /// The workload.
+    pub workload: WorkloadSource,
+    /// Failures, maintenance and checkpointing, if configured.
+    pub faults: Option<crate::faults::FaultConfig>,
+}
+
+impl Scenario {
+    /// Builds the workload for a run with `seed` (see [`Scenario::workload_from`]).
+    pub fn build_workload(
+        &self,
+        seed: u64,
+    ) -> Result<crate::model::Workload, crate::workload::TraceError> {
+        self.workload_from(&crate::engine::RngStreams::new(seed))
+    }
+
+    /// Builds the workload for a run drawing from `streams`, its GPU types mapped onto the
+    /// scenario's.
+    pub fn workload_from(
+        &self,
+        streams: &crate::engine::RngStreams,
+    ) -> Result<crate::model::Workload, crate::workload::TraceError> {
+        let mut w = match &self.workload {
+            WorkloadSource::Synthetic(spec) => spec.generate(streams),
+            WorkloadSource::Csv { path, bad_rows } => {
+                crate::workload::read_generic_csv(path, *bad_rows)?
+            }
+            WorkloadSource::Trace(spec) => {
+                let gpus: f64 = self
+                    .sim
+                    .pools
+                    .iter()
+                    .map(|p| p.nodes as f64 * p.node.gpus as f64)
+                    .sum();
+                spec.load(streams, gpus)?.0
+            }
+            WorkloadSource::Model(m) => m.generate(streams),
+            WorkloadSource::PaiSim { path, options } => {
+                crate::workload::read_pai_sim_csv(path, *options)?
+            }
+            WorkloadSource::Given(w) => w.as_ref().clone(),
+        };
+        let names: Vec<String> = self.gpu_types.iter().map(|t| t.name.clone()).collect();
+        // Jobs constrained only to types this cluster lacks keep an empty mask and are rejected.
+        let _unknown = w.remap_types(&names);
+        Ok(w)
+    }
+}

@@ -1,0 +1,218 @@
+//! One trace cell read as a value: integers, numbers, seconds, GPU counts, booleans and
+//! date-times, each with a typed error that quotes the cell.
+
+use crate::engine::SimTime;
+use crate::model::{GpuRequest, MILLI_PER_GPU};
+
+/// The most GPUs one job may ask for.
+const MAX_GPUS: u64 = 1_000_000;
+
+/// A trace cell that is not the value its column holds; the message quotes the cell.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// Not a whole number of zero or more.
+    #[error("{0:?} is not a non-negative integer")]
+    NotUnsigned(String),
+    /// Not an integer.
+    #[error("{0:?} is not an integer")]
+    NotAnInteger(String),
+    /// Not a finite number.
+    #[error("{0:?} is not a number")]
+    NotANumber(String),
+    /// Below zero.
+    #[error("{0:?} is negative")]
+    Negative(String),
+    /// Too large to be a time.
+    #[error("{0:?} is too large")]
+    TooLarge(String),
+    /// Not a finite number of zero or more (`what`: "number of cores", ...).
+    #[error("{value:?} is not a non-negative {what}")]
+    NotNonNegative {
+        /// The cell.
+        value: String,
+        /// What the column counts.
+        what: &'static str,
+    },
+    /// Not a number of seconds.
+    #[error("{0:?} is not a number of seconds")]
+    NotSeconds(String),
+    /// A number of seconds below zero (or not finite).
+    #[error("{0:?} must be a non-negative number of seconds")]
+    NegativeSeconds(String),
+    /// More GPUs than a job may ask for.
+    #[error("{0} GPUs is more than 1000000")]
+    TooManyGpus(u64),
+    /// Not a GPU count.
+    #[error("{0:?} is not a GPU count")]
+    NotAGpuCount(String),
+    /// A fractional GPU request outside (0, 1).
+    #[error("{0:?}: a fractional GPU request must be between 0 and 1")]
+    BadFraction(String),
+    /// Not a boolean.
+    #[error("{0:?} is not true/false")]
+    NotABool(String),
+    /// Not `YYYY-MM-DD HH:MM:SS`.
+    #[error("{0:?} is not a date-time (YYYY-MM-DD HH:MM:SS)")]
+    NotADateTime(String),
+}
+
+/// Parses a non-negative integer, naming the value in the error.
+pub fn parse_u64(v: &str) -> Result<u64, ValueError> {
+    v.trim()
+        .parse::<u64>()
+        .map_err(|_| ValueError::NotUnsigned(v.to_string()))
+}
+
+/// Parses a finite float.
+pub fn parse_f64(v: &str) -> Result<f64, ValueError> {
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(ValueError::NotANumber(v.to_string())),
+    }
+}
+
+/// Seconds (finite, >= 0) as milliseconds.
+pub fn secs_to_ms(v: &str) -> Result<i64, ValueError> {
+    let x = parse_f64(v)?;
+    if x < 0.0 {
+        return Err(ValueError::Negative(v.to_string()));
+    }
+    if x > 1e14 {
+        return Err(ValueError::TooLarge(v.to_string()));
+    }
+    Ok((x * 1000.0).round() as i64)
+}
+
+/// A GPU count as a whole number (0 = CPU-only).
+pub fn whole_gpus(n: u64) -> Result<GpuRequest, ValueError> {
+    match n {
+        0 => Ok(GpuRequest::None),
+        n if n <= MAX_GPUS => Ok(GpuRequest::Whole(n as u32)),
+        n => Err(ValueError::TooManyGpus(n)),
+    }
+}
+
+/// Days since 1970-01-01 of a civil date (proleptic Gregorian).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Parses `YYYY-MM-DD HH:MM:SS` (also with a `T`) as ms since 1970-01-01 00:00 on the
+/// same clock (no time zone is applied).
+pub fn parse_datetime_ms(v: &str) -> Result<i64, ValueError> {
+    let b = v.trim().as_bytes();
+    let err = || ValueError::NotADateTime(v.to_string());
+    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || b[13] != b':' || b[16] != b':' {
+        return Err(err());
+    }
+    if b[10] != b' ' && b[10] != b'T' {
+        return Err(err());
+    }
+    let num = |r: std::ops::Range<usize>| -> Result<u32, ValueError> {
+        let mut x = 0u32;
+        for &c in &b[r] {
+            if !c.is_ascii_digit() {
+                return Err(err());
+            }
+            x = x * 10 + (c - b'0') as u32;
+        }
+        Ok(x)
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let frac = &b[19..];
+    let frac_ms = if frac.is_empty() {
+        0
+    } else if frac[0] == b'.' && frac.len() > 1 && frac[1..].iter().all(u8::is_ascii_digit) {
+        ((frac[1] - b'0') as i64) * 100
+    } else {
+        return Err(err());
+    };
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 60 {
+        return Err(err());
+    }
+    let days = days_from_civil(y as i64, mo, d);
+    Ok(((days * 86_400 + h as i64 * 3600 + mi as i64 * 60 + s as i64) * 1000) + frac_ms)
+}
+
+/// A finite number of zero or more; `what` names it in the error.
+pub fn parse_non_negative(v: &str, what: &'static str) -> Result<f64, ValueError> {
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(ValueError::NotNonNegative {
+            value: v.to_string(),
+            what,
+        }),
+    }
+}
+
+/// Seconds (finite, >= 0) as a time.
+pub fn parse_secs(v: &str) -> Result<SimTime, ValueError> {
+    let x: f64 = v
+        .trim()
+        .parse()
+        .map_err(|_| ValueError::NotSeconds(v.to_string()))?;
+    if !x.is_finite() || x < 0.0 {
+        return Err(ValueError::NegativeSeconds(v.to_string()));
+    }
+    Ok(SimTime::from_secs_f64(x))
+}
+
+/// Parses a GPU amount: "0", "3", "0.5" (a fraction of one GPU, to the milli-GPU).
+pub fn parse_gpus(v: &str) -> Result<GpuRequest, ValueError> {
+    let v = v.trim();
+    if let Ok(n) = v.parse::<u32>() {
+        return Ok(if n == 0 {
+            GpuRequest::None
+        } else {
+            GpuRequest::Whole(n)
+        });
+    }
+    let x: f64 = v
+        .parse()
+        .map_err(|_| ValueError::NotAGpuCount(v.to_string()))?;
+    if !(x > 0.0 && x < 1.0) {
+        return Err(ValueError::BadFraction(v.to_string()));
+    }
+    let m = (x * MILLI_PER_GPU as f64).round() as u16;
+    Ok(GpuRequest::Fraction(m.clamp(1, 999)))
+}
+
+/// `true`/`1`/`yes` or `false`/`0`/`no`/empty.
+pub fn parse_bool(v: &str) -> Result<bool, ValueError> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" => Ok(true),
+        "false" | "0" | "no" | "" => Ok(false),
+        _ => Err(ValueError::NotABool(v.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn datetimes() {
+        // 2020-07-01 00:00:00 UTC is unix 1593561600 (date -u -d 2020-07-01 +%s).
+        assert_eq!(
+            parse_datetime_ms("2020-07-01 00:00:00"),
+            Ok(1_593_561_600_000)
+        );
+        assert_eq!(parse_datetime_ms("1970-01-02T00:00:01"), Ok(86_401_000));
+        for bad in [
+            "",
+            "2020-13-01 00:00:00",
+            "2020-07-01",
+            "2020-07-01 25:00:00",
+            "abcd-ef-gh ij:kl:mn",
+        ] {
+            assert!(parse_datetime_ms(bad).is_err(), "{bad}");
+        }
+    }
+}
