@@ -2,7 +2,7 @@
 //! the analytic approximation, work conservation, and hand-worked kills.
 
 use crate::common::*;
-use gpufleet::engine::SimTime;
+use gpufleet::engine::{RngStreams, SimTime};
 use gpufleet::faults::{
     llama3_h100, CheckpointPolicy, Checkpointing, FailureDist, FailureProcess, FaultConfig, Scope,
     TraceFailure,
@@ -18,7 +18,9 @@ fn run_with_faults(
     f: FaultConfig,
     seed: u64,
 ) -> RunResult {
-    Simulation::new(cfg, w).with_faults(f, seed).run()
+    Simulation::new(cfg, w)
+        .with_faults(f, &RngStreams::new(seed))
+        .run()
 }
 
 /// The Llama 3 preset on 16,384 GPUs for 54 days gives about 419 failures: the count must
@@ -411,7 +413,7 @@ notice = "{notice_s}s"
     let s = gpufleet::scenario::Scenario::load(&dir.path().join("s.toml")).unwrap();
     let w = s.build_workload(1).unwrap();
     let r = Simulation::new(s.sim.clone(), &w)
-        .with_faults(s.faults.clone().unwrap(), 1)
+        .with_faults(s.faults.clone().unwrap(), &RngStreams::new(1))
         .run();
     r.jobs[0].clone()
 }

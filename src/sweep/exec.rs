@@ -101,7 +101,7 @@ pub fn execute(s: &Scenario, seed: u64) -> Result<Execution, crate::workload::Tr
     let clock = Instant::now();
     let mut sim = Simulation::new(s.sim.clone(), &workload);
     if let Some(f) = &s.faults {
-        sim = sim.with_faults(f.clone(), seed);
+        sim = sim.with_faults(f.clone(), &crate::engine::RngStreams::new(seed));
     }
     let result = sim.run();
     let sim_wall = clock.elapsed();
