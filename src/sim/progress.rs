@@ -241,7 +241,6 @@ impl JobProgress {
                         pr.done = pr.done.plus(kept);
                     }
                     pr.extra = pr.extra.plus(extra);
-                    pr.ran = pr.ran.plus(held);
                     // Wall time of the kept work is useful, the rest of the run was lost.
                     let kept_wall = SimTime(((kept.0 as f64 / speed) as u64).min(held.0));
                     SegmentTimes {
@@ -257,16 +256,18 @@ impl JobProgress {
                 },
             },
         };
+        if let Stop::Preempted | Stop::Killed { .. } = why {
+            // Whatever stopped it, the run received its GPU-time and ran its wall time.
+            let pr = &mut self.table[id as usize];
+            pr.attained_gpu_ms += milli * held.0 / 1000;
+            pr.ran = pr.ran.plus(held);
+            pr.last_stop = Some(t);
+            pr.last_run = held;
+            self.bump(id);
+        }
         match why {
             Stop::Completed => {}
-            Stop::Preempted => {
-                let pr = &mut self.table[id as usize];
-                pr.attained_gpu_ms += milli * held.0 / 1000;
-                pr.preemptions += 1;
-                pr.last_stop = Some(t);
-                pr.last_run = held;
-                self.bump(id);
-            }
+            Stop::Preempted => self.table[id as usize].preemptions += 1,
             Stop::Killed { keep_all } => {
                 if keep_all {
                     let extra = SimTime((times.lost.0 as f64 * speed) as u64);
@@ -275,7 +276,6 @@ impl JobProgress {
                     times.useful = times.useful.plus(times.lost);
                     times.lost = SimTime::ZERO;
                 }
-                self.bump(id);
             }
             Stop::Horizon => {
                 times.useful = times.useful.plus(times.lost);

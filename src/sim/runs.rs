@@ -71,6 +71,13 @@ impl Simulation<'_> {
             self.wake.request = Some(self.wake.request.map_or(w, |x: SimTime| x.min(w)));
         }
         for (id, run) in self.running.take_stopped() {
+            if self.running.get(id).is_none() {
+                if let Some(i) = self.started.iter().position(|&s| s == id) {
+                    // Started and preempted within this pass: the run never ran.
+                    self.started.remove(i);
+                    continue;
+                }
+            }
             self.stop_run(id, run, t, Stop::Preempted);
         }
         for i in 0..self.started.len() {
@@ -175,10 +182,14 @@ impl Simulation<'_> {
             return false;
         };
         self.policy.invalidate();
+        let job = &self.workload.jobs[id as usize];
+        self.policy.stopped(id, job);
         self.cluster.give_back(&run.alloc);
         self.stop_run(id, run, t, Stop::Killed { keep_all });
         if self.acct.killed(id, t, self.progress.max_retries()) {
             self.requeue(id, t);
+        } else {
+            self.policy.ended(id, job);
         }
         true
     }
@@ -233,5 +244,101 @@ impl Simulation<'_> {
             }
             self.policy.invalidate();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CapacityKind, GpuRequest, Job, NodeSpec, PoolSpec, TypeMask, Workload};
+    use crate::sched::{PolicyKind, QueuePolicy};
+    use crate::sim::{JobOutcome, SimConfig};
+
+    /// Starts every waiting job it can, and preempts the first job it ever starts right
+    /// after starting it, in the same pass.
+    #[derive(Default)]
+    struct StartThenPreempt {
+        waiting: Vec<JobId>,
+        preempted_once: bool,
+    }
+
+    impl QueuePolicy for StartThenPreempt {
+        fn name(&self) -> &'static str {
+            "start-then-preempt"
+        }
+        fn push(&mut self, id: JobId, _job: &Job) {
+            self.waiting.push(id);
+        }
+        fn len(&self) -> usize {
+            self.waiting.len()
+        }
+        fn schedule(&mut self, ctx: &mut SchedCtx) {
+            for id in std::mem::take(&mut self.waiting) {
+                if !ctx.try_start(id, None) {
+                    self.waiting.push(id);
+                } else if !self.preempted_once {
+                    self.preempted_once = true;
+                    assert!(ctx.preempt(id));
+                }
+            }
+        }
+    }
+
+    /// A run started and preempted within one pass never ran: the job is requeued, starts
+    /// again in the pass that follows, and its record shows one run of its whole work, no
+    /// preemption, and GPU-time counted once.
+    #[test]
+    fn run_started_and_preempted_in_one_pass_never_ran() {
+        let job = Job {
+            name: "j".into(),
+            submit: SimTime::ZERO,
+            gpus: GpuRequest::Whole(4),
+            gpu_types: TypeMask::ANY,
+            cpu_milli: 0,
+            mem_mib: 0,
+            work: SimTime::from_secs(3600),
+            estimate: None,
+            tenant: 0,
+            priority: 0,
+            deadline: None,
+            preemptible: true,
+        };
+        let w = Workload {
+            jobs: vec![job],
+            tenants: vec!["t".into()],
+            ..Default::default()
+        };
+        let pool = PoolSpec {
+            name: "p".into(),
+            gpu_type: 0,
+            kind: CapacityKind::Owned,
+            node: NodeSpec {
+                gpus: 8,
+                cpu_milli: 1_000_000,
+                mem_mib: 1 << 30,
+            },
+            nodes: 1,
+            speed: 1.0,
+        };
+        let cfg = SimConfig {
+            pools: vec![pool],
+            policy: PolicyKind::Fifo,
+            node_choice: Default::default(),
+            horizon: None,
+            sample_every: None,
+            options: Default::default(),
+        };
+        let policy = Box::new(StartThenPreempt::default());
+        let r = Simulation::with_policy(cfg, &w, policy).run();
+        let rec = &r.jobs[0];
+        assert_eq!(rec.outcome, JobOutcome::Completed);
+        assert_eq!(rec.preemptions, 0);
+        assert_eq!(
+            (rec.start, rec.end),
+            (Some(SimTime::ZERO), Some(SimTime::from_secs(3600)))
+        );
+        assert_eq!(rec.held, SimTime::from_secs(3600));
+        assert!(r.stopped_runs.is_empty());
+        assert_eq!(r.pools[0].busy_gpu_ms, 4 * 3_600_000);
     }
 }
