@@ -24,20 +24,15 @@ pub struct RunCost {
 
 /// The intervals each pool held: elastic pools (those with `billed_node_ms`) one interval
 /// per node grant, from the autoscaler's record (a node still held at a horizon is cut
-/// there); pools that reported their own intervals (`RunResult::held`) those; fixed-size
-/// pools every node over `[0, end]`.
+/// there); fixed-size pools every node over `[0, end]`.
 pub fn held_intervals(result: &RunResult) -> Vec<Vec<HeldInterval>> {
     let mut out: Vec<Vec<HeldInterval>> = result
         .pools
         .iter()
-        .enumerate()
-        .map(
-            |(p, pool)| match (pool.billed_node_ms, result.held.get(p)) {
-                (None, Some(h)) if !h.is_empty() => h.clone(),
-                (None, _) => vec![HeldInterval::whole_run(pool.nodes, result.end)],
-                (Some(_), _) => Vec::new(),
-            },
-        )
+        .map(|pool| match pool.billed_node_ms {
+            None => vec![HeldInterval::whole_run(pool.nodes, result.end)],
+            Some(_) => Vec::new(),
+        })
         .collect();
     for iv in &result.node_intervals {
         let p = iv.pool as usize;
@@ -97,9 +92,8 @@ pub fn run_cost(result: &RunResult, pricing: &[PoolPricing]) -> RunCost {
         // Spot capacity the provider took away (interruptions, stock-outs) is not billed:
         // without per-node intervals from the simulation, a spot pool's charges are scaled
         // to the share of its node-time that was up.
-        let reported = result.held.get(p).is_some_and(|h| !h.is_empty());
         let up_share = match (model, &result.faults) {
-            (PoolPricing::Spot { .. }, Some(f)) if !reported => {
+            (PoolPricing::Spot { .. }, Some(f)) => {
                 let node_ms = usage.nodes as f64 * result.end.0 as f64;
                 let down = f.down_node_ms.get(p).copied().unwrap_or(0) as f64;
                 if node_ms > 0.0 {

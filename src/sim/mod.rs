@@ -389,7 +389,6 @@ impl<'w> Simulation<'w> {
                 .unwrap_or_default(),
             faults,
             tenant_busy_gpu_ms: counted.tenant_busy_gpu_ms,
-            held: Vec::new(),
         }
     }
 }
