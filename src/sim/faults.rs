@@ -14,7 +14,8 @@ use crate::model::{Allocation, Cluster, JobId};
 use indexmap::IndexMap;
 use std::ops::Range;
 
-/// The failure streams.
+/// The failure streams of one pool, keyed by the pool's name ("failures/<pool>", ...),
+/// so that adding a pool does not shift another pool's draws.
 struct Streams {
     gaps: SimRng,
     repairs: SimRng,
@@ -22,10 +23,22 @@ struct Streams {
     spot: SimRng,
 }
 
+impl Streams {
+    fn of(streams: &RngStreams, pool: &str) -> Streams {
+        Streams {
+            gaps: streams.keyed("failures", pool),
+            repairs: streams.keyed("repairs", pool),
+            causes: streams.keyed("failure-causes", pool),
+            spot: streams.keyed("spot", pool),
+        }
+    }
+}
+
 /// Failure state of a run.
 pub(super) struct Faults {
     cfg: FaultConfig,
-    rng: Streams,
+    /// Per pool.
+    rng: Vec<Streams>,
     /// Jobs on each node (few per node; kept sorted).
     node_jobs: Vec<Vec<JobId>>,
     /// Reasons each node is down (failure, drain); up when zero.
@@ -119,12 +132,11 @@ impl Faults {
     ) -> Faults {
         let nodes = cluster.node_count();
         let mut f = Faults {
-            rng: Streams {
-                gaps: streams.stream("failures"),
-                repairs: streams.stream("repairs"),
-                causes: streams.stream("failure-causes"),
-                spot: streams.stream("spot"),
-            },
+            rng: cluster
+                .pools()
+                .iter()
+                .map(|p| Streams::of(streams, &p.spec.name))
+                .collect(),
             node_jobs: vec![Vec::new(); nodes],
             down: vec![0; nodes],
             down_since: vec![SimTime::ZERO; nodes],
@@ -157,7 +169,7 @@ impl Faults {
                     continue;
                 }
                 for k in 0..pool.spec.nodes {
-                    let gap = proc_.next_gap(pool.spec.node.gpus, &mut self.rng.gaps);
+                    let gap = proc_.next_gap(pool.spec.node.gpus, &mut self.rng[p].gaps);
                     if gap != SimTime::NEVER {
                         let node = pool.first_node + k;
                         let process = pi as u16;
@@ -188,14 +200,16 @@ impl Faults {
 
     fn schedule_spot(&mut self, cluster: &Cluster, queue: &mut EventQueue<Event>) {
         for (k, spec) in self.cfg.spot.iter().enumerate() {
-            let Some(pool) = cluster.pools().get(spec.pool) else {
+            let (Some(pool), Some(rng)) =
+                (cluster.pools().get(spec.pool), self.rng.get_mut(spec.pool))
+            else {
                 continue;
             };
             let s = k as u16;
             match &spec.model {
                 SpotModel::Poisson(_) | SpotModel::Bathtub(_) => {
                     for n in 0..pool.spec.nodes {
-                        if let Some(gap) = spec.next_gap(&mut self.rng.spot) {
+                        if let Some(gap) = spec.next_gap(&mut rng.spot) {
                             let node = pool.first_node + n;
                             let ev = FaultEvent::SpotNotice { node, spec: s };
                             queue.schedule(gap, Event::Fault(ev));
@@ -203,7 +217,7 @@ impl Faults {
                     }
                 }
                 SpotModel::Zone(z) => {
-                    let up = exp_hours(z.mean_up_h, &mut self.rng.spot);
+                    let up = exp_hours(z.mean_up_h, &mut rng.spot);
                     let ev = FaultEvent::SpotOutage { spec: s, window: 0 };
                     queue.schedule(up.since(spec.notice), Event::Fault(ev));
                 }
@@ -312,27 +326,26 @@ impl Faults {
     ) -> Strike {
         match ev {
             FaultEvent::NodeFail { node, process } => {
-                let gpus = cluster.pools()[cluster.pool_of(node) as usize]
-                    .spec
-                    .node
-                    .gpus;
+                let p = cluster.pool_of(node) as usize;
+                let gpus = cluster.pools()[p].spec.node.gpus;
                 let proc_ = &self.cfg.processes[process as usize].0;
-                let gap = proc_.next_gap(gpus, &mut self.rng.gaps);
+                let rng = &mut self.rng[p];
+                let gap = proc_.next_gap(gpus, &mut rng.gaps);
                 if gap != SimTime::NEVER {
                     let ev = FaultEvent::NodeFail { node, process };
                     queue.schedule(t.plus(gap), Event::Fault(ev));
                 }
                 // A node already down cannot fail again until it is back.
-                if self.is_down(node) {
+                if self.down[node as usize] > 0 {
                     return Strike::none();
                 }
-                let c = proc_.draw_cause(&mut self.rng.causes);
+                let c = proc_.draw_cause(&mut rng.causes);
                 let cause = proc_
                     .causes
                     .get(c)
                     .map(|c| c.name.clone())
                     .unwrap_or_else(|| "hardware".to_string());
-                let repair = self.cfg.repair.sample(&mut self.rng.repairs);
+                let repair = self.cfg.repair.sample(&mut rng.repairs);
                 self.fail(node, t, cause, repair)
             }
             FaultEvent::NodeRepair { node } => Strike::on(node..node + 1, None, NodeChange::Up),
@@ -347,7 +360,10 @@ impl Faults {
                 let cause = f.cause.clone();
                 let repair = match f.repair {
                     Some(r) => r,
-                    None => self.cfg.repair.sample(&mut self.rng.repairs),
+                    None => {
+                        let p = cluster.pool_of(node) as usize;
+                        self.cfg.repair.sample(&mut self.rng[p].repairs)
+                    }
                 };
                 self.fail(node, t, cause, repair)
             }
@@ -366,16 +382,20 @@ impl Faults {
                 let sp = &self.cfg.spot[spec as usize];
                 let (notice, replace) = (sp.notice, sp.replace_after);
                 let keep = self.notice_saves(notice);
-                if self.is_down(node) {
+                let down = self.is_down(node);
+                let Some(rng) = self.rng.get_mut(sp.pool) else {
+                    return Strike::none();
+                };
+                if down {
                     // The instance is already gone (e.g. a zone outage): try again later.
-                    if let Some(gap) = sp.next_gap(&mut self.rng.spot) {
+                    if let Some(gap) = sp.next_gap(&mut rng.spot) {
                         let ev = FaultEvent::SpotNotice { node, spec };
                         queue.schedule(t.plus(gap), Event::Fault(ev));
                     }
                     return Strike::none();
                 }
                 let back = t.plus(notice).plus(replace);
-                let next = sp.next_gap(&mut self.rng.spot);
+                let next = sp.next_gap(&mut rng.spot);
                 *self
                     .node_failures
                     .entry("spot interruption".to_string())
@@ -407,7 +427,7 @@ impl Faults {
                 let s = Strike::on(nodes, kill("spot zone outage", keep), NodeChange::Down);
                 match zone {
                     Some(z) => {
-                        let down = exp_hours(z.mean_down_h, &mut self.rng.spot);
+                        let down = exp_hours(z.mean_down_h, &mut self.rng[pool].spot);
                         s.then(
                             t.plus(notice).plus(down),
                             FaultEvent::SpotRestore { spec, window },
@@ -421,7 +441,7 @@ impl Faults {
                 let s = Strike::on(pool_nodes(cluster, sp.pool), None, NodeChange::Up);
                 match &sp.model {
                     SpotModel::Zone(z) => {
-                        let up = exp_hours(z.mean_up_h, &mut self.rng.spot);
+                        let up = exp_hours(z.mean_up_h, &mut self.rng[sp.pool].spot);
                         s.then(
                             t.plus(up).since(sp.notice).max(t),
                             FaultEvent::SpotOutage { spec, window: 0 },
@@ -472,3 +492,7 @@ fn pool_nodes(cluster: &Cluster, p: usize) -> Range<u32> {
         0..0
     }
 }
+
+#[cfg(test)]
+#[path = "faults_tests.rs"]
+mod tests;

@@ -182,8 +182,10 @@ impl<'w> Simulation<'w> {
         }
     }
 
-    /// Adds failures, maintenance and checkpointing (see [`crate::faults`]); `streams`
-    /// drive the failure, repair and spot draws.
+    /// Adds failures, maintenance and checkpointing (see [`crate::faults`]). Each pool
+    /// draws its failures, repairs, causes and spot interruptions from its own `streams`,
+    /// keyed by its name ("failures/<pool>", ...), so adding a pool does not shift another
+    /// pool's draws.
     pub fn with_faults(mut self, cfg: crate::faults::FaultConfig, streams: &RngStreams) -> Self {
         self.progress.checkpointed(progress::Checkpoints::new(&cfg));
         self.faults = Some(faults::Faults::new(
