@@ -123,7 +123,7 @@ fn main() {
         let mut sim = Simulation::new(cfg, &w);
         if faults {
             let (f, seed) = with_faults(1);
-            sim = sim.with_faults(f, seed);
+            sim = sim.with_faults(f, &RngStreams::new(seed));
         }
         let r = sim.run();
         let dt = t0.elapsed().as_secs_f64();

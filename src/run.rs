@@ -79,7 +79,7 @@ pub fn execute_workload(s: &Scenario, workload: Workload, streams: &RngStreams) 
     let clock = Instant::now();
     let mut sim = Simulation::new(s.sim.clone(), &workload).with_placement_rng(streams);
     if let Some(f) = &s.faults {
-        sim = sim.with_faults(f.clone(), streams.seed());
+        sim = sim.with_faults(f.clone(), streams);
     }
     let result = sim.run();
     let sim_wall = clock.elapsed();

@@ -2,7 +2,7 @@
 //! the analytic approximation, work conservation, and hand-worked kills.
 
 use crate::common::*;
-use gpufleet::engine::SimTime;
+use gpufleet::engine::{RngStreams, SimTime};
 use gpufleet::faults::{
     llama3_h100, CheckpointPolicy, Checkpointing, FailureDist, FailureProcess, FaultConfig, Scope,
     TraceFailure,
@@ -18,7 +18,9 @@ fn run_with_faults(
     f: FaultConfig,
     seed: u64,
 ) -> RunResult {
-    Simulation::new(cfg, w).with_faults(f, seed).run()
+    Simulation::new(cfg, w)
+        .with_faults(f, &RngStreams::new(seed))
+        .run()
 }
 
 /// The Llama 3 preset on 16,384 GPUs for 54 days gives about 419 failures: the count must
@@ -188,6 +190,42 @@ fn killed_job_resumes_from_its_last_checkpoint() {
     assert_eq!(min(rec.held), 117);
     let fs = r.faults.unwrap();
     assert_eq!(fs.interruptions, vec![("test".to_string(), 1)]);
+}
+
+/// Kills reach the policy and the job's attained service. Tiresias (thresholds 3,600 and
+/// 36,000 GPU-s): job X (8 GPUs, 10,000 s) runs on pool a's node until a traced failure
+/// of that node at 5,000 s kills it (no checkpoints: it restarts from zero), having
+/// attained 40,000 GPU-s, so it goes back to the lowest queue; Y (8 GPUs, 1,000 s)
+/// arrives then, goes first and runs on pool b from 5,000 s to 6,000 s; X, which may not
+/// preempt Y (a higher queue), takes pool b at 6,000 s and ends at 16,000 s. Neither is
+/// ever preempted. (Before: the policy still counted X's killed run as running in its
+/// lowest queue and preempted X in the very pass that restarted it, which panicked;
+/// and a killed run attained no service, so X jumped back to the top queue.)
+#[test]
+fn tiresias_hears_of_kills() {
+    let w = workload(vec![job(0, 8, 10_000), job(5_000, 8, 1_000)]);
+    let mut f = FaultConfig::none();
+    f.trace.push(TraceFailure {
+        time: SimTime::from_secs(5_000),
+        pool: None,
+        node: 0,
+        cause: "test".into(),
+        repair: Some(SimTime::from_secs(3_600)),
+    });
+    let cfg = config(vec![pool("a", 1, 8), pool("b", 1, 8)], PolicyKind::Tiresias);
+    let r = run_with_faults(cfg, &w, f, 1);
+    let (x, y) = (&r.jobs[0], &r.jobs[1]);
+    assert_eq!((x.restarts, x.preemptions, y.preemptions), (1, 0, 0));
+    assert_eq!(
+        (y.start, y.end),
+        (
+            Some(SimTime::from_secs(5_000)),
+            Some(SimTime::from_secs(6_000))
+        )
+    );
+    assert_eq!(x.run_start, Some(SimTime::from_secs(6_000)));
+    assert_eq!(x.end, Some(SimTime::from_secs(16_000)));
+    assert_eq!(x.outcome, JobOutcome::Completed);
 }
 
 /// The retry limit: a job killed more often than allowed fails (and ends once).
@@ -411,7 +449,7 @@ notice = "{notice_s}s"
     let s = gpufleet::scenario::Scenario::load(&dir.path().join("s.toml")).unwrap();
     let w = s.build_workload(1).unwrap();
     let r = Simulation::new(s.sim.clone(), &w)
-        .with_faults(s.faults.clone().unwrap(), 1)
+        .with_faults(s.faults.clone().unwrap(), &RngStreams::new(1))
         .run();
     r.jobs[0].clone()
 }

@@ -46,6 +46,12 @@ impl RngStreams {
     pub fn stream(&self, name: &str) -> SimRng {
         SimRng::seed_from_u64(stream_seed(self.seed, name))
     }
+    /// A fresh generator for the concern `name` of one component `key` (a pool's
+    /// "failures" stream: `keyed("failures", "h100-spot")`, the stream "failures/h100-spot"),
+    /// so that adding a component does not shift another's draws.
+    pub fn keyed(&self, name: &str, key: &str) -> SimRng {
+        self.stream(&format!("{name}/{key}"))
+    }
 }
 
 #[cfg(test)]
@@ -63,5 +69,9 @@ mod tests {
         assert_eq!(a1, a2);
         assert_ne!(a1, d);
         assert_ne!(a1, other);
+        let k: u64 = s.keyed("failures", "a").random();
+        let k2: u64 = s.stream("failures/a").random();
+        assert_eq!(k, k2);
+        assert_ne!(k, s.keyed("failures", "b").random::<u64>());
     }
 }

@@ -119,13 +119,25 @@ impl FaultConfig {
     /// Failure rate per GPU-hour seen by a job on pool `p` with `gpus` GPUs over `nodes`
     /// nodes (sum over the processes covering the pool), for checkpoint interval policies.
     pub fn job_failure_rate_per_hour(&self, p: usize, gpus: f64, nodes: f64) -> f64 {
-        self.processes
-            .iter()
-            .filter(|(_, pools)| pools.is_empty() || pools.contains(&p))
-            .map(|(proc_, _)| match proc_.scope {
-                Scope::Gpu => proc_.rate_per_day / 24.0 * gpus,
-                Scope::Node => proc_.rate_per_day / 24.0 * nodes,
-            })
-            .sum()
+        job_failure_rate_per_hour(&self.processes, p, gpus, nodes)
     }
+}
+
+/// Failure rate per hour seen by a job on pool `p` with `gpus` GPUs over `nodes` nodes,
+/// summed over the `processes` covering the pool (each with the pools it covers; empty =
+/// all pools).
+pub fn job_failure_rate_per_hour(
+    processes: &[(FailureProcess, Vec<usize>)],
+    p: usize,
+    gpus: f64,
+    nodes: f64,
+) -> f64 {
+    processes
+        .iter()
+        .filter(|(_, pools)| pools.is_empty() || pools.contains(&p))
+        .map(|(proc_, _)| match proc_.scope {
+            Scope::Gpu => proc_.rate_per_day / 24.0 * gpus,
+            Scope::Node => proc_.rate_per_day / 24.0 * nodes,
+        })
+        .sum()
 }

@@ -27,20 +27,15 @@ pub struct RunCost {
 
 /// The intervals each pool held: elastic pools (those with `billed_node_ms`) one interval
 /// per node grant, from the autoscaler's record (a node still held at a horizon is cut
-/// there); pools that reported their own intervals (`RunResult::held`) those; fixed-size
-/// pools every node over `[0, end]`.
+/// there); fixed-size pools every node over `[0, end]`.
 pub fn held_intervals(result: &RunResult) -> Vec<Vec<HeldInterval>> {
     let mut out: Vec<Vec<HeldInterval>> = result
         .pools
         .iter()
-        .enumerate()
-        .map(
-            |(p, pool)| match (pool.billed_node_ms, result.held.get(p)) {
-                (None, Some(h)) if !h.is_empty() => h.clone(),
-                (None, _) => vec![HeldInterval::whole_run(pool.nodes, result.end)],
-                (Some(_), _) => Vec::new(),
-            },
-        )
+        .map(|pool| match pool.billed_node_ms {
+            None => vec![HeldInterval::whole_run(pool.nodes, result.end)],
+            Some(_) => Vec::new(),
+        })
         .collect();
     for iv in &result.node_intervals {
         let p = iv.pool as usize;
@@ -74,22 +69,19 @@ pub fn usage_records(result: &RunResult) -> Vec<UsageRecord> {
         .iter()
         .zip(held_intervals(result))
         .enumerate()
-        .map(|(p, (pool, held))| {
-            let reported = result.held.get(p).is_some_and(|h| !h.is_empty());
-            UsageRecord {
-                end: result.end,
-                kind: pool.kind,
-                nodes: pool.nodes,
-                held,
-                provisioned_gpu_ms: pool.provisioned_gpu_ms,
-                busy_gpu_ms: pool.busy_gpu_ms,
-                down_node_ms: match &result.faults {
-                    Some(f) if !reported => Some(f.down_node_ms.get(p).copied().unwrap_or(0)),
-                    _ => None,
-                },
-                by_tenant: Vec::new(),
-                by_job: Vec::new(),
-            }
+        .map(|(p, (pool, held))| UsageRecord {
+            end: result.end,
+            kind: pool.kind,
+            nodes: pool.nodes,
+            held,
+            provisioned_gpu_ms: pool.provisioned_gpu_ms,
+            busy_gpu_ms: pool.busy_gpu_ms,
+            down_node_ms: match &result.faults {
+                Some(f) => Some(f.down_node_ms.get(p).copied().unwrap_or(0)),
+                _ => None,
+            },
+            by_tenant: Vec::new(),
+            by_job: Vec::new(),
         })
         .collect();
     let by_key: BTreeMap<(u32, u32), u128> = result.tenant_busy_gpu_ms.iter().copied().collect();

@@ -433,6 +433,12 @@ pub trait QueuePolicy: Send {
     }
     /// A running job ended (completed or failed); policies that track usage hear of it.
     fn ended(&mut self, _id: JobId, _job: &Job) {}
+    /// A running job was stopped without the policy asking (a failure, a spot
+    /// interruption, maintenance); it comes back through `requeue`, or `ended` follows
+    /// when it gives up. By default the same as `ended`.
+    fn stopped(&mut self, id: JobId, job: &Job) {
+        self.ended(id, job);
+    }
     /// Jobs waiting.
     fn len(&self) -> usize;
     /// True when no job waits.

@@ -14,7 +14,7 @@ pub struct Progress {
     pub attained_gpu_ms: u64,
     /// Times the job was preempted.
     pub preemptions: u32,
-    /// When the job last stopped running (preempted), if it ever did.
+    /// When the job last stopped running (preempted or killed), if it ever did.
     pub last_stop: Option<SimTime>,
     /// Length of its last run.
     pub last_run: SimTime,

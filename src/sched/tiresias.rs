@@ -220,6 +220,10 @@ impl QueuePolicy for Tiresias {
         self.untrack_running(id);
         self.base.remove(&id);
     }
+    fn stopped(&mut self, id: JobId, _job: &Job) {
+        // Still alive: its attained service since a promotion stays as it is.
+        self.untrack_running(id);
+    }
     fn len(&self) -> usize {
         self.len
     }

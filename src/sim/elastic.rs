@@ -9,8 +9,8 @@
 //! maximum and the provider's stock. Cost per pass: O(pools + nodes rented) plus
 //! O(log n) per job queued or started.
 
-use super::{Event, Simulation};
-use crate::engine::SimTime;
+use super::{ElasticEvent, Event};
+use crate::engine::{EventQueue, SimTime};
 use crate::model::{Allocation, Cluster, Job, JobId};
 use crate::sched::{Autoscale, NodeInterval};
 use std::collections::BTreeSet;
@@ -32,11 +32,11 @@ pub(super) struct Elastic {
     idle_gen: Vec<u32>,
     idle_since: Vec<SimTime>,
     interval_of: Vec<u32>,
-    pub(super) intervals: Vec<NodeInterval>,
+    intervals: Vec<NodeInterval>,
     off: Vec<Vec<u32>>,
     held: Vec<u32>,
     provisioning: Vec<u32>,
-    pub(super) up: Vec<u32>,
+    up: Vec<u32>,
     demand: Vec<u64>,
     demand_pool: Vec<u32>,
     waiting: Vec<BTreeSet<(SimTime, JobId)>>,
@@ -114,8 +114,9 @@ impl Elastic {
         Some(e)
     }
 
-    /// A job joins the queue at `t`: counts toward its first possible elastic pool.
-    fn enqueue(
+    /// Job `id` joined the queue (arrival or requeue) at `t`: it counts toward the first
+    /// of its eligible pools `sim_pools` that is elastic and could ever hold it.
+    pub(super) fn queued(
         &mut self,
         id: JobId,
         job: &Job,
@@ -145,159 +146,158 @@ impl Elastic {
             self.waiting[p as usize].remove(&(self.queued_since[id as usize], id));
         }
     }
-}
 
-impl Simulation<'_> {
-    /// Hook: job `id` was queued (arrival or requeue) at `t`.
-    pub(super) fn elastic_queued(&mut self, id: JobId, t: SimTime) {
-        if let Some(e) = self.elastic.as_mut() {
-            let job = &self.workload.jobs[id as usize];
-            e.enqueue(
-                id,
-                job,
-                t,
-                self.pools.eligible(job).collect::<Vec<_>>().into_iter(),
-                &self.cluster,
-            );
-        }
-    }
-
-    /// Hook: job `id` started with `alloc`.
-    pub(super) fn elastic_started(&mut self, id: JobId, alloc: &Allocation) {
-        if let Some(e) = self.elastic.as_mut() {
-            e.dequeue(id, &self.workload.jobs[id as usize]);
-            if e.cfg[alloc.pool as usize].is_some() {
-                for &(n, _, _) in &alloc.hosts {
-                    e.jobs_on[n as usize] += 1;
-                    e.idle_gen[n as usize] = e.idle_gen[n as usize].wrapping_add(1);
-                }
+    /// Job `id` started with `alloc`.
+    pub(super) fn started(&mut self, id: JobId, job: &Job, alloc: &Allocation) {
+        self.dequeue(id, job);
+        if self.cfg[alloc.pool as usize].is_some() {
+            for &(n, _, _) in &alloc.hosts {
+                self.jobs_on[n as usize] += 1;
+                self.idle_gen[n as usize] = self.idle_gen[n as usize].wrapping_add(1);
             }
         }
     }
 
-    /// Hook: a run holding `alloc` ended or was stopped at `t`.
-    pub(super) fn elastic_freed(&mut self, alloc: &Allocation, t: SimTime) {
-        let Some(e) = self.elastic.as_mut() else {
+    /// A run holding `alloc` ended or was stopped at `t`: nodes it leaves idle get a
+    /// release check.
+    pub(super) fn freed(&mut self, alloc: &Allocation, t: SimTime, queue: &mut EventQueue<Event>) {
+        let p = alloc.pool as usize;
+        let Some(a) = self.cfg[p].as_ref() else {
             return;
         };
-        let p = alloc.pool as usize;
-        let Some(a) = e.cfg[p].as_ref() else { return };
         for &(n, _, _) in &alloc.hosts {
             let i = n as usize;
-            e.jobs_on[i] -= 1;
-            if e.jobs_on[i] == 0 {
-                e.idle_since[i] = t;
+            self.jobs_on[i] -= 1;
+            if self.jobs_on[i] == 0 {
+                self.idle_since[i] = t;
             }
-            if e.jobs_on[i] == 0 && e.state[i] == NodeState::Up && e.interval_of[i] != NONE {
-                let iv = e.intervals[e.interval_of[i] as usize];
+            if self.jobs_on[i] == 0 && self.state[i] == NodeState::Up && self.interval_of[i] != NONE
+            {
+                let iv = self.intervals[self.interval_of[i] as usize];
                 let at = a.release_at(iv.requested, t);
-                self.queue.schedule(
+                queue.schedule(
                     at,
-                    Event::NodeRelease {
+                    Event::Elastic(ElasticEvent::NodeRelease {
                         node: n,
-                        gen: e.idle_gen[i],
-                    },
+                        gen: self.idle_gen[i],
+                    }),
                 );
             }
         }
     }
 
-    /// True unless `node` belongs to an elastic pool that does not hold it now (failure
+    /// False when `node` belongs to an elastic pool that does not hold it now (failure
     /// repairs must not bring such a node up).
-    pub(super) fn elastic_holds(&self, node: u32) -> bool {
-        self.elastic
-            .as_ref()
-            .is_none_or(|e| e.state[node as usize] == NodeState::Up)
+    pub(super) fn holds(&self, node: u32) -> bool {
+        self.state[node as usize] == NodeState::Up
     }
 
-    /// Event: a requested node is ready.
-    pub(super) fn node_ready(&mut self, node: u32, t: SimTime) {
-        let Some(e) = self.elastic.as_mut() else {
-            return;
-        };
+    /// Handles one of the part's events at `t`; `failed` says whether a failure holds the
+    /// event's node down (a node a failure took down comes up when it is repaired).
+    /// Returns true when the cluster's capacity changed (policies must not trust what they
+    /// cached).
+    pub(super) fn on_event(
+        &mut self,
+        ev: ElasticEvent,
+        t: SimTime,
+        failed: bool,
+        cluster: &mut Cluster,
+        queue: &mut EventQueue<Event>,
+    ) -> bool {
+        match ev {
+            ElasticEvent::NodeReady { node } => self.node_ready(node, t, failed, cluster, queue),
+            ElasticEvent::NodeRelease { node, gen } => self.node_release(node, gen, t, cluster),
+            ElasticEvent::Autoscale => false,
+        }
+    }
+
+    fn node_ready(
+        &mut self,
+        node: u32,
+        t: SimTime,
+        failed: bool,
+        cluster: &mut Cluster,
+        queue: &mut EventQueue<Event>,
+    ) -> bool {
         let i = node as usize;
-        if e.state[i] != NodeState::Provisioning {
-            return;
+        if self.state[i] != NodeState::Provisioning {
+            return false;
         }
-        let p = self.cluster.pool_of(node) as usize;
-        e.state[i] = NodeState::Up;
-        e.provisioning[p] -= 1;
-        e.up[p] += 1;
-        let k = e.interval_of[i] as usize;
-        e.intervals[k].ready = t;
-        e.idle_since[i] = t;
-        // A node a failure took down comes up when it is repaired.
-        let failed = self
-            .faults
-            .as_ref()
-            .is_some_and(|f| f.down[node as usize] > 0);
+        let p = cluster.pool_of(node) as usize;
+        self.state[i] = NodeState::Up;
+        self.provisioning[p] -= 1;
+        self.up[p] += 1;
+        let k = self.interval_of[i] as usize;
+        self.intervals[k].ready = t;
+        self.idle_since[i] = t;
         if !failed {
-            self.cluster.set_up(node, true);
+            cluster.set_up(node, true);
         }
-        if let Some(a) = e.cfg[p].as_ref() {
-            let at = a.release_at(e.intervals[k].requested, t);
-            self.queue.schedule(
+        if let Some(a) = self.cfg[p].as_ref() {
+            let at = a.release_at(self.intervals[k].requested, t);
+            queue.schedule(
                 at,
-                Event::NodeRelease {
+                Event::Elastic(ElasticEvent::NodeRelease {
                     node,
-                    gen: e.idle_gen[i],
-                },
+                    gen: self.idle_gen[i],
+                }),
             );
         }
-        self.policy.invalidate();
+        true
     }
 
-    /// Event: release check of an idle node.
-    pub(super) fn node_release(&mut self, node: u32, gen: u32, t: SimTime) {
-        let Some(e) = self.elastic.as_mut() else {
-            return;
-        };
+    fn node_release(&mut self, node: u32, gen: u32, t: SimTime, cluster: &mut Cluster) -> bool {
         let i = node as usize;
-        let p = self.cluster.pool_of(node) as usize;
-        let min = e.cfg[p].as_ref().map_or(u32::MAX, |a| a.min_nodes);
-        if e.state[i] != NodeState::Up
-            || e.idle_gen[i] != gen
-            || e.jobs_on[i] != 0
-            || e.held[p] <= min
+        let p = cluster.pool_of(node) as usize;
+        let min = self.cfg[p].as_ref().map_or(u32::MAX, |a| a.min_nodes);
+        if self.state[i] != NodeState::Up
+            || self.idle_gen[i] != gen
+            || self.jobs_on[i] != 0
+            || self.held[p] <= min
         {
-            return;
+            return false;
         }
-        e.state[i] = NodeState::Off;
-        e.held[p] -= 1;
-        e.up[p] -= 1;
-        let k = std::mem::replace(&mut e.interval_of[i], NONE) as usize;
-        e.intervals[k].released = Some(t);
-        e.off[p].push(node);
-        self.cluster.set_up(node, false);
-        self.policy.invalidate();
+        self.state[i] = NodeState::Off;
+        self.held[p] -= 1;
+        self.up[p] -= 1;
+        let k = std::mem::replace(&mut self.interval_of[i], NONE) as usize;
+        self.intervals[k].released = Some(t);
+        self.off[p].push(node);
+        cluster.set_up(node, false);
+        true
     }
 
-    /// After a pass: rent nodes for queued demand that could not start.
-    pub(super) fn autoscale(&mut self, t: SimTime) {
-        let Some(e) = self.elastic.as_mut() else {
-            return;
-        };
+    /// After a pass at `t`: rents nodes for queued demand that could not start.
+    pub(super) fn autoscale(
+        &mut self,
+        t: SimTime,
+        cluster: &Cluster,
+        queue: &mut EventQueue<Event>,
+    ) {
         let mut wake: Option<SimTime> = None;
-        for p in 0..e.cfg.len() {
-            let Some(a) = e.cfg[p].as_ref() else { continue };
-            if e.demand[p] == 0 {
+        for p in 0..self.cfg.len() {
+            let Some(a) = self.cfg[p].as_ref() else {
+                continue;
+            };
+            if self.demand[p] == 0 {
                 continue;
             }
-            if let Some(&(since, _)) = e.waiting[p].first() {
+            if let Some(&(since, _)) = self.waiting[p].first() {
                 let due = since.plus(a.scale_up_after);
                 if due > t {
                     wake = Some(wake.map_or(due, |w: SimTime| w.min(due)));
                     continue;
                 }
             }
-            let node_milli = e.gpn[p].max(1) * 1000;
+            let node_milli = self.gpn[p].max(1) * 1000;
             let coming =
-                (e.provisioning[p] as u64 + self.cluster.free_nodes(p).len() as u64) * node_milli;
-            if e.demand[p] <= coming {
+                (self.provisioning[p] as u64 + cluster.free_nodes(p).len() as u64) * node_milli;
+            if self.demand[p] <= coming {
                 continue;
             }
-            let want = (e.demand[p] - coming).div_ceil(node_milli);
-            let room = (e.off[p].len() as u64).min(a.stock(t).saturating_sub(e.held[p]) as u64);
+            let want = (self.demand[p] - coming).div_ceil(node_milli);
+            let room =
+                (self.off[p].len() as u64).min(a.stock(t).saturating_sub(self.held[p]) as u64);
             if want > room {
                 if let Some(c) = a.next_stock_change(t) {
                     wake = Some(wake.map_or(c, |w: SimTime| w.min(c)));
@@ -305,81 +305,83 @@ impl Simulation<'_> {
             }
             let ready = t.plus(a.provisioning_delay);
             for _ in 0..want.min(room) {
-                let Some(node) = e.off[p].pop() else { break };
-                e.state[node as usize] = NodeState::Provisioning;
-                e.held[p] += 1;
-                e.provisioning[p] += 1;
-                e.interval_of[node as usize] = e.intervals.len() as u32;
-                e.intervals.push(NodeInterval {
+                let Some(node) = self.off[p].pop() else {
+                    break;
+                };
+                self.state[node as usize] = NodeState::Provisioning;
+                self.held[p] += 1;
+                self.provisioning[p] += 1;
+                self.interval_of[node as usize] = self.intervals.len() as u32;
+                self.intervals.push(NodeInterval {
                     pool: p as u32,
                     node,
                     requested: t,
                     ready,
                     released: None,
                 });
-                self.queue.schedule(ready, Event::NodeReady { node });
+                queue.schedule(ready, Event::Elastic(ElasticEvent::NodeReady { node }));
             }
         }
         if let Some(w) = wake {
-            if e.wake.is_none_or(|x| x <= t || w < x) {
-                e.wake = Some(w);
-                self.queue.schedule(w, Event::Autoscale);
+            if self.wake.is_none_or(|x| x <= t || w < x) {
+                self.wake = Some(w);
+                queue.schedule(w, Event::Elastic(ElasticEvent::Autoscale));
             }
         }
     }
 
-    /// Nodes held (provisioning or up) per pool; up nodes for the capacity they give.
-    pub(super) fn up_nodes(&self, p: usize) -> u64 {
-        match self.elastic.as_ref() {
-            Some(e) if e.cfg[p].is_some() => e.up[p] as u64,
-            _ => self.cluster.pools()[p].spec.nodes as u64,
-        }
+    /// Nodes up in pool `p` (held and ready), `None` for a fixed pool.
+    pub(super) fn up_nodes(&self, p: usize) -> Option<u64> {
+        self.cfg[p].as_ref().map(|_| self.up[p] as u64)
     }
 
     /// At the end of a run without a horizon (all work done): every rented node still
     /// held is released when the autoscaler would release it (its idle timeout and paid
     /// block, counted from its last job or from its readiness), so that the bill covers
     /// what a real fleet would pay for.
-    pub(super) fn elastic_wind_down(&mut self) {
-        let Some(e) = self.elastic.as_mut() else {
-            return;
-        };
-        for k in 0..e.intervals.len() {
-            let iv = e.intervals[k];
+    pub(super) fn wind_down(&mut self) {
+        for k in 0..self.intervals.len() {
+            let iv = self.intervals[k];
             let p = iv.pool as usize;
-            let Some(a) = e.cfg[p].as_ref() else { continue };
+            let Some(a) = self.cfg[p].as_ref() else {
+                continue;
+            };
             let i = iv.node as usize;
-            if iv.released.is_some() || e.jobs_on[i] != 0 || e.held[p] <= a.min_nodes {
+            if iv.released.is_some() || self.jobs_on[i] != 0 || self.held[p] <= a.min_nodes {
                 continue;
             }
-            let idle = match e.state[i] {
-                NodeState::Up => e.idle_since[i],
+            let idle = match self.state[i] {
+                NodeState::Up => self.idle_since[i],
                 NodeState::Provisioning => iv.ready,
                 NodeState::Off => continue,
             };
-            e.intervals[k].released = Some(a.release_at(iv.requested, idle));
-            e.state[i] = NodeState::Off;
-            e.held[p] -= 1;
+            self.intervals[k].released = Some(a.release_at(iv.requested, idle));
+            self.state[i] = NodeState::Off;
+            self.held[p] -= 1;
         }
     }
 
-    /// At the end: (provisioned GPU-ms, billed node-ms) of an elastic pool from its
-    /// intervals, `None` for a fixed pool.
-    pub(super) fn elastic_usage(&self, p: usize, end: SimTime) -> Option<(u128, u128)> {
-        let e = self.elastic.as_ref()?;
-        let a = e.cfg[p].as_ref()?;
+    /// At the end: (provisioned GPU-ms, billed node-ms) of pool `p` from its intervals,
+    /// `None` for a fixed pool.
+    pub(super) fn usage(&self, p: usize, end: SimTime) -> Option<(u128, u128)> {
+        let a = self.cfg[p].as_ref()?;
         let mut prov = 0u128;
         let mut billed = 0u128;
-        for iv in e.intervals.iter().filter(|iv| iv.pool == p as u32) {
+        for iv in self.intervals.iter().filter(|iv| iv.pool == p as u32) {
             // Held to the end (a horizon), or to a release after the last job (wind-down).
             let rel = iv.released.unwrap_or(end);
             if iv.ready < rel {
-                prov += e.gpn[p] as u128 * rel.since(iv.ready).0 as u128;
+                prov += self.gpn[p] as u128 * rel.since(iv.ready).0 as u128;
             }
             if iv.requested < end {
                 billed += a.billed(iv.requested, rel).0 as u128;
             }
         }
         Some((prov, billed))
+    }
+
+    /// The held intervals of the elastic pools' nodes, for billing.
+    pub(super) fn into_intervals(self) -> Vec<NodeInterval> {
+        self.intervals
     }
 }

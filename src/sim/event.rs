@@ -1,5 +1,7 @@
-//! The closed set of timed events. Trace arrivals are not events: they come from a cursor
-//! over the submit-ordered workload, so the heap only holds what is in flight.
+//! The closed set of timed events: the core loop's own, and one sub-enum per part
+//! (elastic pools, faults) that the loop hands to that part. Trace arrivals are not
+//! events: they come from a cursor over the submit-ordered workload, so the heap only
+//! holds what is in flight.
 
 use crate::model::JobId;
 
@@ -10,7 +12,7 @@ pub enum Event {
     JobEnd {
         /// The job.
         job: JobId,
-        /// The job's run generation when this end was scheduled: a preempted job's
+        /// The job's run generation when this end was scheduled: a stopped job's
         /// generation moves on, so the end of its stopped run is ignored when it pops.
         gen: u32,
     },
@@ -20,6 +22,19 @@ pub enum Event {
         /// Wake generation.
         gen: u32,
     },
+    /// An event of the elastic pools.
+    Elastic(ElasticEvent),
+    /// An event of the failure processes, maintenance or spot interruptions.
+    Fault(FaultEvent),
+    /// Record a timeline row.
+    Sample,
+    /// The end of the simulated period.
+    Horizon,
+}
+
+/// A timed event of the elastic pools (see [`crate::sched::Autoscale`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElasticEvent {
     /// A rented node of an elastic pool is ready to take jobs.
     NodeReady {
         /// The node.
@@ -35,6 +50,11 @@ pub enum Event {
     },
     /// The autoscaler looks again (a wait target or a stock change is due).
     Autoscale,
+}
+
+/// A timed event of the faults part (see [`crate::faults`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultEvent {
     /// A failure process strikes a node.
     NodeFail {
         /// Node index.
@@ -88,8 +108,16 @@ pub enum Event {
         /// Index of the outage (trace models) or 0.
         window: u32,
     },
-    /// Record a timeline row.
-    Sample,
-    /// The end of the simulated period.
-    Horizon,
+}
+
+impl From<ElasticEvent> for Event {
+    fn from(e: ElasticEvent) -> Event {
+        Event::Elastic(e)
+    }
+}
+
+impl From<FaultEvent> for Event {
+    fn from(e: FaultEvent) -> Event {
+        Event::Fault(e)
+    }
 }

@@ -1,4 +1,21 @@
-//! One simulation: the event enum, the state, the handlers and the run loop.
+//! One simulation: the core loop and the parts it wires together.
+//!
+//! ## Parts
+//! The core loop ([`Simulation`]) owns time, the event queue, the cluster and the
+//! scheduling state (queue policy, running jobs, pool choice, budget). Around it:
+//! - accounting (`accounting.rs`): job records, busy GPU-time per pool and tenant, the
+//!   runs policies stopped, the timeline;
+//! - progress (`progress.rs`): what each job keeps from its runs and its run generation,
+//!   under one [`Work`](progress::Work) model, plain preemption accounting or
+//!   checkpointed segments;
+//! - elastic pools (`elastic.rs`, only when a pool autoscales): nodes held, queued demand,
+//!   the held intervals billing reads; its events are [`ElasticEvent`]s;
+//! - faults (`faults.rs`, only when failures are configured): nodes down and why, failure
+//!   and spot streams, the jobs on each node; its events are [`FaultEvent`]s.
+//!
+//! The loop matches [`Event`] exhaustively and hands each part its own sub-event; what
+//! crosses parts (starting a run, the one `stop_run` behind completions, preemptions,
+//! kills and the horizon) is the core's, in `runs.rs`.
 //!
 //! ## Same-time batching
 //! At each time `t` the loop applies, in this order: every event due at `t` from the
@@ -14,29 +31,32 @@
 //! run generation on (so the stopped run's pending `JobEnd` is ignored when it pops) and
 //! hands the job back to the policy; then it runs one more pass, so the requeued jobs
 //! can use what is still free.
-
 //!
 //! ## Failures
 //! With failures configured ([`Simulation::with_faults`]), a run is a sequence of
 //! segments (see [`crate::faults::Segment`]): a killed job keeps the work of its last
 //! completed checkpoint, and a job preempted by its policy is stopped the same way (its
 //! checkpoints decide what it keeps, not the policy's `PreemptionCost`).
+//!
+//! [`SchedCtx::preempt`]: crate::sched::SchedCtx::preempt
+//! [`PreemptionCost`]: crate::sched::PreemptionCost
 
+mod accounting;
 mod elastic;
 mod event;
 mod faults;
+mod progress;
 mod record;
+mod runs;
 
-pub use event::Event;
+pub use event::{ElasticEvent, Event, FaultEvent};
 pub use record::{
     FaultSummary, JobOutcome, JobRecord, PoolUsage, RunResult, StoppedRun, TimelineRow,
 };
 
-use crate::engine::{EventQueue, SimTime};
+use crate::engine::{EventQueue, RngStreams, SimTime};
 use crate::model::{Cluster, JobId, PoolSpec, Workload};
-use crate::sched::{
-    PolicyKind, PoolChoice, PreemptionCost, Progress, QueuePolicy, Running, SchedCtx, SchedOptions,
-};
+use crate::sched::{PolicyKind, PoolChoice, QueuePolicy, Running};
 
 /// Everything a run needs besides the workload.
 #[derive(Debug, Clone)]
@@ -53,7 +73,15 @@ pub struct SimConfig {
     /// Timeline sampling interval (`None`: no timeline).
     pub sample_every: Option<SimTime>,
     /// Options of the queue policies and of preemption.
-    pub options: SchedOptions,
+    pub options: crate::sched::SchedOptions,
+}
+
+/// The policy's wake-up requests: the one pending, and the one asked for in this pass.
+#[derive(Debug, Default)]
+struct Wake {
+    gen: u32,
+    pending: Option<SimTime>,
+    request: Option<SimTime>,
 }
 
 /// A simulation in progress. Most users call [`run`]; tests may drive it and look inside.
@@ -66,26 +94,19 @@ pub struct Simulation<'w> {
     pools: PoolChoice,
     running: Running,
     policy: Box<dyn QueuePolicy>,
-    records: Vec<JobRecord>,
+    budget: crate::sched::Budget,
     next_arrival: usize,
     events: u64,
-    busy_milli: Vec<u64>,
-    busy_ms: Vec<u128>,
-    timeline: Vec<TimelineRow>,
+    /// Jobs the current pass started, and those it preempted.
     started: Vec<JobId>,
-    progress: Vec<Progress>,
-    gen: Vec<u32>,
     preempted: Vec<JobId>,
-    wake_gen: u32,
-    wake_pending: Option<SimTime>,
-    wake_request: Option<SimTime>,
-    stopped_runs: Vec<StoppedRun>,
+    wake: Wake,
+    progress: progress::JobProgress,
+    acct: accounting::Accounting,
+    /// Elastic pools; `None` when every pool is fixed.
     elastic: Option<elastic::Elastic>,
-    budget: crate::sched::Budget,
-    /// Milli-GPU x ms held per (pool, tenant), over every run segment.
-    tenant_busy: std::collections::BTreeMap<(u32, u32), u128>,
-    /// Failure state; `None` keeps the common case free of fault bookkeeping.
-    faults: Option<Box<faults::FaultState>>,
+    /// Failures; `None` keeps the common case free of fault bookkeeping.
+    faults: Option<faults::Faults>,
 }
 
 impl<'w> Simulation<'w> {
@@ -129,7 +150,10 @@ impl<'w> Simulation<'w> {
         if let Some(h) = cfg.horizon {
             queue.schedule(h, Event::Horizon);
         }
+        let jobs = workload.jobs.len();
         Simulation {
+            progress: progress::JobProgress::new(jobs, cfg.options.preemption),
+            acct: accounting::Accounting::new(jobs, n),
             cfg,
             workload,
             queue,
@@ -138,49 +162,36 @@ impl<'w> Simulation<'w> {
             pools,
             running: Running::new(n),
             policy,
-            records: vec![JobRecord::default(); workload.jobs.len()],
+            budget,
             next_arrival: 0,
             events: 0,
-            busy_milli: vec![0; n],
-            busy_ms: vec![0; n],
-            timeline: Vec::new(),
             started: Vec::new(),
-            progress: Vec::new(),
-            gen: Vec::new(),
             preempted: Vec::new(),
-            wake_gen: 0,
-            wake_pending: None,
-            wake_request: None,
-            stopped_runs: Vec::new(),
+            wake: Wake::default(),
             elastic,
-            budget,
-            tenant_busy: Default::default(),
             faults: None,
         }
     }
 
-    /// Adds failures, maintenance and checkpointing (see [`crate::faults`]); `seed` drives
-    /// the failure streams.
-    pub fn with_faults(mut self, cfg: crate::faults::FaultConfig, seed: u64) -> Self {
-        self.ensure_progress();
-        self.init_faults(cfg, seed);
+    /// Adds failures, maintenance and checkpointing (see [`crate::faults`]). Each pool
+    /// draws its failures, repairs, causes and spot interruptions from its own `streams`,
+    /// keyed by its name ("failures/<pool>", ...), so adding a pool does not shift another
+    /// pool's draws.
+    pub fn with_faults(mut self, cfg: crate::faults::FaultConfig, streams: &RngStreams) -> Self {
+        self.progress.checkpointed(progress::Checkpoints::new(&cfg));
+        self.faults = Some(faults::Faults::new(
+            cfg,
+            streams,
+            &self.cluster,
+            &mut self.queue,
+        ));
         self
     }
 
     /// Draws placement ties (the `random` placement) from `streams`' `placement` stream.
-    pub fn with_placement_rng(mut self, streams: &crate::engine::RngStreams) -> Self {
+    pub fn with_placement_rng(mut self, streams: &RngStreams) -> Self {
         self.placer.set_rng(streams.stream("placement"));
         self
-    }
-
-    /// Allocates the per-job progress and generation tables (used once anything can stop
-    /// a running job).
-    fn ensure_progress(&mut self) {
-        if self.progress.is_empty() {
-            let n = self.workload.jobs.len();
-            self.progress = vec![Progress::default(); n];
-            self.gen = vec![0; n];
-        }
     }
 
     /// The queue policy (to read what it recorded).
@@ -224,35 +235,22 @@ impl<'w> Simulation<'w> {
                 self.events += 1;
                 match s.event {
                     Event::JobEnd { job, gen } => {
-                        if self.gen.get(job as usize).copied().unwrap_or(0) == gen {
+                        if self.progress.gen(job) == gen {
                             self.end_job(job, t);
                             changed = true;
                         }
                     }
-                    Event::NodeFail { .. }
-                    | Event::NodeRepair { .. }
-                    | Event::TraceFail { .. }
-                    | Event::Drain { .. }
-                    | Event::MaintenanceStart { .. }
-                    | Event::MaintenanceEnd { .. }
-                    | Event::SpotNotice { .. }
-                    | Event::SpotOutage { .. }
-                    | Event::SpotRestore { .. } => {
-                        self.fault_event(s.event, t);
-                        changed = true;
-                    }
                     Event::Wake { gen } => {
-                        if gen == self.wake_gen {
-                            self.wake_pending = None;
+                        if gen == self.wake.gen {
+                            self.wake.pending = None;
                             changed = true;
                         }
                     }
-                    Event::NodeReady { node } => {
-                        self.node_ready(node, t);
+                    Event::Elastic(ev) => changed |= self.elastic_event(ev, t),
+                    Event::Fault(ev) => {
+                        self.fault_event(ev, t);
                         changed = true;
                     }
-                    Event::NodeRelease { node, gen } => self.node_release(node, gen, t),
-                    Event::Autoscale => changed = true,
                     Event::Sample => sample_due = true,
                     Event::Horizon => stop = true,
                 }
@@ -289,310 +287,107 @@ impl<'w> Simulation<'w> {
         self.finish(end)
     }
 
-    fn arrive(&mut self, id: JobId, t: SimTime) {
-        let job = &self.workload.jobs[id as usize];
-        self.records[id as usize].submitted = true;
-        let placeable = self.pools.eligible(job).any(|p| {
-            self.cluster
-                .nodes_needed(p, job.gpus, job.cpu_milli, job.mem_mib)
-                .is_some()
-        });
-        if !placeable {
-            let r = &mut self.records[id as usize];
-            r.outcome = JobOutcome::Rejected;
-            r.end = Some(t);
-            return;
-        }
-        self.policy.push(id, job);
-        self.elastic_queued(id, t);
-    }
-
     fn all_done(&self) -> bool {
         self.next_arrival >= self.workload.jobs.len()
             && self.policy.is_empty()
             && self.running.is_empty()
     }
 
-    fn pass(&mut self, t: SimTime) {
-        self.pass_once(t);
-        if !self.preempted.is_empty() {
-            self.requeue_preempted(t);
-            self.pass_once(t);
-            self.requeue_preempted(t);
-        }
-        if let Some(w) = self.wake_request.take() {
-            if self.wake_pending.is_none_or(|p| w < p || p <= t) {
-                self.wake_gen = self.wake_gen.wrapping_add(1);
-                self.wake_pending = Some(w);
-                self.queue.schedule(w, Event::Wake { gen: self.wake_gen });
-            }
-        }
-        self.autoscale(t);
-    }
-
-    fn pass_once(&mut self, t: SimTime) {
-        self.started.clear();
-        let mut wake = None;
-        let mut ctx = SchedCtx {
-            now: t,
-            jobs: &self.workload.jobs,
-            cluster: &mut self.cluster,
-            placer: &self.placer,
-            running: &mut self.running,
-            pools: &self.pools,
-            started: &mut self.started,
-            progress: &self.progress,
-            preempted: &mut self.preempted,
-            wake: &mut wake,
-            budget: &mut self.budget,
+    /// Hands an elastic pools' event to that part; true when a pass is due.
+    fn elastic_event(&mut self, ev: ElasticEvent, t: SimTime) -> bool {
+        let pass = !matches!(ev, ElasticEvent::NodeRelease { .. });
+        let Some(e) = self.elastic.as_mut() else {
+            return pass;
         };
-        self.policy.schedule(&mut ctx);
-        if let Some(w) = wake {
-            self.wake_request = Some(self.wake_request.map_or(w, |x: SimTime| x.min(w)));
-        }
-        for (id, run) in self.running.take_stopped() {
-            self.stop_run(id, run, t);
-        }
-        for i in 0..self.started.len() {
-            let id = self.started[i];
-            let run = self.running.get(id).expect("a started job is running");
-            let p = run.alloc.pool as usize;
-            let held: u64 = run.alloc.gpus.iter().map(|s| s.milli as u64).sum();
-            let nodes = run.alloc.hosts.len() as u32;
-            if self.elastic.is_some() {
-                let alloc = run.alloc.clone();
-                self.elastic_started(id, &alloc);
-            }
-            let runtime = match self.faults {
-                None => self.pools.runtime(self.true_remaining(id), p),
-                Some(_) => self.start_segment(id),
-            };
-            self.busy_milli[p] += held;
-            let r = &mut self.records[id as usize];
-            if r.start.is_none() {
-                r.start = Some(t);
-            }
-            r.run_start = Some(t);
-            r.pool = Some(p as u32);
-            r.gpu_milli = held;
-            r.nodes = nodes;
-            let gen = self.gen.get(id as usize).copied().unwrap_or(0);
-            self.queue
-                .schedule(t.plus(runtime), Event::JobEnd { job: id, gen });
-        }
-    }
-
-    /// True work left for `id` (its work plus restart penalties, less the work kept).
-    fn true_remaining(&self, id: JobId) -> SimTime {
-        let work = self.workload.jobs[id as usize].work;
-        match self.progress.get(id as usize) {
-            Some(p) => p.left_of(work).max(SimTime(1)),
-            None => work,
-        }
-    }
-
-    /// Accounts for a run a policy stopped: usage, work kept, generation.
-    fn stop_run(&mut self, id: JobId, run: crate::sched::RunningJob, t: SimTime) {
-        self.ensure_progress();
-        self.elastic_freed(&run.alloc, t);
-        let p = run.alloc.pool as usize;
-        let held_ms = t.since(run.start);
-        let milli_held = self.records[id as usize].gpu_milli;
-        self.busy_milli[p] -= milli_held;
-        self.add_busy(id, p, milli_held, held_ms);
-        if self.faults.is_some() {
-            // Checkpoints decide what a stopped run keeps.
-            let times =
-                self.end_segment(id, &run.alloc, crate::faults::SegmentEnd::Killed(held_ms));
-            let r = &mut self.records[id as usize];
-            r.add_segment(&times, held_ms);
-            r.preemptions += 1;
-            self.stopped_runs.push(StoppedRun {
-                job: id,
-                pool: p as u32,
-                start: run.start,
-                stop: t,
-                gpu_milli: milli_held,
-            });
-            let milli = self.workload.jobs[id as usize].gpus.milli();
-            let pr = &mut self.progress[id as usize];
-            pr.attained_gpu_ms += milli * held_ms.0 / 1000;
-            pr.preemptions += 1;
-            pr.last_stop = Some(t);
-            pr.last_run = held_ms;
-            self.gen[id as usize] = self.gen[id as usize].wrapping_add(1);
-            return;
-        }
-        let r = &mut self.records[id as usize];
-        r.preemptions += 1;
-        self.stopped_runs.push(StoppedRun {
-            job: id,
-            pool: p as u32,
-            start: run.start,
-            stop: t,
-            gpu_milli: r.gpu_milli,
-        });
-        let left = self.true_remaining(id);
-        let speed = self.pools.speed(p);
-        let ran = SimTime(((held_ms.0 as f64 * speed) as u64).min(left.0));
-        let (kept, extra) = self.cfg.options.preemption.apply(ran, held_ms);
-        let milli = self.workload.jobs[id as usize].gpus.milli();
-        let pr = &mut self.progress[id as usize];
-        if self.cfg.options.preemption == PreemptionCost::LoseAll {
-            pr.done = SimTime::ZERO;
-        } else {
-            pr.done = pr.done.plus(kept);
-        }
-        pr.extra = pr.extra.plus(extra);
-        // Wall time of the kept work is useful, the rest of the run was lost.
-        let kept_wall = SimTime(((kept.0 as f64 / speed) as u64).min(held_ms.0));
-        let times = crate::faults::SegmentTimes {
-            useful: kept_wall,
-            lost: held_ms.since(kept_wall),
-            ..Default::default()
+        let failed = match (ev, &self.faults) {
+            (ElasticEvent::NodeReady { node }, Some(f)) => f.is_down(node),
+            _ => false,
         };
-        self.records[id as usize].add_segment(&times, held_ms);
-        let pr = &mut self.progress[id as usize];
-        pr.attained_gpu_ms += milli * held_ms.0 / 1000;
-        pr.preemptions += 1;
-        pr.last_stop = Some(t);
-        pr.last_run = held_ms;
-        pr.ran = pr.ran.plus(held_ms);
-        self.gen[id as usize] = self.gen[id as usize].wrapping_add(1);
-    }
-
-    fn requeue_preempted(&mut self, t: SimTime) {
-        for id in std::mem::take(&mut self.preempted) {
-            let job = &self.workload.jobs[id as usize];
-            self.policy.requeue(id, job, &self.progress[id as usize]);
-            self.elastic_queued(id, t);
-        }
-    }
-
-    fn end_job(&mut self, id: JobId, t: SimTime) {
-        let Some(run) = self.running.remove(id) else {
-            return;
-        };
-        if t < run.planned_end {
+        if e.on_event(ev, t, failed, &mut self.cluster, &mut self.queue) {
             self.policy.invalidate();
         }
-        self.policy.ended(id, &self.workload.jobs[id as usize]);
-        self.cluster.give_back(&run.alloc);
-        self.elastic_freed(&run.alloc, t);
-        let p = run.alloc.pool as usize;
-        let held = self.records[id as usize].gpu_milli;
-        self.busy_milli[p] -= held;
-        let span = t.since(run.start);
-        self.add_busy(id, p, held, span);
-        let times = match self.faults {
-            None => crate::faults::SegmentTimes {
-                useful: span,
-                ..Default::default()
-            },
-            Some(_) => self.end_segment(id, &run.alloc, crate::faults::SegmentEnd::Completed),
-        };
-        let r = &mut self.records[id as usize];
-        r.add_segment(&times, span);
-        r.end = Some(t);
-        r.outcome = JobOutcome::Completed;
+        pass
     }
 
-    /// Counts `held` milli-GPU for `span` against pool `p` and the job's tenant.
-    fn add_busy(&mut self, id: JobId, p: usize, held: u64, span: SimTime) {
-        let x = held as u128 * span.0 as u128;
-        self.busy_ms[p] += x;
-        let tenant = self.workload.jobs[id as usize].tenant;
-        *self.tenant_busy.entry((p as u32, tenant)).or_insert(0) += x;
+    /// Hands a fault event to that part and carries out what it strikes.
+    fn fault_event(&mut self, ev: FaultEvent, t: SimTime) {
+        let Some(f) = self.faults.as_mut() else {
+            return;
+        };
+        let strike = f.on_event(ev, t, &self.cluster, &mut self.queue);
+        self.apply_strike(strike, t);
+    }
+
+    /// Nodes up per pool (held and ready, for elastic pools).
+    fn up_nodes(&self, p: usize) -> u64 {
+        self.elastic
+            .as_ref()
+            .and_then(|e| e.up_nodes(p))
+            .unwrap_or(self.cluster.pools()[p].spec.nodes as u64)
     }
 
     fn sample(&mut self, t: SimTime) {
-        let n = self.cluster.pools().len();
-        let nodes: Vec<u64> = (0..n).map(|p| self.up_nodes(p)).collect();
-        let pools = (0..n)
-            .map(|p| {
-                let gpn = self.cluster.pools()[p].spec.node.gpus as u64;
-                (self.busy_milli[p], nodes[p] * gpn * 1000)
-            })
+        let nodes: Vec<u64> = (0..self.cluster.pools().len())
+            .map(|p| self.up_nodes(p))
             .collect();
-        self.timeline.push(TimelineRow {
-            time: t,
-            queued: self.policy.len() as u64,
-            running: self.running.len() as u64,
-            pools,
-            nodes,
-        });
+        let (queued, running) = (self.policy.len(), self.running.len());
+        self.acct.sample(t, queued, running, nodes, &self.cluster);
     }
 
     fn finish(mut self, end: SimTime) -> RunResult {
         if self.cfg.horizon.is_none() {
-            self.elastic_wind_down();
+            if let Some(e) = self.elastic.as_mut() {
+                e.wind_down();
+            }
         }
         // Jobs still running at the end count their GPU-time up to the end; the work they
-        // did in their current segment counts as useful (they are not killed).
+        // did in their current run counts as useful (they are not killed).
         let mut still: Vec<JobId> = self.running.ids().collect();
         still.sort_unstable();
         for id in still {
-            let Some(run) = self.running.remove(id) else {
-                continue;
-            };
-            let p = run.alloc.pool as usize;
-            let e = end.since(run.start);
-            let held = self.records[id as usize].gpu_milli;
-            self.add_busy(id, p, held, e);
-            let mut times = match self.faults {
-                None => crate::faults::SegmentTimes {
-                    useful: e,
-                    ..Default::default()
-                },
-                Some(_) => self.end_segment(id, &run.alloc, crate::faults::SegmentEnd::Killed(e)),
-            };
-            times.useful = times.useful.plus(times.lost);
-            times.lost = SimTime::ZERO;
-            self.records[id as usize].add_segment(&times, e);
+            if let Some(run) = self.running.remove(id) {
+                self.stop_run(id, run, end, progress::Stop::Horizon);
+            }
         }
-        let pools = self
-            .cluster
+        let cluster = &self.cluster;
+        let elastic = self.elastic.as_ref();
+        let counted = self.acct.into_counted();
+        let pools = cluster
             .pools()
             .iter()
             .enumerate()
             .map(|(p, pool)| {
-                let elastic = self.elastic_usage(p, end);
+                let usage = elastic.and_then(|e| e.usage(p, end));
                 PoolUsage {
                     name: pool.spec.name.clone(),
                     kind: pool.spec.kind,
                     nodes: pool.spec.nodes,
-                    gpus: self.cluster.pool_gpus(p),
-                    provisioned_gpu_ms: elastic
-                        .map_or(self.cluster.pool_gpus(p) as u128 * end.0 as u128, |e| e.0),
-                    busy_gpu_ms: self.busy_ms[p] / 1000,
-                    billed_node_ms: elastic.map(|e| e.1),
+                    gpus: cluster.pool_gpus(p),
+                    provisioned_gpu_ms: usage
+                        .map_or(cluster.pool_gpus(p) as u128 * end.0 as u128, |e| e.0),
+                    busy_gpu_ms: counted.busy_gpu_ms[p],
+                    billed_node_ms: usage.map(|e| e.1),
                 }
             })
             .collect();
-        let node_intervals = self
-            .elastic
-            .as_ref()
-            .map(|e| e.intervals.clone())
-            .unwrap_or_default();
-        let cluster = &self.cluster;
+        let transfers = self.progress.into_transfers();
         let faults = self
             .faults
-            .map(|f| f.summary(end, |n| cluster.pool_of(n) as usize));
+            .as_ref()
+            .map(|f| f.summary(end, cluster, transfers));
         RunResult {
             end,
             events: self.events,
-            jobs: self.records,
+            jobs: counted.jobs,
             pools,
-            timeline: self.timeline,
-            stopped_runs: self.stopped_runs,
-            node_intervals,
+            timeline: counted.timeline,
+            stopped_runs: counted.stopped_runs,
+            node_intervals: self
+                .elastic
+                .map(elastic::Elastic::into_intervals)
+                .unwrap_or_default(),
             faults,
-            tenant_busy_gpu_ms: self
-                .tenant_busy
-                .into_iter()
-                .map(|(k, v)| (k, v / 1000))
-                .collect(),
-            held: Vec::new(),
+            tenant_busy_gpu_ms: counted.tenant_busy_gpu_ms,
         }
     }
 }

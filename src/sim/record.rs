@@ -159,7 +159,4 @@ pub struct RunResult {
     pub faults: Option<FaultSummary>,
     /// GPU-milliseconds held per (pool, tenant), in key order.
     pub tenant_busy_gpu_ms: Vec<((u32, u32), u128)>,
-    /// Per pool, the node grants it held (request, ready, release), for billing. Empty for
-    /// a run whose pools are all fixed-size: each then holds all its nodes over the run.
-    pub held: Vec<Vec<crate::pricing::HeldInterval>>,
 }

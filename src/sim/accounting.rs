@@ -1,0 +1,183 @@
+//! The accounting part: one record per job, busy GPU-time per pool and per tenant, the
+//! runs that policies stopped, and the sampled timeline. It only counts: the core tells
+//! it what happened.
+
+use super::{JobOutcome, JobRecord, StoppedRun, TimelineRow};
+use crate::engine::SimTime;
+use crate::faults::SegmentTimes;
+use crate::model::{Cluster, JobId};
+use std::collections::BTreeMap;
+
+/// What a run has counted so far.
+pub(super) struct Accounting {
+    records: Vec<JobRecord>,
+    /// Milli-GPU held by running jobs, per pool.
+    busy_milli: Vec<u64>,
+    /// Milli-GPU x ms held per pool, over every run segment.
+    busy_ms: Vec<u128>,
+    /// Milli-GPU x ms held per (pool, tenant), over every run segment.
+    tenant_busy: BTreeMap<(u32, u32), u128>,
+    stopped_runs: Vec<StoppedRun>,
+    timeline: Vec<TimelineRow>,
+}
+
+/// What the accounting part hands to the run's result.
+pub(super) struct Counted {
+    /// Per job.
+    pub jobs: Vec<JobRecord>,
+    /// GPU-milliseconds held by running jobs, per pool.
+    pub busy_gpu_ms: Vec<u128>,
+    /// GPU-milliseconds held per (pool, tenant), in key order.
+    pub tenant_busy_gpu_ms: Vec<((u32, u32), u128)>,
+    /// Runs stopped by preemption, in stop order.
+    pub stopped_runs: Vec<StoppedRun>,
+    /// Sampled state over time.
+    pub timeline: Vec<TimelineRow>,
+}
+
+impl Accounting {
+    /// Nothing counted yet, for `jobs` jobs over `pools` pools.
+    pub(super) fn new(jobs: usize, pools: usize) -> Accounting {
+        Accounting {
+            records: vec![JobRecord::default(); jobs],
+            busy_milli: vec![0; pools],
+            busy_ms: vec![0; pools],
+            tenant_busy: BTreeMap::new(),
+            stopped_runs: Vec::new(),
+            timeline: Vec::new(),
+        }
+    }
+
+    /// Job `id`'s record so far.
+    pub(super) fn record(&self, id: JobId) -> &JobRecord {
+        &self.records[id as usize]
+    }
+
+    /// Job `id` was submitted at `t`; `placeable` says whether any eligible pool could
+    /// ever hold it (if not, it is rejected at once).
+    pub(super) fn submitted(&mut self, id: JobId, t: SimTime, placeable: bool) {
+        let r = &mut self.records[id as usize];
+        r.submitted = true;
+        if !placeable {
+            r.outcome = JobOutcome::Rejected;
+            r.end = Some(t);
+        }
+    }
+
+    /// Job `id` started a run at `t` in pool `p`, holding `milli` milli-GPU over `nodes`.
+    pub(super) fn started(&mut self, id: JobId, t: SimTime, p: usize, milli: u64, nodes: u32) {
+        self.busy_milli[p] += milli;
+        let r = &mut self.records[id as usize];
+        if r.start.is_none() {
+            r.start = Some(t);
+        }
+        r.run_start = Some(t);
+        r.pool = Some(p as u32);
+        r.gpu_milli = milli;
+        r.nodes = nodes;
+    }
+
+    /// Job `id` of `tenant` held its GPUs in pool `p` for `span` and (unless the run goes
+    /// on to the end, `release` false) gave them back; its run's time went as `times`.
+    /// Returns the milli-GPU it held.
+    pub(super) fn run_ended(
+        &mut self,
+        id: JobId,
+        tenant: u32,
+        p: usize,
+        span: SimTime,
+        release: bool,
+        times: &SegmentTimes,
+    ) -> u64 {
+        let held = self.records[id as usize].gpu_milli;
+        if release {
+            self.busy_milli[p] -= held;
+        }
+        let x = held as u128 * span.0 as u128;
+        self.busy_ms[p] += x;
+        *self.tenant_busy.entry((p as u32, tenant)).or_insert(0) += x;
+        self.records[id as usize].add_segment(times, span);
+        held
+    }
+
+    /// Job `id` completed at `t`.
+    pub(super) fn completed(&mut self, id: JobId, t: SimTime) {
+        let r = &mut self.records[id as usize];
+        r.end = Some(t);
+        r.outcome = JobOutcome::Completed;
+    }
+
+    /// A policy stopped job `id`'s run of `milli` milli-GPU in pool `p` over `[start, stop)`.
+    pub(super) fn preempted(
+        &mut self,
+        id: JobId,
+        p: usize,
+        milli: u64,
+        start: SimTime,
+        stop: SimTime,
+    ) {
+        self.records[id as usize].preemptions += 1;
+        self.stopped_runs.push(StoppedRun {
+            job: id,
+            pool: p as u32,
+            start,
+            stop,
+            gpu_milli: milli,
+        });
+    }
+
+    /// Job `id` was killed at `t`; past `max_retries` kills it fails. Returns true when it
+    /// goes back to the queue.
+    pub(super) fn killed(&mut self, id: JobId, t: SimTime, max_retries: u32) -> bool {
+        let r = &mut self.records[id as usize];
+        r.restarts += 1;
+        if r.restarts > max_retries {
+            r.outcome = JobOutcome::Failed;
+            r.end = Some(t);
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Records a timeline row at `t`; `nodes` are the nodes up per pool.
+    pub(super) fn sample(
+        &mut self,
+        t: SimTime,
+        queued: usize,
+        running: usize,
+        nodes: Vec<u64>,
+        cluster: &Cluster,
+    ) {
+        let pools = nodes
+            .iter()
+            .enumerate()
+            .map(|(p, &n)| {
+                let gpn = cluster.pools()[p].spec.node.gpus as u64;
+                (self.busy_milli[p], n * gpn * 1000)
+            })
+            .collect();
+        self.timeline.push(TimelineRow {
+            time: t,
+            queued: queued as u64,
+            running: running as u64,
+            pools,
+            nodes,
+        });
+    }
+
+    /// Everything counted, in GPU-milliseconds.
+    pub(super) fn into_counted(self) -> Counted {
+        Counted {
+            jobs: self.records,
+            busy_gpu_ms: self.busy_ms.into_iter().map(|x| x / 1000).collect(),
+            tenant_busy_gpu_ms: self
+                .tenant_busy
+                .into_iter()
+                .map(|(k, v)| (k, v / 1000))
+                .collect(),
+            stopped_runs: self.stopped_runs,
+            timeline: self.timeline,
+        }
+    }
+}
