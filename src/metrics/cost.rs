@@ -76,10 +76,10 @@ pub fn usage_records(result: &RunResult) -> Vec<UsageRecord> {
             held,
             provisioned_gpu_ms: pool.provisioned_gpu_ms,
             busy_gpu_ms: pool.busy_gpu_ms,
-            down_node_ms: match &result.faults {
-                Some(f) => Some(f.down_node_ms.get(p).copied().unwrap_or(0)),
-                _ => None,
-            },
+            down_node_ms: result
+                .faults
+                .as_ref()
+                .map(|f| f.down_node_ms.get(p).copied().unwrap_or(0)),
             by_tenant: Vec::new(),
             by_job: Vec::new(),
         })
