@@ -5,6 +5,7 @@ mod common;
 mod economics;
 mod faults;
 mod foundation;
+mod layers;
 mod placement;
 mod scheduling;
 mod sweep;
