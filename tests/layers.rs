@@ -42,7 +42,12 @@ fn no_module_imports_against_the_layers() {
     let mut seen = 0;
     for f in &files {
         let rel = f.strip_prefix(&src).unwrap();
-        let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
         let module = first.trim_end_matches(".rs");
         let Some(mine) = layers.iter().position(|m| *m == module) else {
             continue;
@@ -60,14 +65,22 @@ fn no_module_imports_against_the_layers() {
     assert!(seen > 50, "only {seen} files checked");
     wrong.sort();
     wrong.dedup();
-    assert!(wrong.is_empty(), "imports against the layers:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
 fn every_module_is_in_a_layer() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     for e in std::fs::read_dir(&src).unwrap().flatten() {
-        let name = e.file_name().to_string_lossy().trim_end_matches(".rs").to_string();
+        let name = e
+            .file_name()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
         if name == "lib" || name == "main" {
             continue;
         }
