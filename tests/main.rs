@@ -1,6 +1,7 @@
 //! gpufleet's integration tests: one test binary (fast to link), one module per topic,
 //! fixtures in `tests/data/`.
 
+mod censoring;
 mod common;
 mod economics;
 mod faults;
