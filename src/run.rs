@@ -10,6 +10,10 @@
 //! stream (`arrivals`, `spot_price/<pool>`, `failures/<pool>`, ...), so no caller turns a
 //! bare seed back into generators of its own.
 
+mod folder;
+
+pub use folder::{FolderError, FreshFolder};
+
 use crate::engine::RngStreams;
 use crate::metrics::{build_summary, RunCost, RunMeta, Summary};
 use crate::model::Workload;
@@ -40,12 +44,28 @@ pub enum RunError {
         /// What went wrong.
         source: std::io::Error,
     },
+    /// The workload has jobs no pool can ever hold and the scenario does not say
+    /// `oversized = "reject"` (bad input): the first few and the count.
+    #[error("{0}")]
+    Oversized(String),
+    /// The output folder is not one a run may replace (bad input).
+    #[error("output folder {0}")]
+    Target(FolderError),
 }
 
 impl RunError {
     /// True when the user's input is at fault (exit code 2), false for the environment.
     pub fn is_bad_input(&self) -> bool {
         !matches!(self, RunError::Write { .. })
+    }
+}
+
+impl From<FolderError> for RunError {
+    fn from(e: FolderError) -> RunError {
+        match e {
+            FolderError::Io { path, source } => RunError::Write { path, source },
+            target => RunError::Target(target),
+        }
     }
 }
 
@@ -64,13 +84,54 @@ pub struct Execution {
     pub summary: Summary,
     /// Wall-clock time of the simulation alone.
     pub sim_wall: Duration,
+    /// Jobs rejected because no pool can ever hold them: (job index, reason), by index.
+    pub reject_reasons: Vec<(u32, String)>,
+}
+
+impl Execution {
+    /// The timeline interval the run used, when the simulation widened the scenario's to
+    /// keep the timeline under its row limit (a very long run).
+    pub fn widened_timeline(&self, s: &Scenario) -> Option<crate::engine::SimTime> {
+        let asked = s.sim.sample_every?;
+        match self.result.timeline.as_slice() {
+            [a, b, ..] if b.time.since(a.time) > asked => Some(b.time.since(a.time)),
+            _ => None,
+        }
+    }
+
+    /// The rejected jobs counted by reason, most frequent first (ties by reason).
+    pub fn rejections_by_reason(&self) -> Vec<(String, u64)> {
+        let mut by: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+        for (_, why) in &self.reject_reasons {
+            *by.entry(why.as_str()).or_default() += 1;
+        }
+        let mut v: Vec<(String, u64)> = by.into_iter().map(|(k, n)| (k.to_string(), n)).collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        v
+    }
 }
 
 /// Runs scenario `s` with the random streams `streams`: builds its workload, then
 /// [`execute_workload`].
 pub fn execute(s: &Scenario, streams: &RngStreams) -> Result<Execution, RunError> {
     let workload = s.workload_from(streams)?;
+    check_oversized(s, &workload)?;
     Ok(execute_workload(s, workload, streams))
+}
+
+/// Refuses a workload with jobs no pool can ever hold, unless the scenario rejects them.
+pub fn check_oversized(s: &Scenario, w: &Workload) -> Result<(), RunError> {
+    if s.limits.oversized == crate::scenario::Oversized::Reject {
+        return Ok(());
+    }
+    let bad = crate::scenario::unplaceable_jobs(&s.sim.pools, w);
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(RunError::Oversized(crate::scenario::oversized_message(
+            w, &bad,
+        )))
+    }
 }
 
 /// Runs scenario `s` on a workload the caller built (jobs in submit order, GPU types mapped
@@ -92,6 +153,13 @@ pub fn execute_workload(s: &Scenario, workload: Workload, streams: &RngStreams) 
         policy: s.sim.policy.as_str().to_string(),
     };
     let summary = build_summary(&meta, &workload, &result, &cost.ledger);
+    let reject_reasons = if summary.jobs.rejected > 0 {
+        crate::scenario::unplaceable_among(&s.sim.pools, &workload, |i| {
+            result.jobs[i].outcome == crate::sim::JobOutcome::Rejected
+        })
+    } else {
+        Vec::new()
+    };
     Execution {
         workload,
         result,
@@ -99,6 +167,7 @@ pub fn execute_workload(s: &Scenario, workload: Workload, streams: &RngStreams) 
         cost,
         summary,
         sim_wall,
+        reject_reasons,
     }
 }
 
@@ -110,8 +179,18 @@ pub struct Written {
 }
 
 /// Writes the run folder `dir`: `summary.json`, `jobs.csv`, `pools.csv`, `timeline.csv`,
-/// the charts and, for a scenario with `[spot_deadline]`, `spot_deadline.csv`.
+/// the charts and, for a scenario with `[spot_deadline]`, `spot_deadline.csv`. The files
+/// go into a fresh folder beside `dir` that replaces it, whole, once complete (see
+/// [`FreshFolder`]): `dir` is always either the previous run or this one.
 pub fn write_folder(s: &Scenario, e: &Execution, dir: &Path) -> Result<Written, RunError> {
+    let folder = FreshFolder::begin(dir)?;
+    let written = write_files(s, e, folder.path())?;
+    folder.commit()?;
+    Ok(written)
+}
+
+/// Writes the run's files into the folder `dir`.
+fn write_files(s: &Scenario, e: &Execution, dir: &Path) -> Result<Written, RunError> {
     let output = RunOutput {
         workload: &e.workload,
         result: &e.result,
@@ -130,6 +209,7 @@ pub fn write_folder(s: &Scenario, e: &Execution, dir: &Path) -> Result<Written, 
             .iter()
             .map(|p| p.kind_name().to_string())
             .collect(),
+        reject_reasons: &e.reject_reasons,
     };
     write_run(dir, &output).map_err(|source| RunError::Write {
         path: dir.to_path_buf(),

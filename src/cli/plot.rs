@@ -16,7 +16,14 @@ pub fn plot_quiet(dir: &Path) -> Result<Vec<std::path::PathBuf>, CliError> {
             dir.display()
         )));
     };
-    r.map_err(|e| CliError::BadInput(anyhow!("{}: {e}", dir.display())))
+    r.map_err(|e| {
+        let e2 = anyhow!("{}: {e}", dir.display());
+        if e.is_bad_input() {
+            CliError::BadInput(e2)
+        } else {
+            CliError::Failure(e2)
+        }
+    })
 }
 
 /// `gpufleet plot DIR`.

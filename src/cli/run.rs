@@ -26,17 +26,30 @@ pub(super) fn run_error(e: RunError) -> CliError {
 /// `gpufleet validate FILE`.
 pub fn validate(path: &Path) -> Result<(), CliError> {
     let s = load(Some(path))?;
-    // Reading the trace is part of validating: a bad row is a bad scenario.
-    let w = s
-        .build_workload(s.seed)
-        .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    // A generated workload is estimated, not generated (validation checked its size); a
+    // trace is read (streamed, at most max_jobs jobs): a bad row is a bad scenario, and so
+    // is a job no pool can hold.
+    let jobs = match s.workload_estimate() {
+        Some(e) => format!(
+            "about {:.0} jobs{}",
+            e.jobs,
+            if e.exact { "" } else { " expected" }
+        ),
+        None => {
+            let w = s
+                .build_workload(s.seed)
+                .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+            crate::run::check_oversized(&s, &w).map_err(run_error)?;
+            super::trace::report_drops(&w);
+            format!("{} jobs", w.jobs.len())
+        }
+    };
     if let Some(d) = &s.spot_deadline {
         crate::sched::spot_deadline::read_trace(d)
             .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
     }
-    super::trace::report_drops(&w);
     println!(
-        "{}: ok ({} pools, {} GPUs, {} jobs, policy {})",
+        "{}: ok ({} pools, {} GPUs, {}, policy {})",
         path.display(),
         s.sim.pools.len(),
         s.sim
@@ -44,7 +57,7 @@ pub fn validate(path: &Path) -> Result<(), CliError> {
             .iter()
             .map(|p| p.nodes as u64 * p.node.gpus as u64)
             .sum::<u64>(),
-        w.jobs.len(),
+        jobs,
         s.sim.policy.as_str()
     );
     Ok(())
@@ -67,8 +80,30 @@ pub fn run(
     let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
     let written = crate::run::write_folder(&s, &exec, &dir).map_err(run_error)?;
     let deadline_rows = written.deadline;
+    // Loud, even with -q: jobs rejected and a widened timeline go to stderr.
+    let rejected = exec.rejections_by_reason();
+    if !rejected.is_empty() {
+        let n: u64 = rejected.iter().map(|r| r.1).sum();
+        eprintln!("rejected {n} job{} no pool can ever hold (oversized = \"reject\"; reasons in jobs.csv):", if n == 1 { "" } else { "s" });
+        for (why, k) in rejected.iter().take(3) {
+            eprintln!("  {k:>8}  {why}");
+        }
+        if rejected.len() > 3 {
+            eprintln!("  ... and {} other reasons", rejected.len() - 3);
+        }
+    }
+    if let Some(dt) = exec.widened_timeline(&s) {
+        eprintln!(
+            "note: the timeline was sampled every {} s instead of every {} s, to stay under {} rows",
+            dt.secs_text(),
+            s.sim.sample_every.map(|t| t.secs_text()).unwrap_or_default(),
+            crate::scenario::MAX_TIMELINE_ROWS
+        );
+    }
     if quiet {
         println!("{}", dir.display());
+        // The process ends here: freeing a million jobs one by one would only cost time.
+        std::mem::forget(exec);
         return Ok(());
     }
     let j = &summary.jobs;
@@ -157,6 +192,7 @@ pub fn run(
         super::spot::print_deadline(rows);
     }
     println!("wrote {}", dir.display());
+    std::mem::forget(exec);
     Ok(())
 }
 

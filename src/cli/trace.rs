@@ -184,6 +184,7 @@ fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, Cli
         statuses: r.status.clone(),
         min_gpus: r.min_gpus,
         max_gpus: r.max_gpus,
+        ..RowFilter::default()
     };
     let mut map = Vec::new();
     for m in &r.gpu_type_map {
@@ -212,6 +213,7 @@ fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, Cli
             factor,
             base: ScaleBase::Original,
         }),
+        ..Shaping::default()
     };
     Ok(s)
 }

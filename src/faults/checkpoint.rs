@@ -8,6 +8,10 @@
 
 use crate::engine::SimTime;
 
+/// Kills after which a job gives up when `[checkpoint]` says nothing: finite, so a run
+/// with failures always ends (a job is killed at most this many times, then fails).
+pub const DEFAULT_MAX_RETRIES: u32 = 100;
+
 /// How the checkpoint interval is chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CheckpointPolicy {
@@ -31,7 +35,7 @@ pub struct Checkpointing {
     pub write: SimTime,
     /// Wall time to restart after a kill (reload, re-initialise).
     pub restart: SimTime,
-    /// Kills after which the job gives up (fails).
+    /// Kills after which the job gives up (fails); [`DEFAULT_MAX_RETRIES`] by default.
     pub max_retries: u32,
     /// Checkpoint size in GB (for migration transfer time and cost).
     pub size_gb: f64,
@@ -43,7 +47,7 @@ impl Default for Checkpointing {
             policy: CheckpointPolicy::None,
             write: SimTime::ZERO,
             restart: SimTime::ZERO,
-            max_retries: u32::MAX,
+            max_retries: DEFAULT_MAX_RETRIES,
             size_gb: 0.0,
         }
     }

@@ -11,7 +11,9 @@ mod process;
 mod spot;
 mod trace;
 
-pub use checkpoint::{CheckpointPolicy, Checkpointing, Segment, SegmentEnd, SegmentTimes};
+pub use checkpoint::{
+    CheckpointPolicy, Checkpointing, Segment, SegmentEnd, SegmentTimes, DEFAULT_MAX_RETRIES,
+};
 pub use preset::{by_name as preset_by_name, llama3_h100, Cause, FailurePreset};
 pub use process::{FailureDist, FailureProcess, Scope};
 pub use spot::{SpotInterruptions, SpotModel};

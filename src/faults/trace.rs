@@ -22,10 +22,11 @@ pub struct TraceFailure {
 
 /// Reads a failure trace; every bad row is an error naming the row and column.
 pub fn read_failure_trace(path: &Path) -> Result<Vec<TraceFailure>, TraceError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TraceError::Io {
-        file: path.to_path_buf(),
-        source,
-    })?;
+    let text = crate::workload::read_small_text(path, crate::workload::MAX_DATA_FILE_BYTES)
+        .map_err(|source| TraceError::Io {
+            file: path.to_path_buf(),
+            source,
+        })?;
     let mut out = Vec::new();
     let mut lines = text.lines().enumerate();
     let header: Vec<String> = match lines.next() {

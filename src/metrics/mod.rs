@@ -3,6 +3,7 @@
 
 mod cost;
 mod fairness;
+mod sort_floats;
 mod summary;
 
 pub use cost::{
@@ -10,6 +11,7 @@ pub use cost::{
     usage_records, RunCost,
 };
 pub use fairness::{jain_index, tenant_slowdowns};
+pub use sort_floats::sort_floats;
 pub use summary::{
     build_summary, CauseCounts, CensoredQuantiles, JobCounts, Quantiles, RunMeta, Summary,
     TenantFigures,

@@ -27,7 +27,8 @@ impl Quantiles {
         if v.is_empty() {
             return Quantiles::default();
         }
-        v.sort_by(f64::total_cmp);
+        // The `total_cmp` order, by radix (values equal under it are bit-identical).
+        super::sort_floats(&mut v);
         let n = v.len();
         let rank = |p: f64| v[((p / 100.0 * n as f64).ceil() as usize).clamp(1, n) - 1];
         Quantiles {

@@ -106,6 +106,7 @@ pub fn read_spot_price_json(
     tick: SimTime,
 ) -> Result<SpotPrice, SpotTraceError> {
     let file = path.display().to_string();
+    super::spot_trace::check_size(path)?;
     let text = std::fs::read_to_string(path).map_err(|e| SpotTraceError::Io {
         file: file.clone(),
         message: e.to_string(),

@@ -129,7 +129,26 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
     Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset)
 }
 
+/// The largest spot trace or price file read (256 MiB; the shipped ones are a few MB):
+/// the readers hold a row, or a JSON file, in memory, so the file's size bounds them.
+pub const MAX_SPOT_FILE_BYTES: u64 = 256 << 20;
+
+/// Refuses a spot data file larger than [`MAX_SPOT_FILE_BYTES`].
+pub(crate) fn check_size(path: &Path) -> Result<(), SpotTraceError> {
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if len > MAX_SPOT_FILE_BYTES {
+        return Err(SpotTraceError::Io {
+            file: path.display().to_string(),
+            message: format!(
+                "{len} bytes, more than the {MAX_SPOT_FILE_BYTES} a spot file may have"
+            ),
+        });
+    }
+    Ok(())
+}
+
 fn open(path: &Path) -> Result<csv::Reader<std::fs::File>, SpotTraceError> {
+    check_size(path)?;
     csv::ReaderBuilder::new()
         .has_headers(true)
         .from_path(path)

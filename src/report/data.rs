@@ -34,6 +34,66 @@ pub enum TableError {
     },
 }
 
+/// A CSV file read row by row (lines at most [`crate::workload::MAX_LINE_BYTES`]), one
+/// reused record at a time: what charts read from files a run may have made large.
+pub struct TableStream {
+    path: PathBuf,
+    rdr: csv::Reader<std::io::BufReader<crate::workload::LineLimit<std::fs::File>>>,
+    headers: Vec<String>,
+    rec: csv::StringRecord,
+    line: usize,
+}
+
+impl TableStream {
+    /// Opens `path` and reads its header row.
+    pub fn open(path: &Path) -> Result<TableStream, TableError> {
+        let csv_error = |source| TableError::Csv {
+            path: path.to_path_buf(),
+            source,
+        };
+        let input = crate::workload::open_limited(path).map_err(|e| csv_error(e.into()))?;
+        let mut rdr = csv::ReaderBuilder::new().flexible(true).from_reader(input);
+        let headers = rdr
+            .headers()
+            .map_err(csv_error)?
+            .iter()
+            .map(String::from)
+            .collect();
+        Ok(TableStream {
+            path: path.to_path_buf(),
+            rdr,
+            headers,
+            rec: csv::StringRecord::new(),
+            line: 1,
+        })
+    }
+
+    /// Index of column `name`, or an error naming it.
+    pub fn need(&self, name: &str, file: &str) -> Result<usize, TableError> {
+        self.headers
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| TableError::NoColumn {
+                file: file.to_string(),
+                name: name.to_string(),
+            })
+    }
+
+    /// The next row, or `None` at the end.
+    pub fn next_row(&mut self) -> Result<Option<&csv::StringRecord>, TableError> {
+        self.line += 1;
+        match self.rdr.read_record(&mut self.rec) {
+            Ok(true) => Ok(Some(&self.rec)),
+            Ok(false) => Ok(None),
+            Err(source) => Err(TableError::Row {
+                path: self.path.clone(),
+                row: self.line,
+                source,
+            }),
+        }
+    }
+}
+
 /// A CSV file: header and rows of text.
 #[derive(Debug, Clone, Default)]
 pub struct Table {

@@ -1,8 +1,12 @@
-//! Writing a run's folder.
+//! Writing a run's folder: each table streamed row by row from the columns of `columns`
+//! through the CSV writer of `csv_out`, each file through a temporary name and a rename.
 
-use crate::engine::SimTime;
+use super::columns::{
+    job_columns, pool_columns, timeline_columns, JobContext, JobRow, PoolRow, TimelineCell,
+};
+use super::csv_out::{write_rows_par, write_table, Column};
 use crate::metrics::Summary;
-use crate::model::{GpuRequest, Workload};
+use crate::model::Workload;
 use crate::pricing::{CostKind, Ledger};
 use crate::sim::RunResult;
 use std::io::Write;
@@ -24,57 +28,53 @@ pub struct RunOutput<'a> {
     pub job_usd: &'a [f64],
     /// Pricing model name per pool.
     pub pool_pricing: Vec<String>,
+    /// Why each rejected job could not run: (job index, reason), sorted by index.
+    pub reject_reasons: &'a [(u32, String)],
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
+/// Writes `bytes` to `path` through a temporary file and a rename; on error the temporary
+/// file is removed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_streamed(path, |w| w.write_all(bytes))
+}
+
+/// Writes `path` through a temporary file and a rename, the bytes coming from `fill`
+/// (buffered, streamed: nothing is held whole in memory). On any error the temporary file
+/// is removed, so a failed write leaves neither a half file nor a `*.tmp`.
+pub fn write_streamed(
+    path: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = std::path::PathBuf::from(tmp);
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+    let result = (|| {
+        let f = std::fs::File::create(&tmp)?;
+        {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, &f);
+            fill(&mut w)?;
+            w.flush()?;
+        }
         f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
     }
-    std::fs::rename(&tmp, path)
+    result
 }
 
-/// Seconds with millisecond precision, without trailing zeros ("12", "0.5").
-pub fn secs(t: SimTime) -> String {
-    t.secs_text()
+/// Writes a table of `columns` over `rows` to `path` (see [`write_streamed`]).
+fn write_csv<R>(
+    path: &Path,
+    columns: &[Column<R>],
+    rows: impl IntoIterator<Item = R>,
+) -> std::io::Result<()> {
+    write_streamed(path, |w| write_table(w, columns, rows).map(|_| ()))
 }
 
-fn f(x: f64) -> String {
-    let s = format!("{x:.6}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".to_string()
-    } else {
-        s.to_string()
-    }
-}
-
-/// Dollars to the cent, never "-0.00".
-fn cents(x: f64) -> String {
-    let s = format!("{x:.2}");
-    if s == "-0.00" {
-        "0.00".to_string()
-    } else {
-        s
-    }
-}
-
-fn csv_bytes(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> std::io::Result<Vec<u8>> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(header)?;
-    for r in rows {
-        w.write_record(&r)?;
-    }
-    w.into_inner()
-        .map_err(|e| std::io::Error::other(e.to_string()))
-}
-
-/// Writes the run folder `dir` (created if needed).
+/// Writes the run folder `dir` (created if needed): `summary.json`, `jobs.csv`,
+/// `pools.csv`, `timeline.csv` and the run's charts, drawn from the data in memory.
 pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut json = serde_json::to_vec_pretty(out.summary).map_err(std::io::Error::other)?;
@@ -84,113 +84,69 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
     let w = out.workload;
     let r = out.result;
     let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
-    let jobs = csv_bytes(
-        &[
-            "job_id",
-            "name",
-            "tenant",
-            "submit_s",
-            "gpus",
-            "start_s",
-            "end_s",
-            "wait_s",
-            "jct_s",
-            "pool",
-            "gpus_held",
-            "nodes",
-            "outcome",
-            "preemptions",
-            "restarts",
-            "useful_s",
-            "lost_s",
-            "checkpoint_s",
-            "restart_s",
-            "ettr",
-            "cost_usd",
-        ],
-        w.jobs
-            .iter()
-            .zip(&r.jobs)
-            .enumerate()
-            .filter(|(_, (_, rec))| rec.submitted)
-            .map(|(i, (j, rec))| {
-                let gpus = match j.gpus {
-                    GpuRequest::None => "0".to_string(),
-                    other => f(other.gpus_f64()),
-                };
-                vec![
-                    i.to_string(),
-                    j.name.clone(),
-                    w.tenants
-                        .get(j.tenant as usize)
-                        .cloned()
-                        .unwrap_or_default(),
-                    secs(j.submit),
-                    gpus,
-                    rec.start.map(secs).unwrap_or_default(),
-                    rec.end.map(secs).unwrap_or_default(),
-                    rec.start
-                        .map(|s| secs(s.since(j.submit)))
-                        .unwrap_or_default(),
-                    match (rec.outcome, rec.end) {
-                        (crate::sim::JobOutcome::Completed, Some(e)) => secs(e.since(j.submit)),
-                        _ => String::new(),
-                    },
-                    rec.pool
-                        .map(|p| pool_names[p as usize].to_string())
-                        .unwrap_or_default(),
-                    f(rec.gpu_milli as f64 / 1000.0),
-                    rec.nodes.to_string(),
-                    rec.outcome.as_str().to_string(),
-                    rec.preemptions.to_string(),
-                    rec.restarts.to_string(),
-                    secs(rec.useful),
-                    secs(rec.lost),
-                    secs(rec.checkpoint),
-                    secs(rec.restart),
-                    match rec.start {
-                        Some(s) => {
-                            let wall = rec.end.unwrap_or(r.end).since(s).0;
-                            f(if wall > 0 {
-                                rec.useful.0 as f64 / wall as f64
-                            } else {
-                                0.0
-                            })
-                        }
-                        None => String::new(),
-                    },
-                    format!("{:.4}", out.job_usd.get(i).copied().unwrap_or(0.0) + 0.0),
-                ]
-            }),
-    )?;
-    write_atomic(&dir.join("jobs.csv"), &jobs)?;
+    let ctx = JobContext {
+        tenants: &w.tenants,
+        pool_names: &pool_names,
+        job_usd: out.job_usd,
+        end: r.end,
+        reject_reasons: out.reject_reasons,
+    };
+    let n = w.jobs.len().min(r.jobs.len());
+    let job_row = |index: usize| {
+        let rec = &r.jobs[index];
+        rec.submitted.then(|| JobRow {
+            index,
+            job: &w.jobs[index],
+            rec,
+            ctx: &ctx,
+        })
+    };
+    // jobs.csv (formatted in parallel blocks) beside the small files and the charts.
+    let (jobs, rest) = rayon::join(
+        || {
+            write_streamed(&dir.join("jobs.csv"), |f| {
+                write_rows_par(f, &job_columns(), n, job_row).map(|_| ())
+            })
+        },
+        || -> std::io::Result<()> {
+            write_csv(&dir.join("pools.csv"), &pool_columns(), pool_rows(out))?;
+            let cells = r.timeline.iter().flat_map(|row| {
+                let names = &pool_names;
+                (0..row.pools.len()).map(move |pool| TimelineCell {
+                    row,
+                    pool,
+                    name: names.get(pool).copied().unwrap_or(""),
+                })
+            });
+            write_csv(&dir.join("timeline.csv"), &timeline_columns(), cells)?;
+            super::run_charts::plot_run(dir, &super::run_charts::RunCharts::from_run(out))
+                .map_err(std::io::Error::other)?;
+            Ok(())
+        },
+    );
+    jobs?;
+    rest
+}
 
-    let ledger = out.ledger;
-    let pools = csv_bytes(
-        &[
-            "pool",
-            "kind",
-            "gpu_type",
-            "nodes",
-            "gpus",
-            "provisioned_gpu_hours",
-            "busy_gpu_hours",
-            "utilization",
-            "cost_usd",
-            "busy_cost_usd",
-            "idle_cost_usd",
-            "availability",
-            "pricing",
-            "unused_commitment_usd",
-            "spot_usd",
-            "capital_usd",
-            "power_usd",
-            "facility_usd",
-            "staff_usd",
-            "transfer_usd",
-            "usd_per_busy_gpu_hour",
-        ],
-        r.pools.iter().enumerate().map(|(p, u)| {
+/// Each pool's figures for `pools.csv`.
+fn pool_rows(out: &RunOutput) -> Vec<PoolRow> {
+    let (r, ledger) = (out.result, out.ledger);
+    // Sums by (pool, kind) in one pass over the ledger.
+    let kinds = [
+        CostKind::BusyCompute,
+        CostKind::IdleCompute,
+        CostKind::UnusedCommitment,
+        CostKind::Spot,
+        CostKind::Capital,
+        CostKind::Power,
+        CostKind::Facility,
+        CostKind::Staff,
+        CostKind::Transfer,
+    ];
+    r.pools
+        .iter()
+        .enumerate()
+        .map(|(p, u)| {
             // Share of node-time the pool's nodes were up (failures and maintenance take
             // nodes down).
             let node_ms = u.nodes as f64 * r.end.0 as f64;
@@ -200,71 +156,27 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                 .and_then(|f| f.down_node_ms.get(p))
                 .copied()
                 .unwrap_or(0) as f64;
-            let availability = if node_ms > 0.0 {
-                1.0 - down / node_ms
-            } else {
-                1.0
-            };
-            let prov = u.provisioned_gpu_ms as f64 / 3.6e6;
-            let busy = u.busy_gpu_ms as f64 / 3.6e6;
-            let of = |kind: Option<CostKind>| {
-                ledger.sum_where(|k| k.pool == p as u32 && kind.is_none_or(|x| k.kind == x))
-            };
-            vec![
-                u.name.clone(),
-                u.kind.as_str().to_string(),
-                out.pool_gpu_types.get(p).cloned().unwrap_or_default(),
-                u.nodes.to_string(),
-                u.gpus.to_string(),
-                f(prov),
-                f(busy),
-                f(if prov > 0.0 { busy / prov } else { 0.0 }),
-                cents(of(None)),
-                cents(of(Some(CostKind::BusyCompute))),
-                cents(of(Some(CostKind::IdleCompute))),
-                f(availability),
-                out.pool_pricing.get(p).cloned().unwrap_or_default(),
-                cents(of(Some(CostKind::UnusedCommitment))),
-                cents(of(Some(CostKind::Spot))),
-                cents(of(Some(CostKind::Capital))),
-                cents(of(Some(CostKind::Power))),
-                cents(of(Some(CostKind::Facility))),
-                cents(of(Some(CostKind::Staff))),
-                cents(of(Some(CostKind::Transfer))),
-                format!("{:.4}", if busy > 0.0 { of(None) / busy } else { 0.0 }),
-            ]
-        }),
-    )?;
-    write_atomic(&dir.join("pools.csv"), &pools)?;
-
-    let pool_names = &pool_names;
-    let timeline = csv_bytes(
-        &[
-            "time_s",
-            "time_h",
-            "pool",
-            "busy_gpus",
-            "provisioned_gpus",
-            "queued_jobs",
-            "running_jobs",
-            "nodes_up",
-        ],
-        r.timeline.iter().flat_map(|row| {
-            row.pools.iter().enumerate().map(move |(p, &(busy, prov))| {
-                vec![
-                    secs(row.time),
-                    f(row.time.hours_f64()),
-                    pool_names[p].to_string(),
-                    f(busy as f64 / 1000.0),
-                    f(prov as f64 / 1000.0),
-                    row.queued.to_string(),
-                    row.running.to_string(),
-                    row.nodes.get(p).copied().unwrap_or(0).to_string(),
-                ]
-            })
-        }),
-    )?;
-    write_atomic(&dir.join("timeline.csv"), &timeline)?;
-    super::plot_run_dir(dir).map_err(std::io::Error::other)?;
-    Ok(())
+            let mut usd = [0.0; 10];
+            usd[0] = ledger.sum_where(|k| k.pool == p as u32);
+            for (i, kind) in kinds.iter().enumerate() {
+                usd[i + 1] = ledger.sum_where(|k| k.pool == p as u32 && k.kind == *kind);
+            }
+            PoolRow {
+                pool: u.name.clone(),
+                kind: u.kind.as_str(),
+                gpu_type: out.pool_gpu_types.get(p).cloned().unwrap_or_default(),
+                nodes: u.nodes,
+                gpus: u.gpus,
+                provisioned_gpu_hours: u.provisioned_gpu_ms as f64 / 3.6e6,
+                busy_gpu_hours: u.busy_gpu_ms as f64 / 3.6e6,
+                availability: if node_ms > 0.0 {
+                    1.0 - down / node_ms
+                } else {
+                    1.0
+                },
+                pricing: out.pool_pricing.get(p).cloned().unwrap_or_default(),
+                usd,
+            }
+        })
+        .collect()
 }

@@ -71,6 +71,21 @@ pub enum ChartError {
     },
 }
 
+impl ChartError {
+    /// True when the folder's files are at fault (missing, unreadable as data: exit code
+    /// 2); false when the environment is (a chart cannot be written or drawn: exit code 1).
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            ChartError::Read { source, .. } => matches!(
+                source.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::InvalidData
+            ),
+            ChartError::Json { .. } | ChartError::Table(_) => true,
+            ChartError::Draw { .. } | ChartError::Encode { .. } | ChartError::Write { .. } => false,
+        }
+    }
+}
+
 /// Result of drawing.
 pub type DrawResult = Result<(), Box<dyn std::error::Error>>;
 

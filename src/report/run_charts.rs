@@ -1,10 +1,13 @@
 //! Charts of one run, drawn from its folder's files: GPUs busy and provisioned by pool over
 //! time, queue length over time, cost breakdown by pool, and wait / JCT distributions.
 
-use super::data::Table;
+use super::data::TableStream;
+use super::files::RunOutput;
 use super::render::{
     color, font, legend_box, legend_line, render, tick, Chart, ChartError, DrawResult,
 };
+use crate::pricing::CostKind;
+use crate::sim::JobOutcome;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -12,15 +15,94 @@ use std::path::{Path, PathBuf};
 /// One sample time: (hours, per pool (busy, provisioned), queued, running).
 type Sample = (f64, Vec<(f64, f64)>, f64, f64);
 
-/// The sampled timeline of a run.
+/// Most points drawn over all the series of a timeline chart: longer timelines are drawn
+/// as means over bins of consecutive samples, so a chart stays small (well under 1 MB of
+/// SVG) whatever the run's length.
+const MAX_TIMELINE_POINTS: usize = 24_000;
+
+/// Most points of a distribution curve: above this many jobs, the curve is drawn through
+/// this many exact quantiles (the values at ranks ceil(k n / 1000)).
+const CDF_POINTS: usize = 1000;
+
+/// The sampled timeline of a run, binned for drawing.
 struct Timeline {
     pools: Vec<String>,
     rows: Vec<Sample>,
+    /// Samples averaged into each drawn point (1: every sample drawn).
+    bin: usize,
 }
 
+impl Timeline {
+    /// `rows` binned to at most [`MAX_TIMELINE_POINTS`] over its series: each drawn point
+    /// the mean of `bin` consecutive samples, at their mean time.
+    fn binned(pools: Vec<String>, rows: Vec<Sample>) -> Timeline {
+        let per_series = (MAX_TIMELINE_POINTS / (2 * pools.len() + 2)).clamp(200, 1500);
+        let bin = rows.len().div_ceil(per_series).max(1);
+        if bin == 1 {
+            return Timeline { pools, rows, bin };
+        }
+        let rows = rows
+            .chunks(bin)
+            .map(|c| {
+                let k = c.len() as f64;
+                let mut pools = vec![(0.0, 0.0); c[0].1.len()];
+                for r in c {
+                    for (acc, x) in pools.iter_mut().zip(&r.1) {
+                        acc.0 += x.0 / k;
+                        acc.1 += x.1 / k;
+                    }
+                }
+                (
+                    c.iter().map(|r| r.0).sum::<f64>() / k,
+                    pools,
+                    c.iter().map(|r| r.2).sum::<f64>() / k,
+                    c.iter().map(|r| r.3).sum::<f64>() / k,
+                )
+            })
+            .collect();
+        Timeline { pools, rows, bin }
+    }
+
+    /// The time axis' label.
+    fn x_desc(&self) -> String {
+        if self.bin == 1 {
+            "simulated time (hours)".to_string()
+        } else {
+            format!(
+                "simulated time (hours; each point the mean of {} samples)",
+                self.bin
+            )
+        }
+    }
+}
+
+/// The timeline of a run's result.
+fn timeline_of(out: &RunOutput) -> Timeline {
+    let pools: Vec<String> = out.result.pools.iter().map(|p| p.name.clone()).collect();
+    let rows = out
+        .result
+        .timeline
+        .iter()
+        .map(|r| {
+            (
+                r.time.hours_f64(),
+                r.pools
+                    .iter()
+                    .map(|&(b, p)| (b as f64 / 1000.0, p as f64 / 1000.0))
+                    .collect(),
+                r.queued as f64,
+                r.running as f64,
+            )
+        })
+        .collect();
+    Timeline::binned(pools, rows)
+}
+
+/// The timeline of a run folder's `timeline.csv`, streamed row by row.
 fn read_timeline(dir: &Path) -> Result<Timeline, ChartError> {
-    let t = Table::read(&dir.join("timeline.csv"))?;
+    let path = dir.join("timeline.csv");
     let f = "timeline.csv";
+    let mut t = TableStream::open(&path)?;
     let (ch, cp, cb, cv, cq, cr) = (
         t.need("time_h", f)?,
         t.need("pool", f)?,
@@ -30,29 +112,33 @@ fn read_timeline(dir: &Path) -> Result<Timeline, ChartError> {
         t.need("running_jobs", f)?,
     );
     let mut pools: Vec<String> = Vec::new();
-    for i in 0..t.rows.len() {
-        let p = t.text(i, cp);
-        if !pools.iter().any(|x| x == p) {
-            pools.push(p.to_string());
-        }
-    }
     let mut rows: Vec<Sample> = Vec::new();
-    for i in 0..t.rows.len() {
-        let h = t.num(i, ch).unwrap_or(0.0);
+    while let Some(rec) = t.next_row()? {
+        let num = |c: usize| {
+            rec.get(c)
+                .and_then(|x| x.parse::<f64>().ok())
+                .unwrap_or(0.0)
+        };
+        let name = rec.get(cp).unwrap_or("");
+        let p = match pools.iter().position(|x| x == name) {
+            Some(p) => p,
+            None => {
+                pools.push(name.to_string());
+                for r in &mut rows {
+                    r.1.push((0.0, 0.0));
+                }
+                pools.len() - 1
+            }
+        };
+        let h = num(ch);
         if rows.last().is_none_or(|r| r.0 != h) {
-            rows.push((
-                h,
-                vec![(0.0, 0.0); pools.len()],
-                t.num(i, cq).unwrap_or(0.0),
-                t.num(i, cr).unwrap_or(0.0),
-            ));
+            rows.push((h, vec![(0.0, 0.0); pools.len()], num(cq), num(cr)));
         }
-        let p = pools.iter().position(|x| x == t.text(i, cp)).unwrap_or(0);
         if let Some(last) = rows.last_mut() {
-            last.1[p] = (t.num(i, cb).unwrap_or(0.0), t.num(i, cv).unwrap_or(0.0));
+            last.1[p] = (num(cb), num(cv));
         }
     }
-    Ok(Timeline { pools, rows })
+    Ok(Timeline::binned(pools, rows))
 }
 
 struct Gpus<'a>(&'a Timeline, &'a str);
@@ -81,7 +167,7 @@ impl Chart for Gpus<'_> {
             .build_cartesian_2d(0.0..t_max, 0.0..top * 1.15)?;
         chart
             .configure_mesh()
-            .x_desc("simulated time (hours)")
+            .x_desc(tl.x_desc())
             .y_desc("GPUs")
             .label_style(font(14))
             .y_label_formatter(&tick)
@@ -144,7 +230,7 @@ impl Chart for Queue<'_> {
             .build_cartesian_2d(0.0..t_max, 0.0..top * 1.15)?;
         chart
             .configure_mesh()
-            .x_desc("simulated time (hours)")
+            .x_desc(tl.x_desc())
             .y_desc("jobs")
             .label_style(font(14))
             .y_label_formatter(&tick)
@@ -238,23 +324,57 @@ impl Chart for Costs {
     }
 }
 
-/// Empirical CDFs of waits and completion times, in hours.
+/// Distributions of waits and completion times, in hours: each series its name, its job
+/// count, its points (value, fraction at or below) and its 99th percentile.
 struct Cdf {
     title: String,
-    series: Vec<(String, Vec<f64>)>,
+    series: Vec<Distribution>,
 }
 
-/// Points of the empirical CDF of sorted `v`: (value, fraction at or below).
-fn ecdf(v: &[f64]) -> Vec<(f64, f64)> {
-    let n = v.len() as f64;
-    let mut out = Vec::with_capacity(v.len() + 1);
-    for (i, &x) in v.iter().enumerate() {
-        if i + 1 < v.len() && v[i + 1] == x {
-            continue;
+/// One distribution curve, drawn from exact quantiles of the values.
+struct Distribution {
+    name: String,
+    jobs: usize,
+    points: Vec<(f64, f64)>,
+    p99: f64,
+}
+
+impl Distribution {
+    /// The curve of `v` (sorted here): every distinct value when there are at most
+    /// [`CDF_POINTS`] values, else the values at ranks ceil(k n / CDF_POINTS), k = 1..
+    fn of(name: &str, mut v: Vec<f64>) -> Distribution {
+        crate::metrics::sort_floats(&mut v);
+        let n = v.len();
+        let at = |rank: usize| v[rank.clamp(1, n) - 1];
+        let mut points: Vec<(f64, f64)> = Vec::new();
+        if n <= CDF_POINTS {
+            for (i, &x) in v.iter().enumerate() {
+                if i + 1 < n && v[i + 1] == x {
+                    continue;
+                }
+                points.push((x, (i + 1) as f64 / n as f64));
+            }
+        } else {
+            for k in 1..=CDF_POINTS {
+                let rank = (k * n).div_ceil(CDF_POINTS);
+                let (x, y) = (at(rank), rank as f64 / n as f64);
+                match points.last_mut() {
+                    Some(last) if last.0 == x => last.1 = y,
+                    _ => points.push((x, y)),
+                }
+            }
         }
-        out.push((x, (i + 1) as f64 / n));
+        Distribution {
+            name: name.to_string(),
+            jobs: n,
+            p99: if n == 0 {
+                0.0
+            } else {
+                at((n as f64 * 0.99).ceil() as usize)
+            },
+            points,
+        }
     }
-    out
 }
 
 impl Chart for Cdf {
@@ -267,8 +387,7 @@ impl Chart for Cdf {
         let x_max = self
             .series
             .iter()
-            .filter(|s| !s.1.is_empty())
-            .map(|s| s.1[((s.1.len() as f64 * 0.99).ceil() as usize).clamp(1, s.1.len()) - 1])
+            .map(|s| s.p99)
             .fold(0.0, f64::max)
             .max(1e-3);
         let mut chart = ChartBuilder::on(root)
@@ -287,17 +406,17 @@ impl Chart for Cdf {
             .label_style(font(14))
             .y_label_formatter(&tick)
             .draw()?;
-        for (i, (name, v)) in self.series.iter().enumerate() {
+        for (i, d) in self.series.iter().enumerate() {
             let c = color(i);
             let mut pts = vec![(0.0, 0.0)];
-            for (x, y) in ecdf(v) {
+            for &(x, y) in &d.points {
                 let prev = pts.last().map(|p| p.1).unwrap_or(0.0);
                 pts.push((x.min(x_max), prev));
                 pts.push((x.min(x_max), y));
             }
             chart
                 .draw_series(LineSeries::new(pts, c.stroke_width(2)))?
-                .label(format!("{name} ({} jobs)", v.len()))
+                .label(format!("{} ({} jobs)", d.name, d.jobs))
                 .legend(legend_line(c));
         }
         chart
@@ -311,52 +430,146 @@ impl Chart for Cdf {
     }
 }
 
-/// Draws every chart of the run folder `dir`; returns the files written.
-pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
-    let summary = read_json(dir, "summary.json")?;
-    let title = summary["scenario"].as_str().unwrap_or("run").to_string();
-    let mut out = Vec::new();
-    if dir.join("timeline.csv").is_file() {
-        let tl = read_timeline(dir)?;
-        if !tl.rows.is_empty() {
-            out.extend(render(dir, "timeline", &Gpus(&tl, &title))?);
-            out.extend(render(dir, "queue", &Queue(&tl, &title))?);
+/// What a run's charts are drawn from: its timeline (binned), its cost by pool, and the
+/// distributions of wait and completion time (exact quantiles), all small.
+pub struct RunCharts {
+    title: String,
+    timeline: Option<Timeline>,
+    costs: Option<Costs>,
+    cdf: Option<Cdf>,
+}
+
+impl RunCharts {
+    /// From a run's data in memory (no file is read).
+    pub fn from_run(out: &RunOutput) -> RunCharts {
+        let title = out.summary.scenario.clone();
+        let (r, w) = (out.result, out.workload);
+        let mut waits = Vec::new();
+        let mut jcts = Vec::new();
+        for (j, rec) in w.jobs.iter().zip(&r.jobs).filter(|(_, rec)| rec.submitted) {
+            if let Some(s) = rec.start {
+                waits.push(s.since(j.submit).hours_f64());
+            }
+            if let (JobOutcome::Completed, Some(e)) = (rec.outcome, rec.end) {
+                jcts.push(e.since(j.submit).hours_f64());
+            }
         }
-    }
-    if dir.join("pools.csv").is_file() {
-        let t = Table::read(&dir.join("pools.csv"))?;
-        let (cp, cb, ci) = (
-            t.need("pool", "pools.csv")?,
-            t.need("busy_cost_usd", "pools.csv")?,
-            t.need("idle_cost_usd", "pools.csv")?,
-        );
-        let n = t.rows.len();
-        out.extend(render(
-            dir,
-            "cost",
-            &Costs {
+        let pool = |k: CostKind, p: usize| {
+            out.ledger
+                .sum_where(|key| key.pool == p as u32 && key.kind == k)
+        };
+        let n = r.pools.len();
+        RunCharts {
+            timeline: Some(timeline_of(out)),
+            costs: Some(Costs {
                 title: title.clone(),
-                pools: (0..n).map(|i| t.text(i, cp).to_string()).collect(),
-                busy: (0..n).map(|i| t.num(i, cb).unwrap_or(0.0)).collect(),
-                idle: (0..n).map(|i| t.num(i, ci).unwrap_or(0.0)).collect(),
-            },
-        )?);
-    }
-    if dir.join("jobs.csv").is_file() {
-        let t = Table::read(&dir.join("jobs.csv"))?;
-        let mut series = Vec::new();
-        for (col, name) in [("wait_s", "wait"), ("jct_s", "JCT")] {
-            let c = t.need(col, "jobs.csv")?;
-            let mut v: Vec<f64> = (0..t.rows.len())
-                .filter_map(|i| t.num(i, c))
-                .map(|s| s / 3600.0)
-                .collect();
-            v.sort_by(f64::total_cmp);
-            series.push((name.to_string(), v));
+                pools: r.pools.iter().map(|p| p.name.clone()).collect(),
+                busy: (0..n)
+                    .map(|p| cents(pool(CostKind::BusyCompute, p)))
+                    .collect(),
+                idle: (0..n)
+                    .map(|p| cents(pool(CostKind::IdleCompute, p)))
+                    .collect(),
+            }),
+            cdf: Some(Cdf {
+                title: title.clone(),
+                series: vec![
+                    Distribution::of("wait", waits),
+                    Distribution::of("JCT", jcts),
+                ],
+            }),
+            title,
         }
-        out.extend(render(dir, "cdf", &Cdf { title, series })?);
+    }
+
+    /// From a run folder's files (for `gpufleet plot`): `summary.json`, and where present
+    /// `timeline.csv`, `pools.csv` and the two time columns of `jobs.csv`, each streamed.
+    pub fn from_dir(dir: &Path) -> Result<RunCharts, ChartError> {
+        let summary = read_json(dir, "summary.json")?;
+        let title = summary["scenario"].as_str().unwrap_or("run").to_string();
+        let timeline = match dir.join("timeline.csv").is_file() {
+            true => Some(read_timeline(dir)?),
+            false => None,
+        };
+        let costs = match dir.join("pools.csv").is_file() {
+            true => {
+                let f = "pools.csv";
+                let mut t = TableStream::open(&dir.join(f))?;
+                let (cp, cb, ci) = (
+                    t.need("pool", f)?,
+                    t.need("busy_cost_usd", f)?,
+                    t.need("idle_cost_usd", f)?,
+                );
+                let mut c = Costs {
+                    title: title.clone(),
+                    pools: Vec::new(),
+                    busy: Vec::new(),
+                    idle: Vec::new(),
+                };
+                while let Some(rec) = t.next_row()? {
+                    let num = |k: usize| rec.get(k).and_then(|x| x.parse().ok()).unwrap_or(0.0);
+                    c.pools.push(rec.get(cp).unwrap_or("").to_string());
+                    c.busy.push(num(cb));
+                    c.idle.push(num(ci));
+                }
+                Some(c)
+            }
+            false => None,
+        };
+        let cdf = match dir.join("jobs.csv").is_file() {
+            true => {
+                let f = "jobs.csv";
+                let mut t = TableStream::open(&dir.join(f))?;
+                let (cw, cj) = (t.need("wait_s", f)?, t.need("jct_s", f)?);
+                let (mut waits, mut jcts) = (Vec::new(), Vec::new());
+                while let Some(rec) = t.next_row()? {
+                    let num = |k: usize| rec.get(k).and_then(|x| x.parse::<f64>().ok());
+                    waits.extend(num(cw).map(|s| s / 3600.0));
+                    jcts.extend(num(cj).map(|s| s / 3600.0));
+                }
+                Some(Cdf {
+                    title: title.clone(),
+                    series: vec![
+                        Distribution::of("wait", waits),
+                        Distribution::of("JCT", jcts),
+                    ],
+                })
+            }
+            false => None,
+        };
+        Ok(RunCharts {
+            title,
+            timeline,
+            costs,
+            cdf,
+        })
+    }
+}
+
+/// Dollars rounded to the cent, as `pools.csv` has them (so a redrawn chart is the same).
+fn cents(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// Draws the charts of `data` into `dir`; returns the files written.
+pub fn plot_run(dir: &Path, data: &RunCharts) -> Result<Vec<PathBuf>, ChartError> {
+    let mut out = Vec::new();
+    if let Some(tl) = data.timeline.as_ref().filter(|t| !t.rows.is_empty()) {
+        out.extend(render(dir, "timeline", &Gpus(tl, &data.title))?);
+        out.extend(render(dir, "queue", &Queue(tl, &data.title))?);
+    }
+    if let Some(c) = &data.costs {
+        out.extend(render(dir, "cost", c)?);
+    }
+    if let Some(c) = &data.cdf {
+        out.extend(render(dir, "cdf", c)?);
     }
     Ok(out)
+}
+
+/// Draws every chart of the run folder `dir` from its files; returns the files written.
+pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
+    plot_run(dir, &RunCharts::from_dir(dir)?)
 }
 
 /// Reads the JSON file `name` of the folder `dir`.

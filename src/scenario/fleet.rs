@@ -37,6 +37,12 @@ impl Scenario {
             egress: super::pricing::moves_egress(None, &mut super::problems::Problems::new()),
             workload: WorkloadSource::Given(Arc::new(workload)),
             faults: None,
+            // A fleet assembled by a caller (a comparison, a TCO candidate) rejects what
+            // it cannot hold, as the comparison expects.
+            limits: super::RunLimits {
+                oversized: super::Oversized::Reject,
+                ..Default::default()
+            },
         }
     }
 

@@ -16,7 +16,9 @@ mod faults;
 mod fgd;
 mod fleet;
 mod gpu_types;
+mod limits;
 mod locate;
+mod oversized;
 mod pools;
 mod pricing;
 mod problems;
@@ -34,6 +36,11 @@ mod workload_source;
 
 pub use compare::{is_compare_scenario, CompareScenario};
 pub use fgd::{is_fgd_scenario, FgdScenario};
+pub use limits::{RunLimits, DEFAULT_MAX_JOBS, MAX_TIMELINE_ROWS};
+pub use oversized::{
+    job_unplaceable, oversized_message, placeable, unplaceable_among, unplaceable_jobs,
+    why_unplaceable, Oversized,
+};
 pub use pricing::MeanRevertingSpec;
 pub use typed::{Scenario, WorkloadSource};
 
@@ -93,14 +100,15 @@ impl fmt::Display for ScenarioError {
 impl Scenario {
     /// Reads and validates a scenario file; data paths are relative to its folder.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-            file: path.to_path_buf(),
-            problems: vec![Problem {
-                path: String::new(),
-                line: None,
-                message: format!("cannot read: {e}"),
-            }],
-        })?;
+        let text = crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
+            .map_err(|e| ScenarioError {
+                file: path.to_path_buf(),
+                problems: vec![Problem {
+                    path: String::new(),
+                    line: None,
+                    message: format!("cannot read: {e}"),
+                }],
+            })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Scenario::parse(&text, path, &base)
     }

@@ -40,6 +40,20 @@ pub struct RawScenario {
     pub savings_plan: Option<super::raw_pricing::RawSavingsPlan>,
     #[serde(default)]
     pub transfer: Option<super::raw_pricing::RawTransfer>,
+    /// The most jobs a run may hold (default 10,000,000).
+    #[serde(default)]
+    pub max_jobs: Option<i64>,
+    /// What to do with jobs no pool can ever hold: `"error"` (default) or `"reject"`.
+    #[serde(default)]
+    pub oversized: Option<RawOversized>,
+}
+
+/// `oversized = "error" | "reject"`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawOversized {
+    Error,
+    Reject,
 }
 
 #[derive(Debug, Deserialize)]

@@ -61,8 +61,8 @@ pub(super) fn synthetic(
     }
 }
 
-/// When a generated workload of `kind` stops: at `until` (the scenario's horizon when
-/// absent) or after `jobs` jobs, whichever comes first; it needs one of them.
+/// When a generated workload of `kind` stops: at `until` (or the scenario's horizon, when
+/// earlier or alone) or after `jobs` jobs, whichever comes first; it needs one of them.
 pub(super) fn end(
     c: &mut Problems,
     kind: &str,
@@ -70,9 +70,12 @@ pub(super) fn end(
     jobs: Option<i64>,
     horizon: Option<SimTime>,
 ) -> Option<SimTime> {
-    let until = match until {
-        Some(u) => c.duration("workload.until", u),
-        None => horizon,
+    // Jobs after the horizon are never submitted: generation stops there too.
+    let until = match (until, horizon) {
+        (Some(u), h) => c
+            .duration("workload.until", u)
+            .map(|u| h.map_or(u, |h| u.min(h))),
+        (None, h) => h,
     };
     if let Some(n) = jobs {
         if n < 1 {

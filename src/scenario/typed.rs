@@ -64,9 +64,21 @@ pub struct Scenario {
     pub workload: WorkloadSource,
     /// Failures, maintenance and checkpointing, if configured.
     pub faults: Option<crate::faults::FaultConfig>,
+    /// `max_jobs` and `oversized`.
+    pub limits: super::RunLimits,
 }
 
 impl Scenario {
+    /// What a generated workload will make, estimated without generating it (`None` for
+    /// a trace, which is read instead).
+    pub fn workload_estimate(&self) -> Option<crate::workload::SizeEstimate> {
+        match &self.workload {
+            WorkloadSource::Synthetic(x) => Some(x.estimate()),
+            WorkloadSource::Model(m) => Some(m.estimate()),
+            _ => None,
+        }
+    }
+
     /// Builds the workload for a run with `seed` (see [`Scenario::workload_from`]).
     pub fn build_workload(
         &self,
@@ -81,10 +93,25 @@ impl Scenario {
         &self,
         streams: &crate::engine::RngStreams,
     ) -> Result<crate::model::Workload, crate::workload::TraceError> {
+        // Every source stops at `max_jobs` (generators one job past it, to tell).
+        let max = self.limits.max_jobs;
+        let over = |n: usize| n as u64 > max;
+        let generated = |file: &str| crate::workload::TraceError::File {
+            file: PathBuf::from(file),
+            reason: crate::workload::too_many_jobs(max),
+        };
         let mut w = match &self.workload {
-            WorkloadSource::Synthetic(spec) => spec.generate(streams),
+            WorkloadSource::Synthetic(spec) => {
+                let mut spec = spec.clone();
+                spec.jobs = Some(spec.jobs.unwrap_or(u64::MAX).min(max.saturating_add(1)));
+                let w = spec.generate(streams);
+                if over(w.jobs.len()) {
+                    return Err(generated("[workload] synthetic"));
+                }
+                w
+            }
             WorkloadSource::Csv { path, bad_rows } => {
-                crate::workload::read_generic_csv(path, *bad_rows)?
+                crate::workload::read_generic_capped(path, *bad_rows, Some(max))?
             }
             WorkloadSource::Trace(spec) => {
                 let gpus: f64 = self
@@ -93,11 +120,24 @@ impl Scenario {
                     .iter()
                     .map(|p| p.nodes as f64 * p.node.gpus as f64)
                     .sum();
+                let mut spec = spec.clone();
+                spec.filter.max_jobs = Some(max);
+                spec.shaping.max_jobs = Some(max);
                 spec.load(streams, gpus)?.0
             }
-            WorkloadSource::Model(m) => m.generate(streams),
+            WorkloadSource::Model(m) => {
+                let mut m = m.clone();
+                m.jobs = Some(m.jobs.unwrap_or(u64::MAX).min(max.saturating_add(1)));
+                let w = m.generate(streams);
+                if over(w.jobs.len()) {
+                    return Err(generated("[workload] model"));
+                }
+                w
+            }
             WorkloadSource::PaiSim { path, options } => {
-                crate::workload::read_pai_sim_csv(path, *options)?
+                let mut o = *options;
+                o.max_jobs = Some(max);
+                crate::workload::read_pai_sim_csv(path, o)?
             }
             WorkloadSource::Given(w) => w.as_ref().clone(),
         };

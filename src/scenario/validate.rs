@@ -7,12 +7,14 @@
 //! 2. **Gate**: stop if anything is wrong, so the later stages see only valid sections.
 //! 3. **Rules across sections**: an elastic pool's billing follows its pricing, and the
 //!    scheduler takes each pool's price per GPU-hour (its own problems, budget and
-//!    tenant weights, are reported once the sections are valid). A new limit over
-//!    several sections (a job cap, a cap on timeline samples, bounded retries) is one
-//!    more function `fn(&mut Problems, &Sections)` called here.
+//!    tenant weights, are reported once the sections are valid). Limits over several
+//!    sections (the job cap, the cap on timeline rows, bounded retries, progress under
+//!    failures, jobs no pool holds) are functions `fn(&mut Problems, &Sections)` listed in
+//!    `limits::RULES`; a new one is one more line there.
 //! 4. **Gate**, then the typed [`Scenario`].
 
 use super::faults::FaultInputs;
+use super::limits::RunLimits;
 use super::pools::Pools;
 use super::problems::Problems;
 use super::raw::RawScenario;
@@ -52,6 +54,8 @@ pub(super) struct Sections {
     pub egress: Egress,
     /// Failures, checkpointing, maintenance and spot interruptions.
     pub faults: Option<FaultConfig>,
+    /// `max_jobs` and `oversized`.
+    pub limits: RunLimits,
 }
 
 /// Validates a parsed scenario; `text` is hashed, `base` resolves data paths.
@@ -61,6 +65,9 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &Path) -> Result<Scen
     c.gate()?;
     super::autoscale::inherit_billing(&mut s.pools.autoscale, &s.pools.pricing, &raw.pools);
     let sched = super::scheduler::scheduler(&mut c, &raw.scheduler, &mut s.pools);
+    for rule in super::limits::RULES {
+        rule(&mut c, &s);
+    }
     c.gate()?;
     Ok(Scenario {
         name: raw.name,
@@ -84,6 +91,7 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &Path) -> Result<Scen
         egress: s.egress,
         workload: s.workload,
         faults: s.faults,
+        limits: s.limits,
     })
 }
 
@@ -109,6 +117,7 @@ fn sections(c: &mut Problems, raw: &RawScenario, base: &Path) -> Sections {
         .map(|t| super::sections::transfer(t, c));
     let egress = super::pricing::moves_egress(transfer.as_ref(), c);
     let faults = super::faults::faults(c, fault_inputs(raw), &pools.specs, base);
+    let limits = limits(c, raw);
     Sections {
         horizon,
         sample_every,
@@ -121,7 +130,24 @@ fn sections(c: &mut Problems, raw: &RawScenario, base: &Path) -> Sections {
         transfer,
         egress,
         faults,
+        limits,
     }
+}
+
+/// `max_jobs` and `oversized`.
+fn limits(c: &mut Problems, raw: &RawScenario) -> RunLimits {
+    let mut l = RunLimits::default();
+    if let Some(m) = raw.max_jobs {
+        if m < 1 {
+            c.err("max_jobs", format!("must be at least 1, got {m}"));
+        } else {
+            l.max_jobs = m as u64;
+        }
+    }
+    if let Some(super::raw::RawOversized::Reject) = raw.oversized {
+        l.oversized = super::Oversized::Reject;
+    }
+    l
 }
 
 /// `horizon` and `timeline_interval`.

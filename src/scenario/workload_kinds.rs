@@ -121,6 +121,7 @@ pub(super) fn trace(c: &mut Problems, t: &RawTrace, base: &Path) -> TraceSpec {
             statuses: t.statuses.clone(),
             min_gpus: t.min_gpus,
             max_gpus: t.max_gpus,
+            max_jobs: None,
         },
         shaping: Shaping {
             window,
@@ -130,6 +131,7 @@ pub(super) fn trace(c: &mut Problems, t: &RawTrace, base: &Path) -> TraceSpec {
                 factor,
                 base: t.load_scale_of.unwrap_or(ScaleBase::Original),
             }),
+            max_jobs: None,
         },
     }
 }

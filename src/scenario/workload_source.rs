@@ -44,6 +44,7 @@ pub(super) fn workload(
                 estimate: pai_estimate(estimate.unwrap_or(RawPaiEstimate::None)),
                 use_gpu_type: *use_gpu_type,
                 bad_rows: bad_rows(*skip_bad_rows),
+                max_jobs: None,
             };
             WorkloadSource::PaiSim { path, options }
         }

@@ -166,6 +166,20 @@ impl Accounting {
         });
     }
 
+    /// Samples so far.
+    pub(super) fn timeline_len(&self) -> usize {
+        self.timeline.len()
+    }
+
+    /// Keeps every other sample (the first, the third, ...).
+    pub(super) fn halve_timeline(&mut self) {
+        let mut i = 0;
+        self.timeline.retain(|_| {
+            i += 1;
+            i % 2 == 1
+        });
+    }
+
     /// Everything counted, in GPU-milliseconds.
     pub(super) fn into_counted(self) -> Counted {
         Counted {

@@ -58,6 +58,11 @@ use crate::engine::{EventQueue, RngStreams, SimTime};
 use crate::model::{Cluster, JobId, PoolSpec, Workload};
 use crate::sched::{PolicyKind, PoolChoice, QueuePolicy, Running};
 
+/// The most timeline rows (samples times pools) a run keeps: past it, every other sample is
+/// dropped and the interval doubles, so the timeline still covers the whole run evenly
+/// (runs far longer than their scenario expected, such as a job of centuries).
+pub const MAX_TIMELINE_ROWS: usize = 1_000_000;
+
 /// Everything a run needs besides the workload.
 #[derive(Debug, Clone)]
 pub struct SimConfig {
@@ -268,6 +273,7 @@ impl<'w> Simulation<'w> {
             if sample_due {
                 sample_due = false;
                 self.sample(t);
+                self.bound_timeline();
                 if (self.cfg.horizon.is_some() || !self.all_done()) && !stop {
                     if let Some(dt) = self.cfg.sample_every {
                         self.queue.schedule(t.plus(dt), Event::Sample);
@@ -332,6 +338,20 @@ impl<'w> Simulation<'w> {
             .collect();
         let (queued, running) = (self.policy.len(), self.running.len());
         self.acct.sample(t, queued, running, nodes, &self.cluster);
+    }
+
+    /// Keeps the timeline under [`MAX_TIMELINE_ROWS`]: at the limit (with an odd number of
+    /// samples, so the newest stays) every other sample goes and the interval doubles.
+    fn bound_timeline(&mut self) {
+        let pools = self.cluster.pools().len().max(1);
+        let cap = (MAX_TIMELINE_ROWS / pools).max(1001);
+        let n = self.acct.timeline_len();
+        if n >= cap && n % 2 == 1 {
+            self.acct.halve_timeline();
+            if let Some(dt) = self.cfg.sample_every.as_mut() {
+                *dt = SimTime(dt.0.saturating_mul(2));
+            }
+        }
     }
 
     fn finish(mut self, end: SimTime) -> RunResult {

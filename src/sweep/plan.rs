@@ -71,7 +71,7 @@ impl Plan {
 
     /// Reads, expands and validates a sweep file.
     pub fn load(path: &Path) -> Result<Plan, SweepError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
             .map_err(|e| SweepError::one(path, None, format!("cannot read: {e}")))?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Plan::parse(&text, path, &base)
@@ -90,16 +90,18 @@ impl Plan {
         let mut problems: Vec<(Option<usize>, String)> = Vec::new();
         let scen_path = base.join(raw.scenario.get_ref());
         let scen_line = Some(line(raw.scenario.span().start));
-        let scen_text = match std::fs::read_to_string(&scen_path) {
-            Ok(t) => t,
-            Err(e) => {
-                return Err(SweepError::one(
-                    file,
-                    scen_line,
-                    format!("scenario {}: cannot read: {e}", scen_path.display()),
-                ))
-            }
-        };
+        let scen_text =
+            match crate::workload::read_small_text(&scen_path, crate::workload::MAX_SCENARIO_BYTES)
+            {
+                Ok(t) => t,
+                Err(e) => {
+                    return Err(SweepError::one(
+                        file,
+                        scen_line,
+                        format!("scenario {}: cannot read: {e}", scen_path.display()),
+                    ))
+                }
+            };
         let doc: toml_edit::DocumentMut = scen_text.parse().map_err(|e| {
             SweepError::one(
                 file,

@@ -127,6 +127,35 @@ impl ArrivalProcess {
     }
 }
 
+/// The expected arrivals over `[0, secs]` at a mean rate of `rate_per_hour` growing by
+/// `growth` per 30-day month: `r M / ln(1 + g) ((1 + g)^(t / M) - 1)` (`r t` without growth).
+pub fn expected_arrivals(rate_per_hour: f64, growth: f64, secs: f64) -> f64 {
+    let r = rate_per_hour / 3600.0;
+    if growth == 0.0 || growth <= -1.0 {
+        return r * secs;
+    }
+    let l = (1.0 + growth).ln();
+    r * MONTH_SECS / l * ((secs / MONTH_SECS * l).exp() - 1.0)
+}
+
+/// The time (seconds) by which `n` arrivals are expected, the inverse of
+/// [`expected_arrivals`]; infinite when they never are (a shrinking rate).
+pub fn expected_time_of(n: f64, rate_per_hour: f64, growth: f64) -> f64 {
+    let r = rate_per_hour / 3600.0;
+    if r.is_nan() || r <= 0.0 {
+        return f64::INFINITY;
+    }
+    if growth == 0.0 || growth <= -1.0 {
+        return n / r;
+    }
+    let l = (1.0 + growth).ln();
+    let arg = 1.0 + n * l / (r * MONTH_SECS);
+    if arg <= 0.0 {
+        return f64::INFINITY;
+    }
+    MONTH_SECS * arg.ln() / l
+}
+
 /// An arrival process with a bad parameter: the field and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {message}")]

@@ -5,13 +5,29 @@ use super::trace::{RowError, RowSink, TraceRow};
 use super::TraceError;
 use std::io::Read;
 
-/// Opens `path` for a CSV reader.
-pub fn open(path: &std::path::Path) -> Result<std::io::BufReader<std::fs::File>, TraceError> {
-    let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
+/// Opens `path` for a CSV reader, its lines at most [`super::MAX_LINE_BYTES`] long.
+pub fn open(
+    path: &std::path::Path,
+) -> Result<std::io::BufReader<super::LineLimit<std::fs::File>>, TraceError> {
+    super::open_limited(path).map_err(|source| TraceError::Io {
         file: path.to_path_buf(),
         source,
-    })?;
-    Ok(std::io::BufReader::with_capacity(1 << 16, file))
+    })
+}
+
+/// A CSV error that is about the file, not one row (it cannot be read on, or a line is
+/// over the length limit): a [`TraceError`] whatever the bad-row rule.
+pub fn fatal(path: &std::path::Path, e: &csv::Error) -> Option<TraceError> {
+    match e.kind() {
+        csv::ErrorKind::Io(io) => Some(TraceError::File {
+            file: path.to_path_buf(),
+            reason: match super::too_long(io) {
+                Some(t) => t.to_string(),
+                None => format!("cannot read: {io}"),
+            },
+        }),
+        _ => None,
+    }
 }
 
 /// A header row without a column the format requires.
@@ -69,7 +85,11 @@ impl<R: Read> CsvRows<R> {
             match rdr.read_record(&mut header) {
                 Ok(true) => {}
                 Ok(false) => return Err(sink.file_error("empty file: no header row")),
-                Err(e) => return Err(sink.file_error(format!("cannot read the header row: {e}"))),
+                Err(e) => {
+                    return Err(fatal(sink.file(), &e).unwrap_or_else(|| {
+                        sink.file_error(format!("cannot read the header row: {e}"))
+                    }))
+                }
             }
         }
         Ok(CsvRows { rdr, header })
@@ -95,6 +115,9 @@ impl<R: Read> CsvRows<R> {
                 Ok(false) => break,
                 Ok(true) => {}
                 Err(e) => {
+                    if let Some(f) = fatal(sink.file(), &e) {
+                        return Err(f);
+                    }
                     let row = e.position().map(|p| p.line()).unwrap_or(line);
                     sink.bad_row(row, "", e.to_string())?;
                     continue;

@@ -23,10 +23,7 @@ pub fn read_expected_curves(
     path: &Path,
     workload: Option<&str>,
 ) -> Result<Vec<ExpectedCurve>, TraceError> {
-    let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
-        file: path.to_path_buf(),
-        source,
-    })?;
+    let file = super::csv_rows::open(path)?;
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(file);

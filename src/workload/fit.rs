@@ -65,11 +65,17 @@ pub fn fit_model(w: &Workload, meta: &TraceMeta, max_tenants: usize) -> Workload
     }
     let mut exp_h = [0.0; 24];
     let mut exp_d = [0.0; 7];
+    // Hours of each kind spanned. Hour k of the trace falls on the same hour of the week
+    // as hour k mod 168, so one week of hours, each weighted by how often it recurs,
+    // covers any span: the loop is bounded by a week, not by the span (two rows 1e15 s
+    // apart cost as little as two rows an hour apart).
     let hours = span_h.ceil().max(1.0) as u64;
-    for k in 0..hours {
+    const WEEK_H: u64 = 168;
+    for k in 0..hours.min(WEEK_H) {
+        let times = (hours / WEEK_H + u64::from(k < hours % WEEK_H)) as f64;
         let (h, d) = hour_and_weekday(meta, k * 3_600_000);
-        exp_h[h] += 1.0;
-        exp_d[d] += 1.0;
+        exp_h[h] += times;
+        exp_d[d] += times;
     }
     let hourly = if span_h >= 24.0 {
         relative(&by_h, &exp_h)

@@ -37,14 +37,24 @@ const REQUIRED: [&str; 4] = ["job_id", "submit_s", "gpus", "duration_s"];
 
 /// Reads a generic CSV trace from `path`.
 pub fn read_generic_csv(path: &Path, bad: BadRows) -> Result<Workload, TraceError> {
-    let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
-        file: path.to_path_buf(),
-        source,
-    })?;
-    read_generic_from(std::io::BufReader::with_capacity(1 << 16, file), path, bad)
+    read_generic_capped(path, bad, None)
 }
 
-fn read_generic_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<Workload, TraceError> {
+/// Reads a generic CSV trace from `path`, failing once it holds more than `max_jobs` jobs.
+pub fn read_generic_capped(
+    path: &Path,
+    bad: BadRows,
+    max_jobs: Option<u64>,
+) -> Result<Workload, TraceError> {
+    read_generic_from(super::csv_rows::open(path)?, path, bad, max_jobs)
+}
+
+fn read_generic_from<R: Read>(
+    input: R,
+    path: &Path,
+    bad: BadRows,
+    max_jobs: Option<u64>,
+) -> Result<Workload, TraceError> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(input);
@@ -90,6 +100,9 @@ fn read_generic_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<Wor
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => {
+                if let Some(f) = super::csv_rows::fatal(path, &e) {
+                    return Err(f);
+                }
                 let row = e.position().map(|p| p.line()).unwrap_or(line);
                 let err = TraceError::Row {
                     file: path.to_path_buf(),
@@ -108,6 +121,9 @@ fn read_generic_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<Wor
         }
         let row = rec.position().map(|p| p.line()).unwrap_or(line);
         match parse_row(&rec, &col, &mut w) {
+            Ok(_) if max_jobs.is_some_and(|m| w.jobs.len() as u64 >= m) => {
+                return Err(file_err(super::trace::too_many_jobs(max_jobs.unwrap_or(0))))
+            }
             Ok(job) => w.jobs.push(job),
             Err((k, reason)) => match bad {
                 BadRows::Stop => {
@@ -286,7 +302,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str, bad: BadRows) -> Result<Workload, TraceError> {
-        read_generic_from(text.as_bytes(), Path::new("t.csv"), bad)
+        read_generic_from(text.as_bytes(), Path::new("t.csv"), bad, None)
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod fit;
 mod formats;
 mod generic_csv;
 mod helios;
+mod line_limit;
 mod load;
 mod model;
 mod openb;
@@ -25,15 +26,23 @@ mod tiresias;
 mod trace;
 mod value;
 
-pub use arrivals::{ArrivalError, ArrivalProcess, Arrivals, MONTH_SECS};
+pub use arrivals::{
+    expected_arrivals, expected_time_of, ArrivalError, ArrivalProcess, Arrivals, MONTH_SECS,
+};
 pub use empirical::read_duration_column;
 pub use fgd_expected::{read_expected_curves, ExpectedCurve};
 pub use fit::{fit_lognormal, fit_model, model_to_toml};
 pub use formats::{FormatOptions, TraceReader};
-pub use generic_csv::{read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS};
+pub use generic_csv::{
+    read_generic_capped, read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS,
+};
 pub use helios::{read_helios, read_helios_from};
+pub use line_limit::{
+    csv_too_long, open_limited, read_line_limited, read_small_text, too_long, LineLimit,
+    LineTooLong, MAX_DATA_FILE_BYTES, MAX_LINE_BYTES, MAX_SCENARIO_BYTES,
+};
 pub use load::{read_format, TraceSpec};
-pub use model::{TenantMix, WorkloadModel};
+pub use model::{SizeEstimate, TenantMix, WorkloadModel};
 pub use openb::{
     group_openb_nodes, openb_workload, read_openb, read_openb_nodes, read_openb_pods, OpenbNode,
     OpenbPod, OpenbPods, OPENB_NODE_COLUMNS, OPENB_POD_COLUMNS,
@@ -50,7 +59,7 @@ pub use stats::{format_datetime, hour_and_weekday, quantile, trace_stats, TraceS
 pub use swf::{read_swf, read_swf_from, SwfHeader, SwfOptions};
 pub use synthetic::{DurationDist, SyntheticSpec};
 pub use tiresias::{read_tiresias, read_tiresias_from};
-pub use trace::{JobStatus, RowFilter, RowSink, TraceFormat, TraceMeta, TraceRow};
+pub use trace::{too_many_jobs, JobStatus, RowFilter, RowSink, TraceFormat, TraceMeta, TraceRow};
 pub use value::{parse_datetime_ms, ValueError};
 
 pub use crate::model::Workload;

@@ -61,7 +61,107 @@ fn pick<T: Copy>(items: &[(T, f64)], rng: &mut impl Rng) -> Option<T> {
     items.last().map(|i| i.0)
 }
 
+/// What a generator will make, estimated without generating: the expected number of jobs
+/// and the expected time of the last arrival.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SizeEstimate {
+    /// Expected jobs.
+    pub jobs: f64,
+    /// Expected time of the last arrival, seconds.
+    pub span_secs: f64,
+    /// True when a `jobs` count bounds the generation (the count is exact).
+    pub exact: bool,
+}
+
+impl SizeEstimate {
+    /// From a job count and an end time (either may be absent), the mean rate and growth.
+    pub fn of(
+        jobs: Option<u64>,
+        until: Option<SimTime>,
+        rate_per_hour: f64,
+        growth: f64,
+    ) -> SizeEstimate {
+        let by_time =
+            until.map(|u| super::arrivals::expected_arrivals(rate_per_hour, growth, u.secs_f64()));
+        match (jobs, by_time) {
+            (Some(n), Some(m)) if (n as f64) <= m => SizeEstimate {
+                jobs: n as f64,
+                span_secs: super::arrivals::expected_time_of(n as f64, rate_per_hour, growth),
+                exact: true,
+            },
+            (_, Some(m)) => SizeEstimate {
+                jobs: m,
+                span_secs: until.map_or(0.0, |u| u.secs_f64()),
+                exact: false,
+            },
+            (Some(n), None) => SizeEstimate {
+                jobs: n as f64,
+                span_secs: super::arrivals::expected_time_of(n as f64, rate_per_hour, growth),
+                exact: true,
+            },
+            (None, None) => SizeEstimate {
+                jobs: f64::INFINITY,
+                span_secs: f64::INFINITY,
+                exact: false,
+            },
+        }
+    }
+}
+
+impl SizeEstimate {
+    /// Jobs to reserve room for: the expected count plus six standard deviations, at most
+    /// `limit` (so a generous limit costs no memory).
+    pub fn capacity_hint(&self, limit: u64) -> usize {
+        let n = if self.exact {
+            self.jobs
+        } else {
+            self.jobs + 6.0 * self.jobs.sqrt() + 16.0
+        };
+        if n.is_finite() {
+            (n.max(0.0) as u64).min(limit).min(1 << 28) as usize
+        } else {
+            0
+        }
+    }
+}
+
+/// The name of generated job `i`: `job-<i>`.
+pub(super) fn job_name(i: u64) -> String {
+    let mut s = String::with_capacity(14);
+    s.push_str("job-");
+    let mut digits = [0u8; 20];
+    let mut k = digits.len();
+    let mut v = i;
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &d in &digits[k..] {
+        s.push(d as char);
+    }
+    s
+}
+
 impl WorkloadModel {
+    /// The time generation stops at when neither `jobs` nor `until` ends it: ten years.
+    pub const DEFAULT_UNTIL: SimTime = SimTime(10 * 365 * 86_400_000);
+
+    /// What [`WorkloadModel::generate`] will make, estimated from the arrival process's
+    /// mean rate (times the multiplier, with growth) without generating.
+    pub fn estimate(&self) -> SizeEstimate {
+        let until = self.until.or(Some(Self::DEFAULT_UNTIL));
+        SizeEstimate::of(
+            self.jobs,
+            until,
+            self.arrivals.mean_rate_per_hour() * self.rate_multiplier,
+            self.growth_per_month,
+        )
+    }
+
     /// Generates the workload from `streams`.
     pub fn generate(&self, streams: &RngStreams) -> Workload {
         let mut w = Workload::default();
@@ -82,8 +182,9 @@ impl WorkloadModel {
         let mut arrivals =
             Arrivals::new(&self.arrivals, self.rate_multiplier, self.growth_per_month);
         let limit = self.jobs.unwrap_or(u64::MAX);
+        w.jobs.reserve(self.estimate().capacity_hint(limit));
         // Without a job count or end time the model is unbounded: stop at ten years.
-        let until = self.until.unwrap_or(SimTime::from_secs(10 * 365 * 86_400));
+        let until = self.until.unwrap_or(Self::DEFAULT_UNTIL);
         let mut i = 0u64;
         while i < limit {
             let Some(t) = arrivals.next_secs(&mut arr_rng) else {
@@ -104,7 +205,7 @@ impl WorkloadModel {
             let preemptible = pre_rng.random::<f64>() < mix.preemptible_share;
             let g = gpus.gpus_f64();
             w.jobs.push(Job {
-                name: format!("job-{i}"),
+                name: job_name(i),
                 submit,
                 gpus,
                 gpu_types: TypeMask::ANY,

@@ -10,6 +10,7 @@
 //! [`openb_workload`] turns pods into a time-based [`Workload`] (submit = creation time,
 //! work = deletion minus scheduled time, tenant = QoS class).
 
+use super::csv_rows::open;
 use super::{BadRows, TraceError};
 use crate::engine::SimTime;
 use crate::model::{GpuRequest, Job, NodeSpec, TypeMask, Workload, MILLI_PER_GPU};
@@ -103,14 +104,6 @@ pub struct OpenbPods {
     pub has_times: bool,
 }
 
-fn open(path: &Path) -> Result<std::io::BufReader<std::fs::File>, TraceError> {
-    let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
-        file: path.to_path_buf(),
-        source,
-    })?;
-    Ok(std::io::BufReader::with_capacity(1 << 16, file))
-}
-
 /// Reads an openb pod list.
 pub fn read_openb_pods(path: &Path, bad: BadRows) -> Result<OpenbPods, TraceError> {
     read_pods_from(open(path)?, path, bad)
@@ -197,12 +190,12 @@ fn each_row<R: Read, T>(
                     },
                 }
             }
-            Err(e) => TraceError::Row {
+            Err(e) => super::csv_rows::fatal(path, &e).ok_or_else(|| TraceError::Row {
                 file: path.to_path_buf(),
                 row: e.position().map(|p| p.line()).unwrap_or(line),
                 column: String::new(),
                 reason: e.to_string(),
-            },
+            })?,
         };
         match bad {
             BadRows::Stop => return Err(err),

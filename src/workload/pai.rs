@@ -107,7 +107,12 @@ pub fn read_pai_job_table_from<R: Read>(
                 Some(("job_name", "missing value".to_string()))
             }
             Ok(true) => None,
-            Err(e) => Some(("", e.to_string())),
+            Err(e) => {
+                if let Some(f) = super::csv_rows::fatal(path, &e) {
+                    return Err(f);
+                }
+                Some(("", e.to_string()))
+            }
         };
         if let Some((col, reason)) = problem {
             match bad {

@@ -123,7 +123,12 @@ pub fn read_pai_machines_from<R: Read>(
                 }
                 Ok((nonneg(2)?, nonneg(3)?, gpus as u32))
             })(),
-            Err(e) => Err(("", e.to_string())),
+            Err(e) => {
+                if let Some(f) = super::csv_rows::fatal(path, &e) {
+                    return Err(f);
+                }
+                Err(("", e.to_string()))
+            }
         };
         let (cpu, mem, gpus) = match parsed {
             Ok(v) => v,

@@ -63,15 +63,13 @@ pub struct PaiSimOptions {
     pub use_gpu_type: bool,
     /// Bad-row handling.
     pub bad_rows: BadRows,
+    /// Stop with an error past this many jobs (the scenario's `max_jobs`).
+    pub max_jobs: Option<u64>,
 }
 
 /// Reads a PAI simulator CSV from `path`.
 pub fn read_pai_sim_csv(path: &Path, opts: PaiSimOptions) -> Result<Workload, TraceError> {
-    let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
-        file: path.to_path_buf(),
-        source,
-    })?;
-    read_pai_sim_from(std::io::BufReader::with_capacity(1 << 16, file), path, opts)
+    read_pai_sim_from(super::csv_rows::open(path)?, path, opts)
 }
 
 /// Reads a PAI simulator CSV from any reader (`path` names it in errors).
@@ -122,10 +120,21 @@ pub fn read_pai_sim_from<R: Read>(
         let res = match rdr.read_record(&mut rec) {
             Ok(false) => break,
             Ok(true) => parse_row(&rec, &col, &mut w, opts),
-            Err(e) => Err((usize::MAX, e.to_string())),
+            Err(e) => {
+                if let Some(f) = super::csv_rows::fatal(path, &e) {
+                    return Err(f);
+                }
+                Err((usize::MAX, e.to_string()))
+            }
         };
         let row = rec.position().map(|p| p.line()).unwrap_or(line);
         match res {
+            Ok(_) if opts.max_jobs.is_some_and(|m| w.jobs.len() as u64 >= m) => {
+                return Err(TraceError::File {
+                    file: path.to_path_buf(),
+                    reason: super::trace::too_many_jobs(opts.max_jobs.unwrap_or(0)),
+                })
+            }
             Ok((job, submit_s, r)) => {
                 rounded += r as u64;
                 keys.push((submit_s, job.name.clone()));

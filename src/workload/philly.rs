@@ -194,6 +194,9 @@ enum At {
     After,
 }
 
+/// The longest job object read (a real one, with its attempts, is a few kilobytes).
+const MAX_OBJECT_BYTES: usize = 4 * super::MAX_LINE_BYTES;
+
 /// Splits a JSON array of objects into the objects' bytes without parsing them, calling
 /// `f(line, object)` for each (`line` is where the object starts). Streams through
 /// `input` holding one object at a time. Commas between objects are not checked; any
@@ -261,6 +264,14 @@ fn for_each_object<R: BufRead>(
                     }
                 }
                 obj.extend_from_slice(&buf[start..i]);
+                if obj.len() > MAX_OBJECT_BYTES {
+                    return Ok(Err((
+                        obj_line,
+                        format!(
+                            "a job object longer than {MAX_OBJECT_BYTES} bytes (the limit of one job)"
+                        ),
+                    )));
+                }
                 if done {
                     f(obj_line, &obj)?;
                     obj.clear();

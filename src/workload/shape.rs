@@ -39,6 +39,8 @@ pub struct Shaping {
     pub time_compression: Option<f64>,
     /// Thin or replicate jobs to reach a target GPU demand.
     pub load_scale: Option<LoadScale>,
+    /// The most jobs replication may make (the scenario's `max_jobs`).
+    pub max_jobs: Option<u64>,
 }
 
 /// GPU-seconds of work of the jobs (the demand the load scale targets).
@@ -74,6 +76,18 @@ pub enum ShapeError {
     /// `load_scale_of = "capacity"` with no GPUs or a trace of no length.
     #[error("scaling to capacity needs GPUs in the cluster and a trace spanning some time")]
     NoCapacity,
+    /// Replication would make more jobs than `max_jobs` (checked before any copy is made).
+    #[error("load_scale {factor}: replicating {jobs} jobs to about {expect} is more than max_jobs ({max}); lower load_scale or set max_jobs higher")]
+    TooManyJobs {
+        /// The factor.
+        factor: f64,
+        /// Jobs before scaling.
+        jobs: usize,
+        /// Jobs the scaling would make (about).
+        expect: f64,
+        /// The limit.
+        max: u64,
+    },
 }
 
 impl Shaping {
@@ -170,6 +184,15 @@ impl Shaping {
         }
         // Replicate: whole copies of every job, then copies of random jobs for the rest.
         // Copies arrive with their original (same submit time), named `<name>#<k>`.
+        let expect = w.jobs.len() as f64 * target / demand;
+        if let Some(max) = self.max_jobs.filter(|&m| expect > m as f64) {
+            return Err(ShapeError::TooManyJobs {
+                factor: s.factor,
+                jobs: w.jobs.len(),
+                expect: expect.round(),
+                max,
+            });
+        }
         let whole = (target / demand).floor() as usize;
         let originals = w.jobs.len();
         let mut acc = demand * whole as f64;

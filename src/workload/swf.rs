@@ -190,17 +190,16 @@ pub fn read_swf_from<R: BufRead>(
     let mut line_no = 0u64;
     let mut base_ms: Option<i64> = None;
     loop {
-        buf.clear();
-        let n = input
-            .read_until(b'\n', &mut buf)
-            .map_err(|source| TraceError::Io {
+        line_no += 1;
+        let more = super::read_line_limited(&mut input, &mut buf, line_no).map_err(|source| {
+            TraceError::Io {
                 file: path.to_path_buf(),
                 source,
-            })?;
-        if n == 0 {
+            }
+        })?;
+        if !more {
             break;
         }
-        line_no += 1;
         let Ok(line) = std::str::from_utf8(&buf) else {
             sink.bad_row(line_no, "", "not UTF-8 text".into())?;
             continue;

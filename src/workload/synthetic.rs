@@ -125,6 +125,11 @@ fn pick<T: Copy>(items: &[(T, f64)], total: f64, rng: &mut impl Rng) -> T {
 }
 
 impl SyntheticSpec {
+    /// What [`SyntheticSpec::generate`] will make, estimated without generating.
+    pub fn estimate(&self) -> super::model::SizeEstimate {
+        super::model::SizeEstimate::of(self.jobs, self.until, self.rate_per_hour, 0.0)
+    }
+
     /// Generates the workload from `streams` (streams "arrivals", "sizes", "durations",
     /// "tenants", "preemptible").
     pub fn generate(&self, streams: &RngStreams) -> Workload {
@@ -148,6 +153,7 @@ impl SyntheticSpec {
         let gap = Exp::new(self.rate_per_hour / 3600.0).ok();
         let mut t_secs = 0.0f64;
         let limit = self.jobs.unwrap_or(u64::MAX);
+        w.jobs.reserve(self.estimate().capacity_hint(limit));
         let mut i = 0u64;
         while i < limit {
             t_secs += gap
@@ -167,7 +173,7 @@ impl SyntheticSpec {
             let preemptible = pre_rng.random::<f64>() < self.preemptible_share;
             let g = gpus.gpus_f64();
             w.jobs.push(Job {
-                name: format!("job-{i}"),
+                name: super::model::job_name(i),
                 submit,
                 gpus,
                 gpu_types: TypeMask::ANY,

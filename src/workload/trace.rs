@@ -96,6 +96,17 @@ pub struct RowFilter {
     pub min_gpus: Option<f64>,
     /// Keep only jobs with at most this many GPUs.
     pub max_gpus: Option<f64>,
+    /// Stop with an error once more jobs than this are kept (the scenario's `max_jobs`):
+    /// memory stays bounded whatever the file's size.
+    pub max_jobs: Option<u64>,
+}
+
+/// The error of a read or a generation that would keep more than `max` jobs.
+pub fn too_many_jobs(max: u64) -> String {
+    format!(
+        "more than {max} jobs (max_jobs, the most a run holds in memory: about 0.5 KB a job); \
+         set max_jobs higher in the scenario, or filter the trace (start/end, statuses)"
+    )
 }
 
 /// What a read learned about the trace beyond its jobs.
@@ -223,6 +234,10 @@ impl RowSink {
         if f.max_gpus.is_some_and(|m| g > m) {
             self.drop_row("more GPUs than max_gpus");
             return Ok(());
+        }
+        if f.max_jobs.is_some_and(|m| self.jobs.len() as u64 >= m) {
+            let m = f.max_jobs.unwrap_or(0);
+            return Err(self.file_error(too_many_jobs(m)));
         }
         let tenant = match self.tenants.get(r.tenant) {
             Some(&t) => t,

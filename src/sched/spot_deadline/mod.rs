@@ -17,7 +17,7 @@ mod uniform_progress;
 
 pub use greedy::Greedy;
 pub use on_demand_only::OnDemandOnly;
-pub use optimum::{brute_force_cost, optimal_cost};
+pub use optimum::{brute_force_cost, optimal_cost, optimum_steps, MAX_OPTIMUM_STEPS};
 pub use spec::{
     problem_at, read_trace, run_spec, ticks, DeadlinePrices, DeadlineRow, DeadlineSpec,
 };

@@ -43,10 +43,30 @@ impl Slots {
     }
 }
 
+/// The most steps (state-action evaluations) the optimum may take for one start: about a
+/// few seconds of work. [`optimum_steps`] says how many a problem needs.
+pub const MAX_OPTIMUM_STEPS: f64 = 1e9;
+
+/// Steps [`optimal_cost`] takes on `p`: ticks x progress x states per progress x 3 actions
+/// (0 when the problem is infeasible at once: a changeover plus the work past the deadline).
+pub fn optimum_steps(p: &DeadlineProblem) -> f64 {
+    if p.changeover as u64 + p.work as u64 > p.deadline as u64 {
+        return 0.0;
+    }
+    let per = 2.0 + p.changeover as f64 + p.age_cap() as f64;
+    p.deadline as f64 * p.work as f64 * per * 3.0
+}
+
 /// The least cost of finishing `p.work` by `p.deadline`, or `None` if impossible.
 /// Backward induction over ticks; a state is (progress, mode, changeover left, spot age).
-/// Memory grows with work x (changeover + first hour), time with that times the deadline.
+/// Memory grows with work x (changeover + first hour), time with that times the deadline
+/// (see [`optimum_steps`]; callers bound it by [`MAX_OPTIMUM_STEPS`]).
 pub fn optimal_cost(p: &DeadlineProblem) -> Option<f64> {
+    // Every instance start spends `changeover` ticks without progress: with fewer ticks
+    // than that plus the work, no schedule meets the deadline.
+    if p.changeover as u64 + p.work as u64 > p.deadline as u64 {
+        return None;
+    }
     let w = p.work as usize;
     let slots = Slots {
         d: p.changeover,

@@ -143,7 +143,22 @@ pub fn run_spec(spec: &DeadlineSpec) -> Result<Vec<DeadlineRow>, SpotTraceError>
         });
     }
     let room = n - span;
-    let k = spec.starts.max(1) as usize;
+    // More starts than ticks to start at would repeat starts.
+    let k = (spec.starts.max(1) as usize).min(room + 1);
+    let steps = super::optimum::optimum_steps(&problem_at(spec, &avail, &prices, tick, 0));
+    if steps * k as f64 > super::optimum::MAX_OPTIMUM_STEPS {
+        return Err(SpotTraceError::Row {
+            file: spec.trace.display().to_string(),
+            line: 1,
+            field: "spot_deadline".into(),
+            message: format!(
+                "the omniscient optimum over {k} start(s) would take about {:.1e} steps (deadline x work x (changeover + first hour), in ticks of {} s), more than {:.0e}: use a shorter changeover or deadline, fewer starts, or a coarser trace",
+                steps * k as f64,
+                tick.secs_text(),
+                super::optimum::MAX_OPTIMUM_STEPS
+            ),
+        });
+    }
     let mut rows = Vec::new();
     for i in 0..k {
         let start = if k == 1 { 0 } else { room * i / (k - 1) };

@@ -1,0 +1,173 @@
+//! `gpufleet run` end to end against the replay alone: 1,000,000 generated jobs on 1,024
+//! GPUs (128 nodes x 8) at about 90 % offered load under FIFO, then 10,000,000 jobs on
+//! 16,384 GPUs with node failures and checkpointing.
+//!
+//! Each case is timed twice: the replay alone (the simulation of an already generated
+//! workload, in this process), then the `gpufleet` binary on the same scenario file, with
+//! every output and chart, as a user runs it (wall time, CPU time and peak memory of the
+//! child process). On a shared machine wall time depends on the load; CPU time does less.
+//!
+//! Run: `cargo bench --bench end_to_end` (`-- quick` for the 1M case only). Targets: end
+//! to end within 1.5x of the replay alone at 1M jobs, peak memory under 1 GB; 10M jobs
+//! under 60 s and 8 GB; no SVG over 1 MB.
+
+use gpufleet::engine::RngStreams;
+use gpufleet::scenario::Scenario;
+use gpufleet::sim::Simulation;
+use std::path::Path;
+use std::time::Instant;
+
+/// CPU seconds used so far by this process (all threads).
+fn cpu_secs() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid timespec to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+/// A scenario of `jobs` jobs on `nodes` nodes of 8 GPUs at 90 % load (sizes and durations
+/// of `benches/replay.rs`: mean 3.56 GPUs, log-normal median 30 min, sigma 1: mean 0.824 h).
+fn scenario(jobs: u64, nodes: u32, failures: bool) -> String {
+    let gpus = nodes as f64 * 8.0;
+    let rate = 0.9 * gpus / (3.56 * 0.5 * (0.5f64).exp());
+    let faults = if failures {
+        // Meta's research clusters: 6.50 failures per 1,000 node-days (ECONOMICS.md).
+        "[failures]\nrate_per_node_day = 6.5e-3\nrepair = \"4h\"\n\n[checkpoint]\ninterval = \"young\"\nwrite_time = \"1m\"\nrestart_overhead = \"5m\"\n"
+    } else {
+        ""
+    };
+    format!(
+        r#"name = "e2e-{jobs}"
+seed = 1
+timeline_interval = "1h"
+max_jobs = {jobs}
+
+[[pools]]
+name = "p"
+gpu_type = "H100"
+kind = "owned"
+nodes = {nodes}
+gpus_per_node = 8
+cpu_cores_per_node = 128
+memory_gib_per_node = 1024
+price_per_node_hour = 12.0
+
+[scheduler]
+policy = "fifo"
+
+[workload]
+kind = "synthetic"
+rate_per_hour = {rate}
+jobs = {jobs}
+sizes = [
+  {{ gpus = 1, weight = 50 }}, {{ gpus = 2, weight = 15 }}, {{ gpus = 4, weight = 15 }},
+  {{ gpus = 8, weight = 15 }}, {{ gpus = 16, weight = 4 }}, {{ gpus = 32, weight = 1 }},
+]
+duration = {{ kind = "lognormal", median = "30m", sigma = 1.0 }}
+tenants = [ {{ name = "a", weight = 1 }}, {{ name = "b", weight = 1 }} ]
+cpu_cores_per_gpu = 8
+memory_gib_per_gpu = 64
+
+{faults}"#
+    )
+}
+
+/// Wall seconds, CPU seconds and peak memory (MiB) of `gpufleet run FILE --out OUT -q`.
+// The child is reaped by `wait4` (for its resource usage), which clippy cannot see.
+#[allow(clippy::zombie_processes)]
+fn run_binary(file: &Path, out: &Path) -> (f64, f64, f64) {
+    let t0 = Instant::now();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_gpufleet"))
+        .arg("run")
+        .arg(file)
+        .arg("--out")
+        .arg(out)
+        .arg("-q")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("gpufleet runs");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage to fill; `pid` is our child.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    let wall = t0.elapsed().as_secs_f64();
+    assert_eq!(status, 0, "gpufleet run failed");
+    let cpu = ru.ru_utime.tv_sec as f64
+        + ru.ru_utime.tv_usec as f64 * 1e-6
+        + ru.ru_stime.tv_sec as f64
+        + ru.ru_stime.tv_usec as f64 * 1e-6;
+    (wall, cpu, ru.ru_maxrss as f64 / 1024.0)
+}
+
+fn case(jobs: u64, nodes: u32, failures: bool) {
+    let dir = std::env::temp_dir().join(format!("gpufleet-e2e-{}-{jobs}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("scenario.toml");
+    std::fs::write(&file, scenario(jobs, nodes, failures)).expect("scenario written");
+    let s = Scenario::load(&file).expect("valid scenario");
+    let streams = RngStreams::new(s.seed);
+    let w = s.workload_from(&streams).expect("workload");
+    // The replay alone, as benches/replay.rs times it.
+    let (t0, c0) = (Instant::now(), cpu_secs());
+    let mut sim = Simulation::new(s.sim.clone(), &w).with_placement_rng(&streams);
+    if let Some(f) = &s.faults {
+        sim = sim.with_faults(f.clone(), &streams);
+    }
+    let r = sim.run();
+    let (replay_wall, replay_cpu) = (t0.elapsed().as_secs_f64(), cpu_secs() - c0);
+    let events = r.events;
+    drop(r);
+    drop(w);
+    // The phases of a run in this process (CPU seconds, all threads).
+    let c = cpu_secs();
+    let w = s.workload_from(&streams).expect("workload");
+    let c_gen = cpu_secs() - c;
+    let c = cpu_secs();
+    let e = gpufleet::run::execute_workload(&s, w, &streams);
+    let c_exec = cpu_secs() - c - e.sim_wall.as_secs_f64().min(cpu_secs() - c);
+    let c = cpu_secs();
+    gpufleet::run::write_folder(&s, &e, &dir.join("phases")).expect("folder written");
+    let c_write = cpu_secs() - c;
+    println!(
+        "  phases (CPU s): generate {c_gen:.2}, simulate {:.2} (wall), price and summarise {c_exec:.2}, write the folder {c_write:.2}",
+        e.sim_wall.as_secs_f64()
+    );
+    std::mem::forget(e);
+    let out = dir.join("out");
+    let (wall, cpu, rss) = run_binary(&file, &out);
+    let biggest_svg = std::fs::read_dir(&out)
+        .expect("output folder")
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "svg"))
+        .map(|e| e.metadata().map(|m| m.len()).unwrap_or(0))
+        .max()
+        .unwrap_or(0);
+    let jobs_csv = std::fs::metadata(out.join("jobs.csv"))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    println!(
+        "{jobs:>9} jobs on {:>6} GPUs{}: replay alone {replay_wall:.2} s wall / {replay_cpu:.2} s CPU ({:.1} M events/s); \
+         gpufleet run {wall:.2} s wall / {cpu:.2} s CPU = {:.2}x / {:.2}x the replay; peak {rss:.0} MiB; \
+         jobs.csv {:.0} MB, largest SVG {:.0} KB",
+        nodes * 8,
+        if failures { " with failures" } else { "" },
+        events as f64 / replay_wall / 1e6,
+        wall / replay_wall,
+        cpu / replay_cpu,
+        jobs_csv as f64 / 1e6,
+        biggest_svg as f64 / 1e3,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "quick");
+    case(1_000_000, 128, false);
+    if !quick {
+        case(10_000_000, 2048, true);
+    }
+}

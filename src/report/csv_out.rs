@@ -1,0 +1,435 @@
+//! Output tables as data: a column is a name, a type and a function from a row to a
+//! [`Cell`]; one fast CSV writer turns rows into bytes (a Parquet writer can take the same
+//! columns). Numbers are formatted by hand, not through `format!`'s exact path: integers
+//! digit by digit, floats as a rounded integer of millionths, so a million-row `jobs.csv`
+//! costs about as much as the simulation that made it.
+//!
+//! Floats always carry a decimal point (`12.0`, `0.5`), so pandas and polars infer a float
+//! column from its first rows; integers never do.
+
+use crate::engine::SimTime;
+use std::io::Write;
+
+/// One value of an output table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cell<'a> {
+    /// No value (an empty field).
+    Empty,
+    /// An integer.
+    Int(i64),
+    /// A float, to 6 decimals, trailing zeros trimmed, at least one decimal.
+    Float(f64),
+    /// A float to exactly this many decimals (money: `Fixed(x, 2)`).
+    Fixed(f64, u8),
+    /// Seconds of simulated time, to the millisecond, at least one decimal.
+    Secs(SimTime),
+    /// Text (quoted when it holds a comma, a quote or a line break).
+    Text(&'a str),
+}
+
+/// The type of a column (for writers that declare a schema).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    /// Integers ([`Cell::Int`]).
+    Int,
+    /// Floats ([`Cell::Float`], [`Cell::Fixed`], [`Cell::Secs`]).
+    Float,
+    /// Text ([`Cell::Text`]).
+    Text,
+}
+
+/// One column of an output table over rows of type `R`.
+pub struct Column<R> {
+    /// Header name (documented in `docs/outputs.md`).
+    pub name: &'static str,
+    /// Its type.
+    pub kind: ColumnType,
+    /// The value of a row.
+    pub cell: for<'r> fn(&'r R) -> Cell<'r>,
+}
+
+impl<R> Column<R> {
+    /// A column named `name` of type `kind` computed by `cell`.
+    pub const fn new(
+        name: &'static str,
+        kind: ColumnType,
+        cell: for<'r> fn(&'r R) -> Cell<'r>,
+    ) -> Column<R> {
+        Column { name, kind, cell }
+    }
+}
+
+/// Bytes buffered before they go to the underlying writer.
+const FLUSH_AT: usize = 1 << 16;
+
+/// Writes CSV rows of cells into `W`, buffering on its own.
+pub struct CsvOut<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+}
+
+impl<W: Write> CsvOut<W> {
+    /// A writer into `out`.
+    pub fn new(out: W) -> CsvOut<W> {
+        CsvOut {
+            out,
+            buf: Vec::with_capacity(FLUSH_AT + 4096),
+        }
+    }
+
+    /// Writes the header row of `columns`.
+    pub fn header<R>(&mut self, columns: &[Column<R>]) -> std::io::Result<()> {
+        for (i, c) in columns.iter().enumerate() {
+            if i > 0 {
+                self.buf.push(b',');
+            }
+            text(&mut self.buf, c.name);
+        }
+        self.end_row()
+    }
+
+    /// Writes one row: every column's cell of `row`.
+    pub fn row<R>(&mut self, columns: &[Column<R>], row: &R) -> std::io::Result<()> {
+        for (i, c) in columns.iter().enumerate() {
+            if i > 0 {
+                self.buf.push(b',');
+            }
+            cell(&mut self.buf, (c.cell)(row));
+        }
+        self.end_row()
+    }
+
+    fn end_row(&mut self) -> std::io::Result<()> {
+        self.buf.push(b'\n');
+        if self.buf.len() >= FLUSH_AT {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Flushes what is buffered and returns the writer.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.out.write_all(&self.buf)?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// Rows formatted per parallel task by [`write_rows_par`].
+const BLOCK: usize = 8192;
+
+/// Writes a whole table of `n` candidate rows into `out`: `row(i)` gives row `i` (or
+/// `None` to leave it out). Blocks of rows are formatted in parallel (rayon), a bounded
+/// number at a time, and written in order: the bytes are those of [`write_table`] over
+/// the same rows, whatever the number of threads.
+pub fn write_rows_par<R, W: Write>(
+    out: W,
+    columns: &[Column<R>],
+    n: usize,
+    row: impl Fn(usize) -> Option<R> + Sync,
+) -> std::io::Result<W> {
+    use rayon::prelude::*;
+    let mut w = CsvOut::new(out);
+    w.header(columns)?;
+    w.out.write_all(&w.buf)?;
+    w.buf.clear();
+    let blocks = n.div_ceil(BLOCK);
+    let at_once = 4 * rayon::current_num_threads().max(1);
+    let mut first = 0;
+    while first < blocks {
+        let last = (first + at_once).min(blocks);
+        let bufs: Vec<Vec<u8>> = (first..last)
+            .into_par_iter()
+            .map(|b| {
+                let mut buf = Vec::with_capacity(BLOCK * 160);
+                for i in b * BLOCK..((b + 1) * BLOCK).min(n) {
+                    if let Some(r) = row(i) {
+                        for (k, c) in columns.iter().enumerate() {
+                            if k > 0 {
+                                buf.push(b',');
+                            }
+                            cell(&mut buf, (c.cell)(&r));
+                        }
+                        buf.push(b'\n');
+                    }
+                }
+                buf
+            })
+            .collect();
+        for b in &bufs {
+            w.out.write_all(b)?;
+        }
+        first = last;
+    }
+    w.finish()
+}
+
+/// Writes a whole table (header, then each row) into `out`.
+pub fn write_table<R, W: Write>(
+    out: W,
+    columns: &[Column<R>],
+    rows: impl IntoIterator<Item = R>,
+) -> std::io::Result<W> {
+    let mut w = CsvOut::new(out);
+    w.header(columns)?;
+    for r in rows {
+        w.row(columns, &r)?;
+    }
+    w.finish()
+}
+
+/// Appends the CSV text of `c`.
+pub fn cell(buf: &mut Vec<u8>, c: Cell) {
+    match c {
+        Cell::Empty => {}
+        Cell::Int(i) => int(buf, i),
+        Cell::Float(x) => float6(buf, x),
+        Cell::Fixed(x, d) => fixed(buf, x, d),
+        Cell::Secs(t) => secs(buf, t),
+        Cell::Text(s) => text(buf, s),
+    }
+}
+
+/// Appends `s`, quoted (quotes doubled) if it holds a comma, a quote or a line break.
+fn text(buf: &mut Vec<u8>, s: &str) {
+    let b = s.as_bytes();
+    if !b.iter().any(|&c| matches!(c, b',' | b'"' | b'\n' | b'\r')) {
+        buf.extend_from_slice(b);
+        return;
+    }
+    buf.push(b'"');
+    for &c in b {
+        if c == b'"' {
+            buf.push(b'"');
+        }
+        buf.push(c);
+    }
+    buf.push(b'"');
+}
+
+/// Two-digit pairs "00".."99", for formatting two digits per division.
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Appends the decimal digits of `v`.
+fn uint(buf: &mut Vec<u8>, mut v: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    while v >= 100 {
+        let k = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&PAIRS[k..k + 2]);
+    }
+    if v >= 10 {
+        let k = v as usize * 2;
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&PAIRS[k..k + 2]);
+    } else {
+        i -= 1;
+        tmp[i] = b'0' + v as u8;
+    }
+    buf.extend_from_slice(&tmp[i..]);
+}
+
+/// Appends `v` in decimal.
+pub fn int(buf: &mut Vec<u8>, v: i64) {
+    if v < 0 {
+        buf.push(b'-');
+    }
+    uint(buf, v.unsigned_abs());
+}
+
+/// Appends `frac` (below `10^D`) as exactly `D` digits, then drops trailing zeros down
+/// to `KEEP` digits (the constants let every division become a multiplication).
+#[inline]
+fn frac_digits<const D: usize, const KEEP: usize>(buf: &mut Vec<u8>, frac: u64) {
+    if frac == 0 {
+        buf.extend_from_slice(&[b'0'; D][..KEEP]);
+        return;
+    }
+    let mut tmp = [b'0'; D];
+    let mut f = frac;
+    for slot in tmp.iter_mut().rev() {
+        *slot = b'0' + (f % 10) as u8;
+        f /= 10;
+    }
+    let mut n = D;
+    while n > KEEP && tmp[n - 1] == b'0' {
+        n -= 1;
+    }
+    buf.extend_from_slice(&tmp[..n]);
+}
+
+/// Appends a non-finite float as text pandas and polars read (`NaN`, `inf`, `-inf`).
+fn non_finite(buf: &mut Vec<u8>, x: f64) {
+    buf.extend_from_slice(if x.is_nan() {
+        b"NaN"
+    } else if x > 0.0 {
+        b"inf"
+    } else {
+        b"-inf"
+    });
+}
+
+/// Appends `x` rounded to `D` decimals (half away from zero, of `x * 10^D` in double
+/// precision), trailing zeros dropped down to `KEEP` decimals. Never `-0`.
+#[inline]
+fn decimals<const D: usize, const KEEP: usize>(buf: &mut Vec<u8>, x: f64) {
+    if !x.is_finite() {
+        return non_finite(buf, x);
+    }
+    let scale = 10u64.pow(D as u32);
+    let y = x * scale as f64;
+    if y.is_nan() || y.abs() >= 9.0e15 {
+        // Beyond exact integers in a double: the slow exact path (rare: >= 9e9 at 6 decimals).
+        let s = format!("{x:.D$}");
+        let s = if KEEP < D {
+            let t = s.trim_end_matches('0');
+            if t.ends_with('.') {
+                format!("{t}{}", "0".repeat(KEEP.max(1)))
+            } else {
+                t.to_string()
+            }
+        } else {
+            s
+        };
+        buf.extend_from_slice(s.as_bytes());
+        return;
+    }
+    // Half away from zero (`f64::round` without the call): exact below 2^53.
+    let v = if y >= 0.0 {
+        (y + 0.5) as i64
+    } else {
+        -((0.5 - y) as i64)
+    };
+    if v < 0 {
+        buf.push(b'-');
+    }
+    let a = v.unsigned_abs();
+    uint(buf, a / scale);
+    if D > 0 {
+        buf.push(b'.');
+        frac_digits::<D, KEEP>(buf, a % scale);
+    }
+}
+
+/// Appends `x` to 6 decimals, trailing zeros trimmed, at least one decimal (`12.0`).
+pub fn float6(buf: &mut Vec<u8>, x: f64) {
+    decimals::<6, 1>(buf, x);
+}
+
+/// Appends `x` to exactly `d` decimals (`12.50` for 2; at most 9).
+pub fn fixed(buf: &mut Vec<u8>, x: f64, d: u8) {
+    match d {
+        0 => decimals::<0, 0>(buf, x),
+        1 => decimals::<1, 1>(buf, x),
+        2 => decimals::<2, 2>(buf, x),
+        3 => decimals::<3, 3>(buf, x),
+        4 => decimals::<4, 4>(buf, x),
+        5 => decimals::<5, 5>(buf, x),
+        6 => decimals::<6, 6>(buf, x),
+        7 => decimals::<7, 7>(buf, x),
+        8 => decimals::<8, 8>(buf, x),
+        _ => decimals::<9, 9>(buf, x),
+    }
+}
+
+/// Appends the seconds of `t` to the millisecond, trailing zeros trimmed, at least one
+/// decimal (`12.0`, `0.5`, `90.125`).
+pub fn secs(buf: &mut Vec<u8>, t: SimTime) {
+    uint(buf, t.0 / 1000);
+    buf.push(b'.');
+    frac_digits::<3, 1>(buf, t.0 % 1000);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(c: Cell) -> String {
+        let mut b = Vec::new();
+        cell(&mut b, c);
+        String::from_utf8(b).unwrap()
+    }
+
+    #[test]
+    fn floats_always_carry_a_decimal_point() {
+        assert_eq!(s(Cell::Float(2507592.0)), "2507592.0");
+        assert_eq!(s(Cell::Float(0.5)), "0.5");
+        assert_eq!(s(Cell::Float(0.0)), "0.0");
+        assert_eq!(s(Cell::Float(-0.0)), "0.0");
+        assert_eq!(s(Cell::Float(-1e-9)), "0.0");
+        assert_eq!(s(Cell::Float(-2.25)), "-2.25");
+        assert_eq!(s(Cell::Float(1.0 / 3.0)), "0.333333");
+        assert_eq!(s(Cell::Float(2.0 / 3.0)), "0.666667");
+        assert_eq!(s(Cell::Float(1e12)), "1000000000000.0");
+        assert_eq!(s(Cell::Float(f64::NAN)), "NaN");
+        assert_eq!(s(Cell::Float(f64::NEG_INFINITY)), "-inf");
+    }
+
+    #[test]
+    fn fixed_decimals_and_seconds() {
+        assert_eq!(s(Cell::Fixed(12.5, 2)), "12.50");
+        assert_eq!(s(Cell::Fixed(-0.001, 2)), "0.00");
+        assert_eq!(s(Cell::Fixed(1.23456, 4)), "1.2346");
+        assert_eq!(s(Cell::Fixed(7.0, 0)), "7");
+        assert_eq!(s(Cell::Secs(SimTime(12_000))), "12.0");
+        assert_eq!(s(Cell::Secs(SimTime(500))), "0.5");
+        assert_eq!(s(Cell::Secs(SimTime(90_125))), "90.125");
+        assert_eq!(s(Cell::Secs(SimTime(u64::MAX))), "18446744073709551.615");
+        assert_eq!(s(Cell::Int(-42)), "-42");
+        assert_eq!(s(Cell::Int(i64::MIN)), "-9223372036854775808");
+    }
+
+    #[test]
+    fn text_is_quoted_only_when_needed() {
+        assert_eq!(s(Cell::Text("plain")), "plain");
+        assert_eq!(s(Cell::Text("a,b")), "\"a,b\"");
+        assert_eq!(s(Cell::Text("say \"hi\"")), "\"say \"\"hi\"\"\"");
+        assert_eq!(s(Cell::Empty), "");
+    }
+
+    #[test]
+    fn float_text_reads_back_as_the_value() {
+        // Against Rust's exact formatter: the text parses back to within half a millionth.
+        for &x in &[
+            0.1,
+            123.456789,
+            1e-7,
+            5e-7,
+            99999.9999995,
+            4.0e9,
+            8.9e9,
+            1.5e10,
+        ] {
+            let t = s(Cell::Float(x));
+            let back: f64 = t.parse().unwrap();
+            assert!(
+                (back - x).abs() <= 5e-7 * (1.0 + x.abs() * 1e-15),
+                "{x} -> {t}"
+            );
+            assert!(t.contains('.'), "{t}");
+        }
+    }
+
+    #[test]
+    fn a_table_through_the_csv_crate() {
+        struct R(i64, &'static str, f64);
+        let cols: [Column<R>; 3] = [
+            Column::new("n", ColumnType::Int, |r| Cell::Int(r.0)),
+            Column::new("name", ColumnType::Text, |r| Cell::Text(r.1)),
+            Column::new("x", ColumnType::Float, |r| Cell::Float(r.2)),
+        ];
+        let rows = [R(1, "a,\"b\"", 2.0), R(-3, "c", 0.25)];
+        let bytes = write_table(Vec::new(), &cols, rows).unwrap();
+        let mut rdr = csv::Reader::from_reader(bytes.as_slice());
+        let recs: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+        assert_eq!(&recs[0], vec!["1", "a,\"b\"", "2.0"]);
+        assert_eq!(&recs[1], vec!["-3", "c", "0.25"]);
+    }
+}

@@ -1,0 +1,321 @@
+//! Output folders that tell the truth: a run writes into a fresh temporary folder beside
+//! its target and, once every file is complete, swaps it into place in one rename
+//! (`renameat2(RENAME_EXCHANGE)` on Linux, so the target is at every instant either the
+//! old run or the new one, never a mix). The old run is then removed. A failed or killed
+//! write leaves only the hidden temporary folder, which the next run into the same target
+//! removes.
+//!
+//! The target must be absent, empty, or look like an output folder: only files with the
+//! extensions gpufleet writes (`.csv`, `.json`, `.svg`, `.png`, `.parquet`, leftovers
+//! ending in `.tmp`), no subfolders, not a symbolic link. Anything else is refused (bad
+//! input) rather than replaced.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why an output folder cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum FolderError {
+    /// The target is not something a run may replace (bad input).
+    #[error("{}: {reason}", path.display())]
+    Target {
+        /// The target.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The file system failed (the environment).
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// Extensions of the files a run folder may hold.
+const OUTPUT_EXTENSIONS: [&str; 6] = ["csv", "json", "svg", "png", "parquet", "tmp"];
+
+/// Temporary folders made by this process so far (names stay unique across threads).
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A run folder being written: files go into [`FreshFolder::path`]; [`FreshFolder::commit`]
+/// puts it in place of the target. Dropped without a commit, it is removed.
+#[derive(Debug)]
+pub struct FreshFolder {
+    target: PathBuf,
+    tmp: PathBuf,
+    done: bool,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FolderError + '_ {
+    move |source| FolderError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The hidden prefix of temporary folders for `name`.
+fn tmp_prefix(name: &str) -> String {
+    format!(".{name}.gpufleet-")
+}
+
+impl FreshFolder {
+    /// Checks `target` and makes a fresh temporary folder beside it.
+    pub fn begin(target: &Path) -> Result<FreshFolder, FolderError> {
+        check_target(target)?;
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| FolderError::Target {
+                path: target.to_path_buf(),
+                reason: "not a folder name".into(),
+            })?;
+        let parent = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+        remove_stale(&parent, &name);
+        let tmp = parent.join(format!(
+            "{}{}-{}.tmp",
+            tmp_prefix(&name),
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir(&tmp).map_err(io(&tmp))?;
+        Ok(FreshFolder {
+            target: target.to_path_buf(),
+            tmp,
+            done: false,
+        })
+    }
+
+    /// Where the files are written until the commit.
+    pub fn path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Puts the written folder in place of the target (the old one, if any, removed).
+    pub fn commit(mut self) -> Result<(), FolderError> {
+        let parent = self.tmp.parent().map(Path::to_path_buf).unwrap_or_default();
+        match std::fs::symlink_metadata(&self.target) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::rename(&self.tmp, &self.target).map_err(io(&self.target))?;
+            }
+            Err(e) => return Err(io(&self.target)(e)),
+            Ok(_) => {
+                if exchange(&self.tmp, &self.target).is_err() {
+                    // No atomic exchange here: move the old run aside, then the new one in.
+                    let old = self.tmp.with_extension("old");
+                    std::fs::rename(&self.target, &old).map_err(io(&self.target))?;
+                    std::fs::rename(&self.tmp, &self.target).map_err(io(&self.target))?;
+                    let _ = std::fs::remove_dir_all(&old);
+                } else {
+                    // `tmp` now holds the old run.
+                    let _ = std::fs::remove_dir_all(&self.tmp);
+                }
+            }
+        }
+        self.done = true;
+        if let Ok(d) = std::fs::File::open(&parent) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for FreshFolder {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        }
+    }
+}
+
+/// Swaps `a` and `b` atomically (Linux `renameat2` with `RENAME_EXCHANGE`).
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let ca = CString::new(a.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+    let cb = CString::new(b.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+    // SAFETY: both paths are valid NUL-terminated strings that outlive the call.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// No atomic exchange on this system.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// Refuses a target that is not absent, empty or an output folder.
+fn check_target(target: &Path) -> Result<(), FolderError> {
+    let bad = |reason: String| FolderError::Target {
+        path: target.to_path_buf(),
+        reason,
+    };
+    let meta = match std::fs::symlink_metadata(target) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(target)(e)),
+        Ok(m) => m,
+    };
+    if meta.file_type().is_symlink() {
+        return Err(bad(
+            "is a symbolic link: give the folder it points to as the output folder".into(),
+        ));
+    }
+    if !meta.is_dir() {
+        return Err(bad(
+            "exists and is not a folder: choose another output folder".into(),
+        ));
+    }
+    let mut foreign = Vec::new();
+    for entry in std::fs::read_dir(target).map_err(io(target))? {
+        let entry = entry.map_err(io(target))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
+        let ext = Path::new(&name)
+            .extension()
+            .map(|e| e.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if !is_file || !OUTPUT_EXTENSIONS.contains(&ext.as_str()) {
+            foreign.push(name);
+        }
+    }
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    foreign.sort();
+    let n = foreign.len();
+    foreign.truncate(3);
+    Err(bad(format!(
+        "holds {} that a run does not write ({}{}): a run replaces its whole folder, so choose another output folder or empty this one",
+        if n == 1 { "an entry".to_string() } else { format!("{n} entries") },
+        foreign.join(", "),
+        if n > 3 { ", ..." } else { "" }
+    )))
+}
+
+/// Removes temporary folders for `name` in `parent` left by processes no longer running.
+fn remove_stale(parent: &Path, name: &str) {
+    let prefix = tmp_prefix(name);
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&prefix) else {
+            continue;
+        };
+        let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|p| !alive(p)) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// True when process `pid` is running (or cannot be told).
+#[cfg(unix)]
+fn alive(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    // SAFETY: signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// True when process `pid` is running (or cannot be told).
+#[cfg(not(unix))]
+fn alive(_: u32) -> bool {
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rerun_replaces_the_whole_folder() {
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("out");
+        let f = FreshFolder::begin(&target).unwrap();
+        std::fs::write(f.path().join("a.csv"), "old").unwrap();
+        std::fs::write(f.path().join("b.csv"), "old").unwrap();
+        f.commit().unwrap();
+        let f = FreshFolder::begin(&target).unwrap();
+        std::fs::write(f.path().join("a.csv"), "new").unwrap();
+        // Before the commit the target is still the old run.
+        assert_eq!(
+            std::fs::read_to_string(target.join("a.csv")).unwrap(),
+            "old"
+        );
+        f.commit().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(target.join("a.csv")).unwrap(),
+            "new"
+        );
+        assert!(
+            !target.join("b.csv").exists(),
+            "no file of the old run is left"
+        );
+        let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "only the output folder remains");
+    }
+
+    #[test]
+    fn a_failed_write_leaves_nothing_behind() {
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("out");
+        {
+            let f = FreshFolder::begin(&target).unwrap();
+            std::fs::write(f.path().join("a.csv"), "half").unwrap();
+        }
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn foreign_targets_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        assert!(matches!(
+            FreshFolder::begin(&file),
+            Err(FolderError::Target { .. })
+        ));
+        let home = d.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        std::fs::write(home.join("notes.md"), "mine").unwrap();
+        let e = FreshFolder::begin(&home).unwrap_err().to_string();
+        assert!(e.contains("notes.md"), "{e}");
+        assert!(home.join("notes.md").exists());
+    }
+
+    #[test]
+    fn stale_temporary_folders_of_dead_processes_go() {
+        let d = tempfile::tempdir().unwrap();
+        // pid 0x7fff_fff0 is beyond any pid_max: not running.
+        let stale = d.path().join(".out.gpufleet-2147483632-0.tmp");
+        std::fs::create_dir(&stale).unwrap();
+        let f = FreshFolder::begin(&d.path().join("out")).unwrap();
+        assert!(!stale.exists());
+        f.commit().unwrap();
+    }
+}

@@ -1,0 +1,349 @@
+//! Limits as policy: stage-3 rules of the validation pipeline that refuse, naming the field
+//! and the limit, a scenario that cannot finish in bounded time and memory. Each is one
+//! `fn(&mut Problems, &Sections)` in [`RULES`]; sizes are estimated from the sections
+//! (rates, counts, spans), never by generating the workload.
+//!
+//! | limit | default | what it bounds |
+//! |---|---|---|
+//! | `max_jobs` | 10,000,000 | jobs a run holds (about 0.5 KB each); generated workloads are estimated, traces and replication stop at it |
+//! | timeline rows | 1,000,000 | `timeline.csv` rows (samples x pools); longer runs widen the interval |
+//! | `checkpoint.max_retries` | 100 (at most 10,000 without a horizon) | restarts of a killed job |
+//! | a checkpoint write or restart | shorter than a node's mean time between failures | progress of a job under failures |
+//! | node failures | 100,000,000 over the run | failure events |
+//! | spans | 100 years | `horizon`, generated arrivals |
+//! | MMPP state changes | 100,000,000 | the arrival generator's loop |
+
+use super::problems::Problems;
+use super::validate::Sections;
+use super::WorkloadSource;
+use crate::engine::SimTime;
+use crate::faults::CheckpointPolicy;
+use crate::workload::{ArrivalProcess, SizeEstimate};
+
+/// The most jobs a run holds unless the scenario's `max_jobs` says otherwise.
+pub const DEFAULT_MAX_JOBS: u64 = 10_000_000;
+/// The most `timeline.csv` rows (samples times pools) a scenario may ask for (the
+/// simulation widens the interval of a run that goes on longer than its scenario said).
+pub const MAX_TIMELINE_ROWS: f64 = crate::sim::MAX_TIMELINE_ROWS as f64;
+/// The most restarts per job a run without a horizon may allow.
+pub const MAX_RETRIES_WITHOUT_HORIZON: u32 = 10_000;
+/// The longest simulated span: 100 years.
+pub const MAX_SPAN: SimTime = SimTime(100 * 365 * 86_400_000);
+/// The most node failures expected over a run.
+pub const MAX_FAILURES: f64 = 1e8;
+/// The most state changes of an MMPP arrival process over its generated span.
+pub const MAX_ARRIVAL_SEGMENTS: f64 = 1e8;
+
+/// Limits a scenario sets for itself (top-level `max_jobs` and `oversized`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunLimits {
+    /// The most jobs a run may hold.
+    pub max_jobs: u64,
+    /// What to do with jobs no pool can ever hold.
+    pub oversized: super::Oversized,
+}
+
+impl Default for RunLimits {
+    fn default() -> Self {
+        RunLimits {
+            max_jobs: DEFAULT_MAX_JOBS,
+            oversized: super::Oversized::Error,
+        }
+    }
+}
+
+/// The stage-3 limit rules, in the order they run.
+pub(super) const RULES: &[fn(&mut Problems, &Sections)] = &[
+    spans,
+    job_cap,
+    timeline_cap,
+    bounded_retries,
+    progress_under_failures,
+    failure_count,
+    super::oversized::generated_sizes_fit,
+];
+
+/// What the generated workload will make, if it is generated.
+fn estimate(s: &Sections) -> Option<SizeEstimate> {
+    match &s.workload {
+        WorkloadSource::Synthetic(x) => Some(x.estimate()),
+        WorkloadSource::Model(m) => Some(m.estimate()),
+        _ => None,
+    }
+}
+
+/// The field that ends a generated workload: `workload.jobs` when the count does,
+/// `horizon` when the horizon does, else `workload.until`.
+fn end_field(s: &Sections, e: &SizeEstimate) -> &'static str {
+    let until = match &s.workload {
+        WorkloadSource::Synthetic(x) => x.until,
+        WorkloadSource::Model(m) => m.until,
+        _ => None,
+    };
+    if e.exact {
+        "workload.jobs"
+    } else if until.is_some() && until == s.horizon {
+        "horizon"
+    } else {
+        "workload.until"
+    }
+}
+
+/// How long the run lasts at least: the horizon, or (without one) the generated arrivals
+/// plus a mean duration; `None` when unknown before reading a trace.
+fn run_span_secs(s: &Sections) -> Option<f64> {
+    if let Some(h) = s.horizon {
+        return Some(h.secs_f64());
+    }
+    let e = estimate(s)?;
+    let mean_h = match &s.workload {
+        WorkloadSource::Synthetic(x) => x.duration.mean_hours(),
+        WorkloadSource::Model(m) => m
+            .tenants
+            .iter()
+            .map(|t| t.duration.mean_hours() * m.duration_multiplier)
+            .fold(0.0, f64::max),
+        _ => 0.0,
+    };
+    Some(e.span_secs + mean_h * 3600.0)
+}
+
+/// A count for messages: `12,345,678` below a trillion, `1.2e15` above.
+fn count(x: f64) -> String {
+    if !x.is_finite() {
+        return "unbounded".to_string();
+    }
+    if x >= 1e12 {
+        return format!("{x:.1e}");
+    }
+    let digits = format!("{}", x.round() as u64);
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// A duration in the largest unit that keeps it above one (`90s`, `2.5h`, `3d`), as a
+/// scenario file would write it.
+fn human(t: SimTime) -> String {
+    let s = t.secs_f64();
+    let (v, u) = if s < 1.0 {
+        (s * 1000.0, "ms")
+    } else if s < 60.0 {
+        (s, "s")
+    } else if s < 3600.0 {
+        (s / 60.0, "m")
+    } else if s < 86_400.0 {
+        (s / 3600.0, "h")
+    } else {
+        (s / 86_400.0, "d")
+    };
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}{u}")
+    } else {
+        format!("{v:.1}{u}")
+    }
+}
+
+/// `horizon`, generated spans and MMPP state changes within their limits.
+fn spans(c: &mut Problems, s: &Sections) {
+    let years = MAX_SPAN.secs_f64() / (365.0 * 86_400.0);
+    if s.horizon.is_some_and(|h| h > MAX_SPAN) {
+        c.err(
+            "horizon",
+            format!("longer than {years:.0} years, the longest span gpufleet simulates"),
+        );
+    }
+    let Some(e) = estimate(s) else { return };
+    let span = e
+        .span_secs
+        .min(s.horizon.map_or(f64::INFINITY, |h| h.secs_f64()));
+    if span > MAX_SPAN.secs_f64() && s.horizon.is_none() {
+        c.err(
+            end_field(s, &e),
+            format!(
+                "arrivals would span about {:.0} years, more than the {years:.0} gpufleet simulates",
+                span / (365.0 * 86_400.0)
+            ),
+        );
+        return;
+    }
+    if let WorkloadSource::Model(m) = &s.workload {
+        if let ArrivalProcess::Mmpp { mean_dwell, .. } = &m.arrivals {
+            let cycle = (mean_dwell[0].secs_f64() + mean_dwell[1].secs_f64()).max(1e-3);
+            let changes = 2.0 * span.min(MAX_SPAN.secs_f64()) / cycle;
+            if changes > MAX_ARRIVAL_SEGMENTS {
+                c.err(
+                    "workload.arrivals.mean_dwell",
+                    format!(
+                        "about {} burst state changes over the arrivals, more than {}: use longer dwell times",
+                        count(changes),
+                        count(MAX_ARRIVAL_SEGMENTS)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// A generated workload within `max_jobs`: its expected count, plus six standard deviations
+/// of a Poisson count when time ends it, at most `max_jobs`.
+fn job_cap(c: &mut Problems, s: &Sections) {
+    let Some(e) = estimate(s) else { return };
+    let max = s.limits.max_jobs as f64;
+    let upper = if e.exact {
+        e.jobs
+    } else {
+        e.jobs + 6.0 * e.jobs.sqrt()
+    };
+    if upper > max {
+        c.err(
+            end_field(s, &e),
+            format!(
+                "would generate about {} jobs, more than max_jobs = {} (the most a run holds in memory, about 0.5 KB a job); generate fewer, or set max_jobs higher",
+                count(e.jobs),
+                count(max)
+            ),
+        );
+    }
+}
+
+/// At most [`MAX_TIMELINE_ROWS`] timeline rows over the run's known span.
+fn timeline_cap(c: &mut Problems, s: &Sections) {
+    let (Some(dt), Some(span)) = (s.sample_every, run_span_secs(s)) else {
+        return;
+    };
+    if dt.0 == 0 {
+        return;
+    }
+    let pools = s.pools.specs.len().max(1) as f64;
+    let rows = (span / dt.secs_f64()).floor() * pools;
+    if rows > MAX_TIMELINE_ROWS {
+        let min_dt = span * pools / MAX_TIMELINE_ROWS;
+        c.err(
+            "timeline_interval",
+            format!(
+                "{} samples of {} pools is {} timeline rows, more than {}: sample every {} or longer{}",
+                count(span / dt.secs_f64()),
+                pools,
+                count(rows),
+                count(MAX_TIMELINE_ROWS),
+                human(SimTime::from_secs_f64(min_dt.ceil())),
+                if s.horizon.is_none() { " (or set a horizon)" } else { "" }
+            ),
+        );
+    }
+}
+
+/// True when something in the faults kills running jobs (so they restart).
+fn kills_jobs(s: &Sections) -> bool {
+    s.faults
+        .as_ref()
+        .is_some_and(|f| !f.processes.is_empty() || !f.trace.is_empty() || !f.spot.is_empty())
+}
+
+/// Without a horizon, a job may restart at most [`MAX_RETRIES_WITHOUT_HORIZON`] times.
+fn bounded_retries(c: &mut Problems, s: &Sections) {
+    let Some(f) = &s.faults else { return };
+    if s.horizon.is_some() || !kills_jobs(s) {
+        return;
+    }
+    let m = f.checkpointing.max_retries;
+    if m > MAX_RETRIES_WITHOUT_HORIZON {
+        c.err(
+            "checkpoint.max_retries",
+            format!(
+                "{m} restarts per job with failures and no horizon may never end: at most {MAX_RETRIES_WITHOUT_HORIZON} unless a horizon bounds the run"
+            ),
+        );
+    }
+}
+
+/// A checkpoint write and a restart each shorter than the mean time between failures of a
+/// one-node job on every pool that fails (bigger jobs fail more often still): else no
+/// checkpoint completes and jobs restart until they give up.
+fn progress_under_failures(c: &mut Problems, s: &Sections) {
+    let Some(f) = &s.faults else { return };
+    let ck = &f.checkpointing;
+    for (p, spec) in s.pools.specs.iter().enumerate() {
+        let per_day: f64 = f
+            .processes
+            .iter()
+            .filter(|(_, pools)| pools.is_empty() || pools.contains(&p))
+            .map(|(proc_, _)| proc_.node_rate_per_day(spec.node.gpus))
+            .sum();
+        if per_day.is_nan() || per_day <= 0.0 {
+            continue;
+        }
+        let mtbf = SimTime::from_secs_f64(86_400.0 / per_day);
+        let checks = [
+            (
+                "checkpoint.write_time",
+                ck.write,
+                ck.policy != CheckpointPolicy::None,
+            ),
+            ("checkpoint.restart_overhead", ck.restart, true),
+        ];
+        for (path, t, applies) in checks {
+            if applies && t.0 > 0 && t >= mtbf {
+                c.err(
+                    path,
+                    format!(
+                        "{} is not shorter than the mean time between failures of one node of pool {} ({}): no job would make progress",
+                        human(t),
+                        spec.name,
+                        human(mtbf)
+                    ),
+                );
+                return;
+            }
+        }
+    }
+}
+
+/// At most [`MAX_FAILURES`] node failures expected over the run's known span.
+fn failure_count(c: &mut Problems, s: &Sections) {
+    let Some(f) = &s.faults else { return };
+    let Some(span) = run_span_secs(s) else { return };
+    let days = span.min(MAX_SPAN.secs_f64()) / 86_400.0;
+    let n: f64 = s
+        .pools
+        .specs
+        .iter()
+        .enumerate()
+        .map(|(p, spec)| {
+            f.processes
+                .iter()
+                .filter(|(_, pools)| pools.is_empty() || pools.contains(&p))
+                .map(|(pr, _)| pr.node_rate_per_day(spec.node.gpus) * spec.nodes as f64 * days)
+                .sum::<f64>()
+        })
+        .sum();
+    if n > MAX_FAILURES {
+        c.err(
+            "failures",
+            format!(
+                "about {} node failures over the run, more than {}: lower the rate or shorten the run",
+                count(n),
+                count(MAX_FAILURES)
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count;
+
+    #[test]
+    fn counts_read_well() {
+        assert_eq!(count(1234567.0), "1,234,567");
+        assert_eq!(count(999.0), "999");
+        assert_eq!(count(2.5e15), "2.5e15");
+        assert_eq!(count(f64::INFINITY), "unbounded");
+    }
+}

@@ -1,0 +1,239 @@
+//! A bound on line length for every reader of user files: no reader holds more than one
+//! line (or one JSON object) of at most [`MAX_LINE_BYTES`], so a file of a few gigabytes
+//! without a line break (zero bytes, a binary file given by mistake) fails at once, naming
+//! the line, instead of being read into memory whole.
+
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+/// The longest line a reader accepts: 1 MiB, far above any real trace row (the widest
+/// real rows, Philly's attempt lists, are a few kilobytes).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The error a [`LineLimit`] reader returns (inside an [`std::io::Error`] of kind
+/// `InvalidData`) when a line is longer than its limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "line {line} is longer than {limit} bytes (the limit of a line; not a trace of this format?)"
+)]
+pub struct LineTooLong {
+    /// The line (1-based).
+    pub line: u64,
+    /// The limit in bytes.
+    pub limit: usize,
+}
+
+/// A reader that fails once a line is longer than its limit (and keeps failing), counting
+/// lines as it goes.
+pub struct LineLimit<R> {
+    inner: R,
+    limit: usize,
+    /// Bytes since the last line break.
+    run: usize,
+    /// Line breaks seen.
+    breaks: u64,
+    failed: Option<LineTooLong>,
+}
+
+impl<R: Read> LineLimit<R> {
+    /// `inner` with lines of at most [`MAX_LINE_BYTES`].
+    pub fn new(inner: R) -> LineLimit<R> {
+        LineLimit::with_limit(inner, MAX_LINE_BYTES)
+    }
+
+    /// `inner` with lines of at most `limit` bytes.
+    pub fn with_limit(inner: R, limit: usize) -> LineLimit<R> {
+        LineLimit {
+            inner,
+            limit,
+            run: 0,
+            breaks: 0,
+            failed: None,
+        }
+    }
+}
+
+impl<R: Read> Read for LineLimit<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(e) = self.failed {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e));
+        }
+        let n = self.inner.read(buf)?;
+        let mut start = 0;
+        for i in memchr::memchr_iter(b'\n', &buf[..n]) {
+            if self.run + (i - start) > self.limit {
+                return self.fail(self.breaks);
+            }
+            self.run = 0;
+            self.breaks += 1;
+            start = i + 1;
+        }
+        self.run += n - start;
+        if self.run > self.limit {
+            return self.fail(self.breaks);
+        }
+        Ok(n)
+    }
+}
+
+impl<R> LineLimit<R> {
+    /// Fails with the line after `breaks` line breaks.
+    fn fail(&mut self, breaks: u64) -> std::io::Result<usize> {
+        let e = LineTooLong {
+            line: breaks + 1,
+            limit: self.limit,
+        };
+        self.failed = Some(e);
+        Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    }
+}
+
+/// The [`LineTooLong`] inside `e`, if that is what it is.
+pub fn too_long(e: &std::io::Error) -> Option<LineTooLong> {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref::<LineTooLong>())
+        .copied()
+}
+
+/// The [`LineTooLong`] inside a CSV error, if that is what it is.
+pub fn csv_too_long(e: &csv::Error) -> Option<LineTooLong> {
+    match e.kind() {
+        csv::ErrorKind::Io(io) => too_long(io),
+        _ => None,
+    }
+}
+
+/// The largest scenario or sweep file read: 16 MiB (the largest shipped is a few KB).
+pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
+
+/// The largest whole-file data file read (failure traces, JSON price files): 256 MiB.
+pub const MAX_DATA_FILE_BYTES: u64 = 256 << 20;
+
+/// Opens `path` as a buffered reader with lines of at most [`MAX_LINE_BYTES`].
+pub fn open_limited(path: &Path) -> std::io::Result<std::io::BufReader<LineLimit<std::fs::File>>> {
+    let f = std::fs::File::open(path)?;
+    Ok(std::io::BufReader::with_capacity(
+        1 << 16,
+        LineLimit::new(f),
+    ))
+}
+
+/// Reads a whole text file of at most `max_bytes` (scenario files, small JSON price files):
+/// a larger file is an error naming its size and the limit, not a read into memory.
+pub fn read_small_text(path: &Path, max_bytes: u64) -> std::io::Result<String> {
+    let f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    if len > max_bytes {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{len} bytes, more than the {max_bytes} bytes such a file may have"),
+        ));
+    }
+    let mut s = String::new();
+    // `take`: a file growing while it is read still stops at the limit.
+    std::io::BufReader::new(f)
+        .take(max_bytes + 1)
+        .read_to_string(&mut s)?;
+    if s.len() as u64 > max_bytes {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("more than the {max_bytes} bytes such a file may have"),
+        ));
+    }
+    Ok(s)
+}
+
+/// Reads lines of at most [`MAX_LINE_BYTES`] from `input` into `buf` (cleared first),
+/// without the limit ever being exceeded in memory; `Ok(false)` at the end of input.
+pub fn read_line_limited<R: BufRead>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    line: u64,
+) -> std::io::Result<bool> {
+    buf.clear();
+    loop {
+        let avail = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if avail.is_empty() {
+            return Ok(!buf.is_empty());
+        }
+        let (take, done) = match memchr::memchr(b'\n', avail) {
+            Some(i) => (i + 1, true),
+            None => (avail.len(), false),
+        };
+        if buf.len() + take > MAX_LINE_BYTES + 1 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                LineTooLong {
+                    line,
+                    limit: MAX_LINE_BYTES,
+                },
+            ));
+        }
+        buf.extend_from_slice(&avail[..take]);
+        input.consume(take);
+        if done {
+            return Ok(true);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(data: &[u8], limit: usize, chunk: usize) -> Result<Vec<u8>, LineTooLong> {
+        // A reader that hands out `chunk` bytes at a time, to cross chunk boundaries.
+        struct Chunks<'a>(&'a [u8], usize);
+        impl Read for Chunks<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.1.min(buf.len()).min(self.0.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut r = LineLimit::with_limit(Chunks(data, chunk), limit);
+        let mut out = Vec::new();
+        r.read_to_end(&mut out)
+            .map(|_| out)
+            .map_err(|e| too_long(&e).expect("a LineTooLong error"))
+    }
+
+    #[test]
+    fn lines_up_to_the_limit_pass() {
+        let data = b"abcd\nefgh\n\nijkl";
+        for chunk in 1..8 {
+            assert_eq!(read_all(data, 4, chunk).unwrap(), data);
+        }
+    }
+
+    #[test]
+    fn a_long_line_is_named_by_number_whatever_the_chunking() {
+        // Line 3 has 6 bytes, over a limit of 5.
+        let data = b"ab\ncde\nfghijk\nlm\n";
+        for chunk in 1..20 {
+            let e = read_all(data, 5, chunk).unwrap_err();
+            assert_eq!(e.line, 3, "chunk {chunk}");
+        }
+        // Without any line break.
+        let zeros = vec![0u8; 100];
+        assert_eq!(read_all(&zeros, 10, 7).unwrap_err().line, 1);
+    }
+
+    #[test]
+    fn read_line_limited_stops_at_the_limit() {
+        let mut data = b"short\n".to_vec();
+        data.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
+        let mut r = std::io::BufReader::new(data.as_slice());
+        let mut buf = Vec::new();
+        assert!(read_line_limited(&mut r, &mut buf, 1).unwrap());
+        assert_eq!(buf, b"short\n");
+        let e = read_line_limited(&mut r, &mut buf, 2).unwrap_err();
+        assert_eq!(too_long(&e).unwrap().line, 2);
+        assert!(buf.len() <= MAX_LINE_BYTES + 1);
+    }
+}
