@@ -4,6 +4,7 @@
 mod common;
 mod economics;
 mod faults;
+mod fgd_artifact;
 mod foundation;
 mod placement;
 mod scheduling;
