@@ -295,15 +295,34 @@ fn fgd_scenario_writes_the_same_bytes_twice() {
             .assert()
             .success();
     }
-    let a = std::fs::read(dir.path().join("a/allocation.csv")).unwrap();
-    let b = std::fs::read(dir.path().join("b/allocation.csv")).unwrap();
-    assert_eq!(a, b);
-    let text = String::from_utf8(a).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("policy,seed,arrived_pct,allocated_pct"));
-    // 6 policies x 131 points, one seed.
-    assert_eq!(lines.count(), 6 * 131);
-    for f in ["comparison.csv", "summary.json", "allocation.svg"] {
+    for (file, header) in [
+        ("allocation.csv", "policy,seed,arrived_pct,allocated_pct"),
+        ("fragmentation.csv", "policy,seed,arrived_pct,frag_pct"),
+    ] {
+        let a = std::fs::read(dir.path().join("a").join(file)).unwrap();
+        let b = std::fs::read(dir.path().join("b").join(file)).unwrap();
+        assert_eq!(a, b, "{file}");
+        let text = String::from_utf8(a).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(header));
+        // 6 policies x 131 points (0..=130), one seed.
+        let rows: Vec<&str> = lines.collect();
+        assert_eq!(rows.len(), 6 * 131);
+        assert!(rows[0].starts_with("random,7,0,") && rows[130].starts_with("random,7,130,"));
+    }
+    let cmp = std::fs::read_to_string(dir.path().join("a/comparison.csv")).unwrap();
+    assert!(cmp
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(",mean_frag_pct_at_100,expected_frag_pct_at_100,frag_diff_at_100"));
+    for f in [
+        "summary.json",
+        "allocation.svg",
+        "allocation.png",
+        "fragmentation.svg",
+        "fragmentation.png",
+    ] {
         assert!(dir.path().join("a").join(f).is_file(), "{f}");
     }
 }
@@ -597,7 +616,7 @@ fn every_placement_runs_in_the_fgd_experiment() {
         &path,
         format!(
             "name = \"all\"\n[fgd_experiment]\nnodes = \"{}\"\npods = \"{}\"\npolicies = [{}]\nseeds = [1]\n",
-            data.join("openb_node_list_all_node.csv").display(),
+            data.join("openb_node_list_gpu_node.csv").display(),
             data.join("openb_pod_list_default.csv").display(),
             list.join(", ")
         ),
@@ -613,4 +632,71 @@ fn every_placement_runs_in_the_fgd_experiment() {
         assert!(r.pods > 0 && r.failed < r.pods, "{}", r.policy.as_str());
         assert!(allocation_at_100(&r.curve) > 50.0, "{}", r.policy.as_str());
     }
+}
+
+#[test]
+fn trace_inspect_describes_an_openb_pod_list_without_times() {
+    // The artifact's multi-GPU lists have only name,cpu_milli,memory_mib,num_gpu,gpu_milli.
+    // Here: 2 CPU-only pods (4 + 2 cores), 2 shared (300 + 500 milli), one 8-GPU pod:
+    // GPU demand 0.3 + 0.5 + 8 = 8.8 GPUs; CPU 4 + 2 + 1 + 1 + 16 = 24 cores.
+    let dir = tempfile::tempdir().unwrap();
+    let pods = dir.path().join("multigpu.csv");
+    std::fs::write(
+        &pods,
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n\
+         p0,4000,1024,0,0\np1,2000,1024,0,0\np2,1000,512,1,300\np3,1000,512,1,500\n\
+         p4,16000,4096,8,1000\n",
+    )
+    .unwrap();
+    let out = gpufleet()
+        .args(["trace", "inspect", "--format", "openb", "--json"])
+        .arg(&pods)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["pods"], 5);
+    assert_eq!(v["has_times"], false);
+    assert_eq!(
+        (&v["cpu_only"], &v["shared_gpu"], &v["whole_gpu"]),
+        (&2.into(), &2.into(), &1.into())
+    );
+    assert!((v["gpu_demand"].as_f64().unwrap() - 8.8).abs() < 1e-9);
+    assert!((v["cpu_cores"].as_f64().unwrap() - 24.0).abs() < 1e-9);
+    // Shapes, most pods first: CPU-only (2), then 1 x 300, 1 x 500, 8 x 1000 (1 each).
+    let shapes = v["shapes"].as_array().unwrap();
+    assert_eq!(shapes[0]["pods"], 2);
+    assert_eq!(shapes[0]["num_gpu"], 0);
+    assert_eq!(shapes[3]["num_gpu"], 8);
+    let text = gpufleet()
+        .args(["trace", "inspect", "--format", "openb"])
+        .arg(&pods)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(text).unwrap();
+    assert!(text.contains("8.8 GPUs") && text.contains("none"), "{text}");
+    // A bad row still names file, row and column.
+    std::fs::write(
+        &pods,
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,4000,1024,1,1500\n",
+    )
+    .unwrap();
+    let err = gpufleet()
+        .args(["trace", "inspect", "--format", "openb"])
+        .arg(&pods)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(err).unwrap();
+    assert!(
+        err.contains("multigpu.csv:2") && err.contains("gpu_milli"),
+        "{err}"
+    );
 }
