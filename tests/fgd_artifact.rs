@@ -370,17 +370,17 @@ impl Reference {
     /// `selectHost`: the highest score, the first node in name order (= rank) among equals.
     fn place(&mut self, policy: PlacementKind, p: &RefPod, rank: &[u32]) -> Option<usize> {
         let mut best: Option<(i64, u32, usize, Vec<usize>)> = None;
-        for i in 0..self.nodes.len() {
+        for (i, &r) in rank.iter().enumerate().take(self.nodes.len()) {
             if !feasible(&self.nodes[i], p) {
                 continue;
             }
             let (s, gpus) = self.score(policy, i, p);
             let better = match &best {
                 None => true,
-                Some((bs, br, _, _)) => s > *bs || (s == *bs && rank[i] < *br),
+                Some((bs, br, _, _)) => s > *bs || (s == *bs && r < *br),
             };
             if better {
-                best = Some((s, rank[i], i, gpus));
+                best = Some((s, r, i, gpus));
             }
         }
         let (_, _, i, gpus) = best?;

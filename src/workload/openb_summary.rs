@@ -73,7 +73,7 @@ impl OpenbPodSummary {
             })
             .collect();
         // Stable: equal counts keep the (GPUs, milli-GPU) order of the map.
-        shapes.sort_by(|a, b| b.pods.cmp(&a.pods));
+        shapes.sort_by_key(|s| std::cmp::Reverse(s.pods));
         let count = |f: &dyn Fn(&super::OpenbPod) -> bool| p.iter().filter(|x| f(x)).count();
         OpenbPodSummary {
             pods: p.len(),

@@ -1,7 +1,7 @@
 //! Best fit, as the FGD artifact scores it: `BestFitScorePlugin.Score` and
 //! `getBestFitScore` (`pkg/simulator/plugin/best_fit_score.go`). The node left with the
-//! least free resources wins: `s = 0.5 (free CPU - request) / 128000 + 0.5 (free milli-GPU
-//! - request) / 8000` (the artifact's `MaxSpecCpu` and `MaxSpecGpu`, the same for every
+//! least free resources wins: `s = 0.5 (free CPU - request) / 128000 +
+//! 0.5 (free milli-GPU - request) / 8000` (the artifact's `MaxSpecCpu` and `MaxSpecGpu`, the same for every
 //! node, not the node's capacity), scored `int64((1 - s) * 100)`, so nodes within one
 //! point tie and go to the first in the run's node order. The plugin then rescales the
 //! scores to 0..100 (`NormalizeScore`, `plugin_utils.go`); that keeps the highest score

@@ -47,11 +47,14 @@ pub struct TypicalPod<'a> {
     pub spec: &'a str,
 }
 
+/// A pod type as the artifact keys it: CPU, milli-GPU per GPU, GPU count, model string.
+type TypeKey<'a> = (u32, u32, u32, &'a str);
+
 impl TypicalWorkload {
     /// The artifact's typical workload of `pods`: the most popular types until they
     /// cover `threshold` (0..=1, the artifact's 95 % = 0.95) of the pods by count.
     pub fn from_pods<'a>(pods: impl IntoIterator<Item = TypicalPod<'a>>, threshold: f64) -> Self {
-        let mut counts: HashMap<(u32, u32, u32, &'a str), (Task, u64)> = HashMap::new();
+        let mut counts: HashMap<TypeKey<'a>, (Task, u64)> = HashMap::new();
         for p in pods {
             let t = p.task;
             // A CPU-only pod has no GPU annotations: no milli-GPU and no model constraint.
@@ -72,7 +75,7 @@ impl TypicalWorkload {
                 .or_insert((task, 0))
                 .1 += 1;
         }
-        let mut all: Vec<((u32, u32, u32, &str), Task, u64)> =
+        let mut all: Vec<(TypeKey, Task, u64)> =
             counts.into_iter().map(|(k, (t, c))| (k, t, c)).collect();
         // Most popular first; among equals the larger (CPU, milli-GPU, GPUs, model) first.
         all.sort_by(|a, b| b.2.cmp(&a.2).then(b.0.cmp(&a.0)));
