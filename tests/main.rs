@@ -5,6 +5,7 @@ mod censoring;
 mod common;
 mod economics;
 mod faults;
+mod fgd_artifact;
 mod foundation;
 mod layers;
 mod placement;

@@ -13,7 +13,9 @@ mod sweep_charts;
 
 pub use data::{Table, TableError};
 pub use deadline::write_deadline_csv;
-pub use fgd::{mean_curve, write_fgd, FgdPolicySummary, FgdSummary};
+pub use fgd::{
+    finite_mean, mean_curve, mean_frag_curve, write_fgd, FgdExpected, FgdPolicySummary, FgdSummary,
+};
 pub use files::{write_atomic, write_run, RunOutput};
 mod tco_chart;
 
