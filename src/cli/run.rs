@@ -84,18 +84,29 @@ pub fn run(
         "jobs       {} submitted, {} completed, {} unfinished, {} rejected, {} failed",
         j.submitted, j.completed, j.unfinished, j.rejected, j.failed
     );
+    // All eligible jobs, those still open at the end counted up to it (see docs/outputs.md).
+    let censored = |n: u64| {
+        if n > 0 {
+            format!("  ({n} still open at the end, counted to it)")
+        } else {
+            String::new()
+        }
+    };
+    let (wa, ja) = (&summary.wait_all_s, &summary.jct_all_s);
     println!(
-        "wait       mean {}  p50 {}  p95 {}  p99 {}",
-        human(summary.wait_s.mean),
-        human(summary.wait_s.p50),
-        human(summary.wait_s.p95),
-        human(summary.wait_s.p99)
+        "wait       mean {}  p50 {}  p95 {}  p99 {}{}",
+        human(wa.mean),
+        human(wa.p50),
+        human(wa.p95),
+        human(wa.p99),
+        censored(wa.censored)
     );
     println!(
-        "JCT        mean {}  p50 {}  p95 {}",
-        human(summary.jct_s.mean),
-        human(summary.jct_s.p50),
-        human(summary.jct_s.p95)
+        "JCT        mean {}  p50 {}  p95 {}{}",
+        human(ja.mean),
+        human(ja.p50),
+        human(ja.p95),
+        censored(ja.censored)
     );
     println!(
         "GPU-hours  {:.0} busy of {:.0} provisioned: utilization {:.1} %",
