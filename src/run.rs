@@ -18,9 +18,10 @@ use crate::pricing::{PricingModel, RunPricing};
 use crate::report::{write_run, OutputFormat, RunOutput};
 use crate::scenario::Scenario;
 use crate::sched::spot_deadline::DeadlineRow;
-use crate::sim::{RunResult, Simulation};
+use crate::sim::{RunResult, Simulation, Watch};
 use crate::workload::TraceError;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Why a run could not be done or written.
@@ -72,20 +73,49 @@ pub struct Execution {
 /// Runs scenario `s` with the random streams `streams`: builds its workload, then
 /// [`execute_workload`].
 pub fn execute(s: &Scenario, streams: &RngStreams) -> Result<Execution, RunError> {
+    execute_watched(s, streams, None)
+}
+
+/// [`execute`], publishing how far the simulation is into `watch` (for a progress bar).
+pub fn execute_watched(
+    s: &Scenario,
+    streams: &RngStreams,
+    watch: Option<Arc<Watch>>,
+) -> Result<Execution, RunError> {
     let workload = s.workload_from(streams)?;
-    Ok(execute_workload(s, workload, streams))
+    tracing::debug!(jobs = workload.jobs.len(), "workload built");
+    Ok(simulate(s, workload, streams, watch))
 }
 
 /// Runs scenario `s` on a workload the caller built (jobs in submit order, GPU types mapped
 /// onto the scenario's): simulates, prices the run and summarises it.
 pub fn execute_workload(s: &Scenario, workload: Workload, streams: &RngStreams) -> Execution {
+    simulate(s, workload, streams, None)
+}
+
+fn simulate(
+    s: &Scenario,
+    workload: Workload,
+    streams: &RngStreams,
+    watch: Option<Arc<Watch>>,
+) -> Execution {
     let clock = Instant::now();
     let mut sim = Simulation::new(s.sim.clone(), &workload).with_placement_rng(streams);
+    if let Some(w) = watch {
+        w.jobs
+            .store(workload.jobs.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        sim = sim.with_watch(w);
+    }
     if let Some(f) = &s.faults {
         sim = sim.with_faults(f.clone(), streams);
     }
     let result = sim.run();
     let sim_wall = clock.elapsed();
+    tracing::debug!(
+        events = result.events,
+        seconds = sim_wall.as_secs_f64(),
+        "simulated"
+    );
     let pricing = s.run_pricing(streams);
     let cost = crate::metrics::price_run(&result, &pricing, |i| workload.jobs[i].tenant);
     let meta = RunMeta {

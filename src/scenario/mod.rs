@@ -37,7 +37,7 @@ mod workload_source;
 pub use compare::{is_compare_scenario, CompareScenario};
 pub use fgd::{is_fgd_scenario, FgdScenario};
 pub use pricing::MeanRevertingSpec;
-pub use snippet::span_of_path;
+pub use snippet::{column_of, span_of_path};
 pub use suggest::{closest, with_suggestion};
 pub use typed::{Scenario, WorkloadSource};
 

@@ -99,6 +99,14 @@ fn span_of(text: &str, p: &Problem) -> Option<Range<usize>> {
     })
 }
 
+/// The 1-based column (in characters) where problem `p` starts in `text`, when its line
+/// is known and its span can be found.
+pub fn column_of(text: &str, p: &Problem) -> Option<usize> {
+    let span = span_of(text, p)?;
+    let start = line_start(text, p.line?)?;
+    Some(text[start..span.start].chars().count() + 1)
+}
+
 /// One problem, rendered: the heading with line and column, then the snippet.
 fn render_problem(text: &str, p: &Problem, out: &mut String) {
     let span = span_of(text, p);
