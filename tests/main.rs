@@ -2,11 +2,13 @@
 //! fixtures in `tests/data/`.
 
 mod censoring;
+mod cli;
 mod common;
 mod economics;
 mod faults;
 mod foundation;
 mod layers;
+mod parquet;
 mod placement;
 mod scheduling;
 mod sweep;
