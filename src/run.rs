@@ -34,7 +34,9 @@ pub enum RunError {
     #[error("{0}")]
     SpotDeadline(#[from] SpotTraceError),
     /// Parquet output was asked of a build without the `parquet` feature (bad input).
-    #[error("this gpufleet was built without Parquet support (cargo feature `parquet`); use format csv")]
+    #[error(
+        "this gpufleet was built without Parquet support (cargo feature `parquet`); use format csv"
+    )]
     NoParquet,
     /// An output file could not be written (the environment, not the input).
     #[error("writing {}: {source}", path.display())]
@@ -102,8 +104,10 @@ fn simulate(
     let clock = Instant::now();
     let mut sim = Simulation::new(s.sim.clone(), &workload).with_placement_rng(streams);
     if let Some(w) = watch {
-        w.jobs
-            .store(workload.jobs.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        w.jobs.store(
+            workload.jobs.len() as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
         sim = sim.with_watch(w);
     }
     if let Some(f) = &s.faults {
@@ -254,11 +258,11 @@ pub fn validate(s: &Scenario) -> Result<Validated, RunError> {
             .sum(),
         jobs: w.jobs.len(),
         policy: s.sim.policy.as_str().to_string(),
-        skipped_rows: w.skipped_rows as u64,
+        skipped_rows: w.skipped_rows,
         dropped: w
             .filtered
             .iter()
-            .map(|(why, n)| (why.to_string(), *n as u64))
+            .map(|(why, n)| (why.to_string(), *n))
             .collect(),
     })
 }

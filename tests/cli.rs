@@ -65,10 +65,7 @@ fn bad_value_is_underlined_with_line_and_column() {
         .code(2);
     let e = stderr(&a);
     // "nodes = 0": the value is in column 9, one character wide.
-    assert!(
-        e.contains("pools[0].nodes (line 11, column 9):"),
-        "{e}"
-    );
+    assert!(e.contains("pools[0].nodes (line 11, column 9):"), "{e}");
     assert!(e.contains("11 | nodes = 0\n"), "{e}");
     assert!(e.contains("   |         ^\n"), "{e}");
     // --json: the same problem as data, exit code unchanged.
@@ -154,15 +151,33 @@ fn sweep_json_counts_the_runs() {
     )
     .unwrap();
     let a = gpufleet()
-        .args(["sweep", f.to_str().unwrap(), "--out", "unused", "--check", "--json"])
+        .args([
+            "sweep",
+            f.to_str().unwrap(),
+            "--out",
+            "unused",
+            "--check",
+            "--json",
+        ])
         .assert()
         .success();
     let j: serde_json::Value = serde_json::from_str(&stdout(&a)).unwrap();
     // 3 values x 2 seeds.
-    assert_eq!((j["points"].as_u64(), j["runs"].as_u64()), (Some(3), Some(6)));
+    assert_eq!(
+        (j["points"].as_u64(), j["runs"].as_u64()),
+        (Some(3), Some(6))
+    );
     let out = d.path().join("s");
     let a = gpufleet()
-        .args(["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json", "--threads", "2"])
+        .args([
+            "sweep",
+            f.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+            "--threads",
+            "2",
+        ])
         .assert()
         .success();
     let j: serde_json::Value = serde_json::from_str(&stdout(&a)).unwrap();
@@ -178,7 +193,13 @@ fn tco_json_lists_every_candidate() {
     let d = tempfile::tempdir().unwrap();
     let f = root().join("scenarios/buy-vs-rent-h100.toml");
     let a = gpufleet()
-        .args(["tco", f.to_str().unwrap(), "--json", "--out", d.path().to_str().unwrap()])
+        .args([
+            "tco",
+            f.to_str().unwrap(),
+            "--json",
+            "--out",
+            d.path().to_str().unwrap(),
+        ])
         .assert()
         .success();
     let j: serde_json::Value = serde_json::from_str(&stdout(&a)).unwrap();
@@ -205,8 +226,15 @@ fn completions_and_man_page_come_from_clap() {
     }
     let a = gpufleet().args(["man"]).assert().success();
     let m = stdout(&a);
-    assert!(m.starts_with(".ie") || m.starts_with(".TH"), "{}", &m[..40.min(m.len())]);
-    assert!(m.contains("gpufleet") && m.contains("\\-\\-verbose"), "man page");
+    assert!(
+        m.starts_with(".ie") || m.starts_with(".TH"),
+        "{}",
+        &m[..40.min(m.len())]
+    );
+    assert!(
+        m.contains("gpufleet") && m.contains("\\-\\-verbose"),
+        "man page"
+    );
     let d = tempfile::tempdir().unwrap();
     gpufleet()
         .args(["man", "--out", d.path().to_str().unwrap()])
@@ -233,7 +261,10 @@ fn verbosity_flags_and_rust_log() {
     assert_eq!(run(&[], None), "");
     assert!(run(&["-v"], None).contains("INFO"));
     let dbg = run(&["-vv"], None);
-    assert!(dbg.contains("DEBUG") && dbg.contains("workload built"), "{dbg}");
+    assert!(
+        dbg.contains("DEBUG") && dbg.contains("workload built"),
+        "{dbg}"
+    );
     assert!(run(&["-q"], None).is_empty());
     // RUST_LOG wins over the flags.
     assert!(run(&["-q"], Some("gpufleet=debug")).contains("DEBUG"));
@@ -260,7 +291,10 @@ fn sbatch_args_go_into_both_scripts_and_the_dry_run() {
     let d = tempfile::tempdir().unwrap();
     let (a, out) = slurm_dry_run(
         d.path(),
-        &["--sbatch-arg=--partition=cpu", "--sbatch-arg=--time=02:00:00"],
+        &[
+            "--sbatch-arg=--partition=cpu",
+            "--sbatch-arg=--time=02:00:00",
+        ],
     );
     let shown = stdout(&a.success());
     for script in ["array.sh", "merge.sh"] {

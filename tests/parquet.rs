@@ -19,7 +19,9 @@ fn gpufleet() -> Command {
 fn documented(file: &str) -> Vec<(String, String, bool)> {
     let doc = std::fs::read_to_string(root().join("docs/outputs.md")).unwrap();
     let head = format!("### {file}\n");
-    let at = doc.find(&head).unwrap_or_else(|| panic!("docs/outputs.md has no {head}"));
+    let at = doc
+        .find(&head)
+        .unwrap_or_else(|| panic!("docs/outputs.md has no {head}"));
     doc[at + head.len()..]
         .lines()
         .skip_while(|l| !l.starts_with('|'))
@@ -61,7 +63,11 @@ fn check_table(dir: &Path, stem: &str) -> usize {
             other => panic!("{file}: documented type {other}"),
         };
         assert_eq!(c.physical_type(), physical, "{file}.{name}");
-        assert_eq!(c.self_type().is_optional(), *nullable, "{file}.{name} nullability");
+        assert_eq!(
+            c.self_type().is_optional(),
+            *nullable,
+            "{file}.{name} nullability"
+        );
     }
     let mut csv = csv::Reader::from_path(dir.join(format!("{stem}.csv"))).unwrap();
     let headers: Vec<String> = csv.headers().unwrap().iter().map(String::from).collect();
@@ -74,11 +80,18 @@ fn check_table(dir: &Path, stem: &str) -> usize {
     let mut parquet_rows = reader.get_row_iter(None).unwrap();
     for rec in csv.records() {
         let rec = rec.unwrap();
-        let row = parquet_rows.next().expect("as many rows as the CSV").unwrap();
+        let row = parquet_rows
+            .next()
+            .expect("as many rows as the CSV")
+            .unwrap();
         for ((name, field), cell) in row.get_column_iter().zip(rec.iter()) {
             match field {
                 Field::Null => assert_eq!(cell, "", "{file} row {rows} {name}"),
-                Field::Long(i) => assert_eq!(cell.parse::<i64>().ok(), Some(*i), "{file} row {rows} {name}"),
+                Field::Long(i) => assert_eq!(
+                    cell.parse::<i64>().ok(),
+                    Some(*i),
+                    "{file} row {rows} {name}"
+                ),
                 Field::Double(x) => assert_eq!(
                     cell.parse::<f64>().ok(),
                     Some(*x),
@@ -90,7 +103,10 @@ fn check_table(dir: &Path, stem: &str) -> usize {
         }
         rows += 1;
     }
-    assert!(parquet_rows.next().is_none(), "{file}: more rows than the CSV");
+    assert!(
+        parquet_rows.next().is_none(),
+        "{file}: more rows than the CSV"
+    );
     rows
 }
 
@@ -99,9 +115,12 @@ fn tables_have_the_documented_schema_and_the_csv_values() {
     let d = tempfile::tempdir().unwrap();
     // The quickstart month (jobs that never start, reserved and on-demand pools) and a
     // spot run with checkpoints (preemptions, restarts, lost time, ETTR below 1).
-    for (i, s) in ["scenarios/quickstart.toml", "scenarios/spot-checkpointing.toml"]
-        .iter()
-        .enumerate()
+    for (i, s) in [
+        "scenarios/quickstart.toml",
+        "scenarios/spot-checkpointing.toml",
+    ]
+    .iter()
+    .enumerate()
     {
         let p = root().join(s);
         let dir = d.path().join(i.to_string());
@@ -130,11 +149,15 @@ fn parquet_only_drops_the_csv_tables_and_is_deterministic() {
         assert!(!a.join(format!("{t}.csv")).exists(), "{t}.csv left");
         let x = std::fs::read(a.join(format!("{t}.parquet"))).unwrap();
         assert_eq!(&x[..4], b"PAR1");
-        assert_eq!(x, std::fs::read(d.path().join("b").join(format!("{t}.parquet"))).unwrap());
+        assert_eq!(
+            x,
+            std::fs::read(d.path().join("b").join(format!("{t}.parquet"))).unwrap()
+        );
     }
     assert!(a.join("summary.json").is_file() && a.join("timeline.svg").is_file());
     // Key-value metadata: the seed of the run (sweep-base.toml says seed = 5).
-    let r = SerializedFileReader::new(std::fs::File::open(a.join("jobs.parquet")).unwrap()).unwrap();
+    let r =
+        SerializedFileReader::new(std::fs::File::open(a.join("jobs.parquet")).unwrap()).unwrap();
     let kv = r.metadata().file_metadata().key_value_metadata().unwrap();
     let seed = kv.iter().find(|k| k.key == "gpufleet.seed").unwrap();
     assert_eq!(seed.value.as_deref(), Some("5"));
@@ -165,7 +188,10 @@ fn the_scenario_chooses_the_default_format() {
     assert!(!d.path().join("c/jobs.parquet").exists());
     // A misspelt format is bad input, with a suggestion.
     std::fs::write(&f, format!("output_format = \"parqet\"\n{text}")).unwrap();
-    let a = gpufleet().args(["validate", f.to_str().unwrap()]).assert().code(2);
+    let a = gpufleet()
+        .args(["validate", f.to_str().unwrap()])
+        .assert()
+        .code(2);
     let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
     assert!(e.contains("did you mean `parquet`?"), "{e}");
 }
@@ -173,7 +199,11 @@ fn the_scenario_chooses_the_default_format() {
 #[test]
 fn a_sweep_writes_typed_runs_and_points() {
     let d = tempfile::tempdir().unwrap();
-    std::fs::copy(root().join("tests/data/sweep-base.toml"), d.path().join("base.toml")).unwrap();
+    std::fs::copy(
+        root().join("tests/data/sweep-base.toml"),
+        d.path().join("base.toml"),
+    )
+    .unwrap();
     let f = d.path().join("sweep.toml");
     std::fs::write(
         &f,
@@ -182,11 +212,23 @@ fn a_sweep_writes_typed_runs_and_points() {
     .unwrap();
     let out = d.path().join("s");
     gpufleet()
-        .args(["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q", "--format", "parquet"])
+        .args([
+            "sweep",
+            f.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+            "--format",
+            "parquet",
+        ])
         .assert()
         .success();
-    assert!(out.join("runs.csv").is_file(), "CSV kept for merge and resume");
-    let r = SerializedFileReader::new(std::fs::File::open(out.join("runs.parquet")).unwrap()).unwrap();
+    assert!(
+        out.join("runs.csv").is_file(),
+        "CSV kept for merge and resume"
+    );
+    let r =
+        SerializedFileReader::new(std::fs::File::open(out.join("runs.parquet")).unwrap()).unwrap();
     let types: Vec<(String, Physical)> = r
         .metadata()
         .file_metadata()
@@ -201,9 +243,14 @@ fn a_sweep_writes_typed_runs_and_points() {
     assert_eq!(of("jobs_submitted"), Some(Physical::INT64));
     assert_eq!(of("wait_s_p95"), Some(Physical::DOUBLE));
     assert_eq!(r.metadata().file_metadata().num_rows(), 4);
-    let p = SerializedFileReader::new(std::fs::File::open(out.join("points.parquet")).unwrap()).unwrap();
+    let p = SerializedFileReader::new(std::fs::File::open(out.join("points.parquet")).unwrap())
+        .unwrap();
     // Means of integer counts are float64 whatever their values.
     let c = p.metadata().file_metadata().schema_descr();
-    let mean = c.columns().iter().find(|c| c.name() == "jobs_submitted_mean").unwrap();
+    let mean = c
+        .columns()
+        .iter()
+        .find(|c| c.name() == "jobs_submitted_mean")
+        .unwrap();
     assert_eq!(mean.physical_type(), Physical::DOUBLE);
 }

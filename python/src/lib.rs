@@ -95,8 +95,8 @@ fn run(
         }
         let output = gpufleet::run::output(&s, &e);
         let tables = encode(&run_tables(&output), &run_metadata(&output))?;
-        let summary = serde_json::to_string(&e.summary)
-            .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        let summary =
+            serde_json::to_string(&e.summary).map_err(|e| PyOSError::new_err(e.to_string()))?;
         Ok((summary, tables, out.clone()))
     })?;
     let d = PyDict::new(py);

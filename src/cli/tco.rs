@@ -254,7 +254,13 @@ pub fn tco(
     say!("analytic path (demand profile {source}):");
     say!(
         "  {:<20} {:>12} {:>12} {:>10} {:>9} {:>9} {:>10}",
-        "candidate", "total", "NPV", "$/GPU-h", "util", "unserved", "break-even"
+        "candidate",
+        "total",
+        "NPV",
+        "$/GPU-h",
+        "util",
+        "unserved",
+        "break-even"
     );
     for r in &rows {
         say!(
@@ -280,7 +286,14 @@ pub fn tco(
         );
         say!(
             "  {:<20} {:>12} {:>12} {:>12} {:>10} {:>10} {:>10} {:>6}",
-            "candidate", "period", "total", "NPV", "$/GPU-h", "wait p50", "wait p95", "unfin"
+            "candidate",
+            "period",
+            "total",
+            "NPV",
+            "$/GPU-h",
+            "wait p50",
+            "wait p95",
+            "unfin"
         );
         for r in &sims {
             say!(

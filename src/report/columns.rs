@@ -96,10 +96,18 @@ impl Columns {
     }
 }
 
-/// `x` rounded to `decimals` places, as the CSV writes it (and never -0).
+/// `x` rounded to `decimals` places exactly as the CSV's `{:.N}` text is (and never -0):
+/// by scaling, which is exact unless the scaled value lies within its rounding error of a
+/// half (or is too large to carry a fraction); those rare cases take the decimal text.
 fn round(x: f64, decimals: i32) -> f64 {
     let scale = 10f64.powi(decimals);
-    (x * scale).round() / scale + 0.0
+    let y = x * scale;
+    let frac = y - y.floor();
+    if y.abs() >= 4.5e15 || (frac - 0.5).abs() <= y.abs() * 1e-15 + 1e-12 {
+        let text = format!("{x:.*}", decimals as usize);
+        return text.parse::<f64>().unwrap_or(y.round() / scale) + 0.0;
+    }
+    y.round() / scale + 0.0
 }
 
 /// Seconds, to the millisecond.
@@ -123,8 +131,9 @@ pub fn jobs(out: &RunOutput) -> Columns {
     let pool_name = |p: u32| r.pools.get(p as usize).map(|u| u.name.clone());
     let ints = |f: &dyn Fn(usize) -> i64| Values::Int(rows.iter().map(|&i| f(i)).collect());
     let floats = |f: &dyn Fn(usize) -> f64| Values::Float(rows.iter().map(|&i| f(i)).collect());
-    let maybe =
-        |f: &dyn Fn(usize) -> Option<f64>| Values::NullableFloat(rows.iter().map(|&i| f(i)).collect());
+    let maybe = |f: &dyn Fn(usize) -> Option<f64>| {
+        Values::NullableFloat(rows.iter().map(|&i| f(i)).collect())
+    };
     let ettr = |i: usize| {
         let rec = &r.jobs[i];
         rec.start.map(|s| {
@@ -237,7 +246,14 @@ pub fn pools(out: &RunOutput) -> Columns {
             .and_then(|f| f.down_node_ms.get(p))
             .copied()
             .unwrap_or(0) as f64;
-        round(if node_ms > 0.0 { 1.0 - down / node_ms } else { 1.0 }, 6)
+        round(
+            if node_ms > 0.0 {
+                1.0 - down / node_ms
+            } else {
+                1.0
+            },
+            6,
+        )
     };
     let text = |f: &dyn Fn(usize) -> String| Values::Text((0..n).map(f).collect());
     Columns {
@@ -405,17 +421,43 @@ mod tests {
             (2.675, 2),
             (1.005, 2),
             (98765.43215, 4),
+            (1234567.8912345, 6),
+            (-0.0000005, 6),
         ] {
             let text = format!("{x:.*}", d as usize);
             assert_eq!(round(x, d), text.parse::<f64>().unwrap(), "{x} to {d}");
         }
-        assert_eq!(round(-1e-9, 6).to_bits(), 0f64.to_bits(), "no negative zero");
+        assert_eq!(
+            round(-1e-9, 6).to_bits(),
+            0f64.to_bits(),
+            "no negative zero"
+        );
+    }
+
+    #[test]
+    fn rounding_agrees_with_the_decimal_text_on_random_values() {
+        // Oracle: the text the CSV writes, parsed. Values across magnitudes, and values
+        // built to sit on a tie (k + 0.5 ulps away from a half) where scaling alone errs.
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(17);
+        for i in 0..200_000 {
+            let d = [2, 4, 6][i % 3];
+            let x = if i % 2 == 0 {
+                rng.random::<f64>() * 10f64.powi(rng.random_range(-3..9))
+            } else {
+                (rng.random_range(0..10_000_000u64) as f64 + 0.5) / 10f64.powi(d)
+            };
+            let text = format!("{x:.*}", d as usize);
+            assert_eq!(round(x, d), text.parse::<f64>().unwrap() + 0.0, "{x} to {d}");
+        }
     }
 
     #[test]
     fn inferred_types_follow_every_cell() {
         let t = super::super::Table {
-            headers: ["run", "policy", "wait", "gap", "mean"].map(String::from).to_vec(),
+            headers: ["run", "policy", "wait", "gap", "mean"]
+                .map(String::from)
+                .to_vec(),
             rows: vec![
                 ["0", "fifo", "12", "", "3"].map(String::from).to_vec(),
                 ["1", "sjf", "2.5", "1", "4"].map(String::from).to_vec(),
@@ -426,7 +468,10 @@ mod tests {
         assert_eq!(c.get("policy").map(Values::type_name), Some("string"));
         // One cell with a decimal point makes the whole column float64.
         assert_eq!(c.get("wait"), Some(&Values::Float(vec![12.0, 2.5])));
-        assert_eq!(c.get("gap"), Some(&Values::NullableFloat(vec![None, Some(1.0)])));
+        assert_eq!(
+            c.get("gap"),
+            Some(&Values::NullableFloat(vec![None, Some(1.0)]))
+        );
         assert_eq!(c.get("mean"), Some(&Values::Float(vec![3.0, 4.0])));
     }
 

@@ -106,7 +106,8 @@ fn encode(
             }
             Values::Text(v) => {
                 let bytes: Vec<ByteArray> = v.iter().map(|s| ByteArray::from(s.as_str())).collect();
-                cw.typed::<ByteArrayType>().write_batch(&bytes, None, None)?;
+                cw.typed::<ByteArrayType>()
+                    .write_batch(&bytes, None, None)?;
             }
             Values::NullableText(v) => {
                 let (levels, present) = split(v);

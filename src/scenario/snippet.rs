@@ -85,8 +85,7 @@ fn span_of(text: &str, p: &Problem) -> Option<Range<usize>> {
     let span = if p.path.is_empty() {
         parse_span(text, line)
     } else {
-        span_of_path(text, &p.path)
-            .filter(|s| super::locate::line_of_offset(text, s.start) == line)
+        span_of_path(text, &p.path).filter(|s| super::locate::line_of_offset(text, s.start) == line)
     };
     span.or_else(|| {
         // Underline the line's text.
@@ -141,7 +140,10 @@ fn render_problem(text: &str, p: &Problem, out: &mut String) {
     let start = line_start(text, l).unwrap_or(0);
     let end = text[start..].find('\n').map_or(text.len(), |e| start + e);
     let body = text[start..end].trim_end_matches('\r');
-    let width = text[s.start..s.end.min(end).max(s.start)].chars().count().max(1);
+    let width = text[s.start..s.end.min(end).max(s.start)]
+        .chars()
+        .count()
+        .max(1);
     let gutter = " ".repeat(l.to_string().len());
     out.push_str(&format!("  {gutter} |\n"));
     out.push_str(&format!("  {l} | {body}\n"));
@@ -204,13 +206,19 @@ mod tests {
         let r = err("", 2, "invalid type").render(text);
         // The parser points at the string "seven" (column 8, 7 characters with quotes).
         assert!(r.contains("line 2, column 8: invalid type"), "{r}");
-        assert!(r.ends_with("  2 | seed = \"seven\"\n    |        ^^^^^^^\n"), "{r}");
+        assert!(
+            r.ends_with("  2 | seed = \"seven\"\n    |        ^^^^^^^\n"),
+            "{r}"
+        );
     }
 
     #[test]
     fn a_problem_without_a_line_has_no_snippet() {
         let mut e = err("workload", 1, "missing");
         e.problems[0].line = None;
-        assert_eq!(e.render("name = 1\n"), "s.toml: 1 problem\n  workload: missing\n");
+        assert_eq!(
+            e.render("name = 1\n"),
+            "s.toml: 1 problem\n  workload: missing\n"
+        );
     }
 }

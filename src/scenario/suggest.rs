@@ -26,7 +26,7 @@ pub fn closest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
 }
 
 /// The first text between a pair of delimiters `open`/`close` after `from`.
-fn quoted_after<'a>(msg: &'a str, from: usize, open: char, close: char) -> Option<&'a str> {
+fn quoted_after(msg: &str, from: usize, open: char, close: char) -> Option<&str> {
     let rest = &msg[from..];
     let a = rest.find(open)? + open.len_utf8();
     let b = rest[a..].find(close)?;
@@ -86,10 +86,7 @@ mod tests {
     #[test]
     fn suggests_the_near_name() {
         let m = "unknown field `polcy`, expected one of `policy`, `placement`, `pool_order`";
-        assert_eq!(
-            with_suggestion(m),
-            format!("{m}; did you mean `policy`?")
-        );
+        assert_eq!(with_suggestion(m), format!("{m}; did you mean `policy`?"));
         let m = "unknown variant `easy_backfil`, expected one of `fifo`, `easy_backfill`";
         assert!(with_suggestion(m).ends_with("did you mean `easy_backfill`?"));
         let m = "unknown variant `fiffo`, expected `fifo` or `sjf`";
@@ -112,7 +109,10 @@ mod tests {
         assert_eq!(closest("fiof", &["fifo", "sjf"]), Some("fifo"));
         assert_eq!(closest("xyfo", &["fifo"]), None);
         // A prefix of at least three letters: easy -> easy_backfill.
-        assert_eq!(closest("easy", &["fifo", "easy_backfill"]), Some("easy_backfill"));
+        assert_eq!(
+            closest("easy", &["fifo", "easy_backfill"]),
+            Some("easy_backfill")
+        );
         // Case does not count.
         assert_eq!(closest("H10", &["H100", "A100"]), Some("H100"));
     }
