@@ -25,13 +25,13 @@
 //!
 //! Each takes one new file and one registry line (plus its README row):
 //! - a **queue policy**: `src/sched/<name>.rs` implementing [`sched::QueuePolicy`], and a
-//!   line in the `PolicyKind` enum and its `build_with` in `src/sched/mod.rs`;
+//!   line in the `queue_policies!` list of `src/sched/mod.rs`;
 //! - a **placement**: `src/sched/placement/<name>.rs` implementing
 //!   [`sched::placement::Placement`], and a line in the `placements!` list of
-//!   `src/sched/placement/registry.rs`;
-//! - a **trace format**: `src/workload/<format>.rs` (a reader returning a
-//!   [`model::Workload`]), and a line in [`workload::TraceFormat`]'s match in
-//!   `src/workload/trace.rs`;
+//!   `src/sched/placement/mod.rs`;
+//! - a **trace format**: `src/workload/<format>.rs` (a reader implementing
+//!   [`workload::TraceReader`]), and a line in the `trace_formats!` list of
+//!   `src/workload/formats.rs`;
 //! - a **pricing model**: `src/pricing/<model>.rs` implementing [`pricing::PricingModel`]
 //!   (with its scenario table), and a line in the `pricing_models!` list of
 //!   `src/pricing/pool_pricing.rs`;
