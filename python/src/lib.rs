@@ -214,6 +214,12 @@ fn version() -> &'static str {
     gpufleet::VERSION
 }
 
+// `plan` (issue 12, `gpufleet plan`) and `compare` (issue 13, `gpufleet compare`) belong
+// here once the library has them: a #[pyfunction] each taking (text, file, base, ...) like
+// `run`, calling the library with the GIL released, added to the module below.
+// gpufleet/__init__.py exposes them as gpufleet.plan / gpufleet.compare as soon as this
+// module has attributes of those names (gpufleet.HAS_PLAN, gpufleet.HAS_COMPARE).
+
 /// The native module.
 #[pymodule]
 fn _gpufleet(m: &Bound<'_, PyModule>) -> PyResult<()> {
