@@ -26,13 +26,12 @@ if ! cmp -s notebooks/requirements.txt "$VENV/requirements.txt" 2>/dev/null; the
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r notebooks/requirements.txt
   cp notebooks/requirements.txt "$VENV/requirements.txt"
 fi
-# The package: a wheel built by the pinned maturin into the workspace's target/ (the
-# gpufleet crate compiled for `cargo test --release` is reused), installed over any older one.
-WHEELS="$(mktemp -d)"
-echo "== building the gpufleet wheel"
-"$VENV/bin/maturin" build --release --quiet -m python/Cargo.toml -i "$VENV/bin/python" -o "$WHEELS"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$WHEELS"/gpufleet-*.whl
-rm -rf "$WHEELS"
+# The package, built from source as the README's `pip install ./python` does (with the
+# pinned maturin of the venv as the build backend), into the workspace's target/ so the
+# gpufleet crate compiled for `cargo test --release` is reused; installed over any older one.
+echo "== building and installing the gpufleet package (pip install ./python)"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+  --force-reinstall --no-deps ./python
 "$VENV/bin/python" -c 'import gpufleet; print("gpufleet", gpufleet.__version__, "installed")'
 export GPUFLEET_BIN="${GPUFLEET_BIN:-$PWD/target/release/gpufleet}"
 if [ ! -x "$GPUFLEET_BIN" ]; then
