@@ -151,8 +151,11 @@ def test_the_gil_is_released_while_simulating():
     stop = threading.Event()
 
     def count():
+        n = 0
         while not stop.is_set():
-            ticks.append(time.perf_counter())
+            n += 1
+            if n % 1000 == 0:
+                ticks.append(time.perf_counter())
 
     t = threading.Thread(target=count)
     t.start()
@@ -169,7 +172,8 @@ def test_the_gil_is_released_while_simulating():
     lo, hi = t0 + 0.2 * (t1 - t0), t1 - 0.2 * (t1 - t0)
     inside = sum(1 for x in ticks if lo < x < hi)
     assert t1 - t0 > 0.05, "the run is too short to tell"
-    assert inside > 1000, f"{inside} ticks of the other thread during {t1 - t0:.2f} s"
+    # Each tick is 1,000 turns of the other thread's loop.
+    assert inside >= 10, f"{inside} ticks of the other thread during {t1 - t0:.2f} s"
 
 
 def test_sweep_equals_the_cli(tmp_path):
