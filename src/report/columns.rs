@@ -448,7 +448,11 @@ mod tests {
                 (rng.random_range(0..10_000_000u64) as f64 + 0.5) / 10f64.powi(d)
             };
             let text = format!("{x:.*}", d as usize);
-            assert_eq!(round(x, d), text.parse::<f64>().unwrap() + 0.0, "{x} to {d}");
+            assert_eq!(
+                round(x, d),
+                text.parse::<f64>().unwrap() + 0.0,
+                "{x} to {d}"
+            );
         }
     }
 
