@@ -30,7 +30,7 @@ fi
 # pinned maturin of the venv as the build backend), into the workspace's target/ so the
 # gpufleet crate compiled for `cargo test --release` is reused; installed over any older one.
 echo "== building and installing the gpufleet package (pip install ./python)"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+PATH="$VENV/bin:$PATH" "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
   --force-reinstall --no-deps ./python
 "$VENV/bin/python" -c 'import gpufleet; print("gpufleet", gpufleet.__version__, "installed")'
 export GPUFLEET_BIN="${GPUFLEET_BIN:-$PWD/target/release/gpufleet}"
