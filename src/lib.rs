@@ -37,7 +37,9 @@
 //!   `src/pricing/pool_pricing.rs`;
 //! - an **output column**: a field where the figure is computed (the job record in
 //!   `src/sim/record.rs` or the summary in `src/metrics/summary.rs`), its column in
-//!   `src/report/files.rs`, and its row in `docs/outputs.md`.
+//!   `src/report/files.rs` and its typed twin in `src/report/columns.rs` (Parquet and
+//!   Python; a test compares the two cell by cell), and its rows in `docs/outputs.md` (the
+//!   CSV table and the Parquet schema table).
 #![warn(missing_docs)]
 
 pub mod cli;
