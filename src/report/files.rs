@@ -1,7 +1,7 @@
 //! Writing a run's folder: each table streamed row by row from the columns of `columns`
 //! through the CSV writer of `csv_out`, each file through a temporary name and a rename.
 
-use super::columns::{
+use super::csv_columns::{
     job_columns, pool_columns, timeline_columns, JobContext, JobRow, PoolRow, TimelineCell,
 };
 use super::csv_out::{write_rows_par, write_table, Column};

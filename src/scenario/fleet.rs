@@ -43,6 +43,7 @@ impl Scenario {
                 oversized: super::Oversized::Reject,
                 ..Default::default()
             },
+            output_format: Default::default(),
         }
     }
 

@@ -46,6 +46,9 @@ pub struct RawScenario {
     /// What to do with jobs no pool can ever hold: `"error"` (default) or `"reject"`.
     #[serde(default)]
     pub oversized: Option<RawOversized>,
+    /// `output_format = "csv" | "parquet" | "both"`: the run folder's table files.
+    #[serde(default)]
+    pub output_format: Option<crate::report::OutputFormat>,
 }
 
 /// `oversized = "error" | "reject"`.

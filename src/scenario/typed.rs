@@ -66,6 +66,8 @@ pub struct Scenario {
     pub faults: Option<crate::faults::FaultConfig>,
     /// `max_jobs` and `oversized`.
     pub limits: super::RunLimits,
+    /// The run folder's table files (`output_format`; default CSV).
+    pub output_format: crate::report::OutputFormat,
 }
 
 impl Scenario {
