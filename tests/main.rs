@@ -8,6 +8,8 @@ mod economics;
 mod faults;
 mod fgd_artifact;
 mod foundation;
+mod fuzz;
+mod hostile;
 mod layers;
 mod parquet;
 mod placement;

@@ -505,6 +505,8 @@ fn spot_node_time_taken_away_is_not_billed() {
             r#"name = "spot-billing"
 horizon = "100h"
 seed = 9
+# The jobs are not preemptible, so none can run on spot: rejected, and said so.
+oversized = "reject"
 [[pools]]
 name = "spot"
 gpu_type = "H100"

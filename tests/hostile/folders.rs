@@ -1,0 +1,163 @@
+//! Output folders and exit codes: a target that is not a run folder is bad input (2), a
+//! file system that refuses is the environment (1), and a re-run killed at any point
+//! leaves the folder as the old run or the new one, never a mix.
+
+use super::{gpufleet, put, scenario, scratch};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A run of about a second: 20,000 one-GPU jobs of 10 minutes, 20 a minute on 16 GPUs.
+fn medium(seed: u64) -> String {
+    scenario(
+        &format!("timeline_interval = \"1h\"\n# seed {seed}"),
+        "[workload]\nkind = \"synthetic\"\njobs = 20000\nrate_per_hour = 90.0\nsizes = [{ gpus = 1, weight = 1 }]\nduration = { kind = \"exponential\", mean = \"10m\" }\n",
+    )
+    .replace("seed = 1\n", &format!("seed = {seed}\n"))
+}
+
+/// Every file of `dir` (no subfolders in a run folder) with its bytes.
+fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut m = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        assert!(
+            e.file_type().unwrap().is_file(),
+            "{:?} in a run folder",
+            e.path()
+        );
+        m.insert(
+            e.file_name().to_string_lossy().into_owned(),
+            std::fs::read(e.path()).unwrap(),
+        );
+    }
+    m
+}
+
+#[test]
+fn an_existing_file_as_the_output_folder_is_bad_input() {
+    let d = scratch();
+    let f = put(d.path(), "s.toml", &medium(1));
+    put(d.path(), "taken", "not a folder");
+    gpufleet(
+        d.path(),
+        &["run", "-q", f.to_str().unwrap(), "--out", "taken"],
+    )
+    .refused(2, &["taken"]);
+    // A folder holding something that is not a run's output is not replaced either.
+    std::fs::create_dir(d.path().join("mine")).unwrap();
+    put(&d.path().join("mine"), "thesis.tex", "precious");
+    gpufleet(
+        d.path(),
+        &["run", "-q", f.to_str().unwrap(), "--out", "mine"],
+    )
+    .refused(2, &["mine"]);
+    assert!(d.path().join("mine/thesis.tex").exists());
+}
+
+#[test]
+fn an_unwritable_file_system_is_an_environment_failure() {
+    // /proc refuses new folders even to root: not the user's input, so exit 1.
+    let d = scratch();
+    let f = put(d.path(), "s.toml", &medium(1));
+    let e = gpufleet(
+        d.path(),
+        &[
+            "run",
+            "-q",
+            f.to_str().unwrap(),
+            "--out",
+            "/proc/gpufleet-out",
+        ],
+    );
+    e.refused(1, &["/proc/", "gpufleet-out"]);
+    // plot of a good run whose chart cannot be written (a folder squats its name): the
+    // file system refuses, so also 1, naming the file.
+    assert_eq!(
+        gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]).code,
+        0
+    );
+    let chart = d.path().join("o/timeline.svg");
+    assert!(chart.exists(), "a run draws timeline.svg");
+    std::fs::remove_file(&chart).unwrap();
+    std::fs::create_dir_all(chart.join("squatter")).unwrap();
+    gpufleet(d.path(), &["plot", "o"]).refused(1, &["timeline.svg"]);
+}
+
+#[test]
+fn a_rerun_killed_at_any_point_leaves_the_old_run_or_the_new() {
+    let d = scratch();
+    let old = put(d.path(), "old.toml", &medium(1));
+    let new = put(d.path(), "new.toml", &medium(2));
+    // The two complete folders, for reference.
+    let clock = Instant::now();
+    assert_eq!(
+        gpufleet(d.path(), &["run", "-q", "new.toml", "--out", "ref"]).code,
+        0
+    );
+    let wall = clock.elapsed();
+    let want_new = contents(&d.path().join("ref"));
+    assert_eq!(
+        gpufleet(d.path(), &["run", "-q", "old.toml", "--out", "o"]).code,
+        0
+    );
+    let want_old = contents(&d.path().join("o"));
+    assert_ne!(want_old, want_new);
+    let (mut saw_old, mut saw_new) = (0, 0);
+    // Kill points spread over 0 .. 1.3x a run's wall time (a fixed LCG: reproducible).
+    let mut x: u64 = 12345;
+    for _ in 0..12 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let at = wall.mul_f64((x >> 11) as f64 / (1u64 << 53) as f64 * 1.3);
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpufleet"))
+            .args(["run", "-q", new.to_str().unwrap(), "--out", "o"])
+            .current_dir(d.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(at);
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let now = contents(&d.path().join("o"));
+        if now == want_old {
+            saw_old += 1;
+        } else if now == want_new {
+            saw_new += 1;
+        } else {
+            panic!(
+                "killed after {at:?}: the folder is neither run: {:?}",
+                now.keys().collect::<Vec<_>>()
+            );
+        }
+        // Back to the old run for the next try (a complete run, not killed).
+        if now == want_new {
+            assert_eq!(
+                gpufleet(
+                    d.path(),
+                    &["run", "-q", old.to_str().unwrap(), "--out", "o"]
+                )
+                .code,
+                0
+            );
+        }
+        // Nothing of a killed run but its hidden temporary folder, removed by the next.
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(saw_old + saw_new == 12);
+    // A final complete run leaves no temporary folders or *.tmp files behind.
+    assert_eq!(
+        gpufleet(d.path(), &["run", "-q", "new.toml", "--out", "o"]).code,
+        0
+    );
+    for e in std::fs::read_dir(d.path()).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(
+            !name.starts_with(".o") && !name.ends_with(".tmp"),
+            "left: {name}"
+        );
+    }
+    assert_eq!(contents(&d.path().join("o")), want_new);
+}

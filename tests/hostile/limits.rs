@@ -1,0 +1,219 @@
+//! Scenarios that cannot finish in bounded time or memory: refused by `validate` and
+//! `run` (exit 2, the field and the limit named), or bounded and finished.
+
+use super::{gpufleet, put, scenario, scratch};
+
+/// A synthetic workload table of `jobs` jobs at `rate` per hour, each one GPU for `dur`.
+fn synthetic(jobs: &str, rate: &str, dur: &str) -> String {
+    format!(
+        "[workload]\nkind = \"synthetic\"\n{jobs}\nrate_per_hour = {rate}\nsizes = [{{ gpus = 1, weight = 1 }}]\nduration = {{ kind = \"fixed\", value = \"{dur}\" }}\n"
+    )
+}
+
+/// Failures every `per_day` node-days, repaired in a minute.
+fn failures(per_day: f64) -> String {
+    format!("[failures]\nrate_per_node_day = {per_day}\nrepair = \"1m\"\n")
+}
+
+#[test]
+fn failures_without_checkpoint_or_horizon_end() {
+    // A 10-hour job on a node failing every 6 minutes (240 a day) never completes without
+    // checkpoints; with the finite default max_retries it fails after its retries and the
+    // run ends.
+    let d = scratch();
+    let body = format!(
+        "{}\n{}",
+        synthetic("jobs = 3", "1.0", "10h"),
+        failures(240.0)
+    );
+    let f = put(d.path(), "s.toml", &scenario("", &body));
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    let summary = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(v["jobs"]["failed"], 3, "every job gives up: {summary}");
+}
+
+#[test]
+fn unbounded_retries_without_horizon_are_refused() {
+    let d = scratch();
+    let body = format!(
+        "{}\n{}\n[checkpoint]\ninterval = \"none\"\nmax_retries = 4294967295\n",
+        synthetic("jobs = 3", "1.0", "10h"),
+        failures(240.0)
+    );
+    let f = put(d.path(), "s.toml", &scenario("", &body));
+    for cmd in ["validate", "run"] {
+        gpufleet(d.path(), &[cmd, f.to_str().unwrap()]).refused(2, &["s.toml", "max_retries"]);
+    }
+}
+
+#[test]
+fn a_checkpoint_longer_than_the_time_between_failures_is_refused() {
+    // Failures every hour per node (24 a node-day); a two-hour checkpoint write never
+    // completes before the next failure.
+    let d = scratch();
+    let body = format!(
+        "{}\n{}\n[checkpoint]\ninterval = \"30m\"\nwrite_time = \"2h\"\n",
+        synthetic("jobs = 3", "1.0", "10h"),
+        failures(24.0)
+    );
+    let f = put(d.path(), "s.toml", &scenario("", &body));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(2, &["s.toml", "write_time"]);
+}
+
+#[test]
+fn a_model_until_centuries_is_refused_without_generating() {
+    let d = scratch();
+    let body = "[workload]\nkind = \"model\"\nuntil = \"300000d\"\narrivals = { kind = \"poisson\", rate_per_hour = 100.0 }\n\n[[workload.tenants]]\nname = \"a\"\nweight = 1\nsizes = [{ gpus = 1, weight = 1 }]\nduration = { kind = \"fixed\", value = \"1h\" }\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(2, &["s.toml", "until"]);
+}
+
+#[test]
+fn a_billion_jobs_without_horizon_are_refused() {
+    let d = scratch();
+    // 10^9 jobs at 10^6 an hour: 1,000 hours, well inside the span limit.
+    let body = synthetic("jobs = 1000000000", "1000000.0", "1h");
+    let f = put(d.path(), "s.toml", &scenario("", &body));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(2, &["s.toml", "max_jobs"]);
+    // An explicit max_jobs is the user's bound: validation takes it, and says how many
+    // jobs that is, without generating them (it answers at once).
+    let f = put(
+        d.path(),
+        "t.toml",
+        &scenario("max_jobs = 1000000000", &body),
+    );
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(e.stdout.contains("1000000000 jobs"), "{e:#?}");
+    assert!(e.secs < 10.0, "{e:#?}");
+}
+
+#[test]
+fn a_near_zero_arrival_rate_is_refused() {
+    // 10 jobs at one per 10^12 hours span 10^13 hours: far past the 100-year limit.
+    let d = scratch();
+    let body = synthetic("jobs = 10", "1e-12", "1h");
+    let f = put(d.path(), "s.toml", &scenario("", &body));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+        .refused(2, &["s.toml", "workload.jobs", "years"]);
+}
+
+#[test]
+fn a_replicated_trace_stops_at_the_job_cap() {
+    // load_scale = 1e9 of a 3-row trace would be 3e9 jobs in memory.
+    let d = scratch();
+    put(
+        d.path(),
+        "t.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,60\nb,10,1,60\nc,20,1,60\n",
+    );
+    let body = "[workload]\nkind = \"trace\"\nformat = \"generic\"\npath = \"t.csv\"\nload_scale = 1e9\nload_scale_of = \"original\"\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(2, &["max_jobs"]);
+}
+
+#[test]
+fn a_duration_of_2_pow_63_ms_is_bounded() {
+    // 9.2e15 s: past any horizon the simulator can represent with its timeline.
+    let d = scratch();
+    put(
+        d.path(),
+        "t.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,9223372036854775\nb,10,1,60\n",
+    );
+    let body = "[workload]\nkind = \"csv\"\npath = \"t.csv\"\n";
+    let f = put(
+        d.path(),
+        "s.toml",
+        &scenario("timeline_interval = \"1h\"", body),
+    );
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    if e.code == 0 {
+        // Bounded: the timeline stayed under its row limit (1,000,000 rows).
+        let tl = std::fs::read_to_string(d.path().join("o/timeline.csv")).unwrap();
+        assert!(
+            tl.lines().count() <= 1_000_001,
+            "{} rows",
+            tl.lines().count()
+        );
+    } else {
+        e.refused(2, &["t.csv", "duration_s"]);
+    }
+}
+
+#[test]
+fn a_one_second_timeline_over_years_is_widened_loudly() {
+    // 10 years at 1 s is 3.2e8 samples: over the 1,000,000-row limit.
+    let d = scratch();
+    let body = synthetic("jobs = 5", "1.0", "1h");
+    let f = put(
+        d.path(),
+        "s.toml",
+        &scenario("horizon = \"3650d\"\ntimeline_interval = \"1s\"", &body),
+    );
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+        .refused(2, &["s.toml", "timeline_interval"]);
+}
+
+#[test]
+fn trace_fit_over_a_huge_span_ends() {
+    // Two rows 10^15 s apart: a fit that steps through the span hour by hour would take
+    // about 25 minutes.
+    let d = scratch();
+    put(
+        d.path(),
+        "t.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,60\nb,1000000000000000,1,60\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace", "fit", "t.csv", "--format", "generic", "--out", "w.toml",
+        ],
+    );
+    assert!(e.secs < 30.0, "{e:#?}");
+}
+
+#[test]
+fn a_spot_deadline_with_a_changeover_of_weeks_ends() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let d = scratch();
+    let body = format!(
+        "{}\n[spot_deadline]\ntrace = \"{root}/data/spot/us-east-1f_v100_1.csv\"\nprices = \"{root}/data/spot/us-east-1f_v100_prices.json\"\nprices_zone = \"us-east-1f_v100_1\"\nwork = \"24h\"\ndeadline = \"36h\"\nchangeover = \"21d\"\non_demand_per_hour = 3.06\nstarts = 8\n",
+        synthetic("jobs = 3", "1.0", "1h")
+    );
+    let f = put(d.path(), "s.toml", &scenario("", &body));
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    if e.code != 0 {
+        e.refused(2, &["changeover"]);
+    }
+}
+
+#[test]
+fn a_deeply_nested_scenario_is_refused() {
+    // 100,000 nested arrays: a recursive parser without a depth limit overflows its stack.
+    let d = scratch();
+    let text = format!("name = {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    let f = put(d.path(), "s.toml", &text);
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(2, &["s.toml"]);
+}
+
+#[test]
+fn a_huge_scenario_file_is_refused_unread() {
+    let d = scratch();
+    let f = super::zeros(d.path(), "s.toml", 3 << 30);
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(2, &["s.toml"]);
+}
+
+#[test]
+fn binary_garbage_is_bad_input() {
+    let d = scratch();
+    let bytes: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let f = d.path().join("s.toml");
+    std::fs::write(&f, bytes).unwrap();
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(2, &["s.toml"]);
+}
