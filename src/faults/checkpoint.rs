@@ -10,7 +10,7 @@ use crate::engine::SimTime;
 
 /// Kills after which a job gives up when `[checkpoint]` says nothing: finite, so a run
 /// with failures always ends (a job is killed at most this many times, then fails).
-pub const DEFAULT_MAX_RETRIES: u32 = 100;
+pub const DEFAULT_MAX_RETRIES: u32 = 10_000;
 
 /// How the checkpoint interval is chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -7,7 +7,7 @@
 //! interval = "young"                  # a duration, "young", "daly" or "none"
 //! write_time = "2m"
 //! restart_overhead = "10m"
-//! max_retries = 100
+//! max_retries = 10000
 //! size_gb = 500
 //! [[maintenance]]
 //! pool = "owned"

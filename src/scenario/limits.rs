@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | `max_jobs` | 10,000,000 | jobs a run holds (about 0.5 KB each); generated workloads are estimated, traces and replication stop at it |
 //! | timeline rows | 1,000,000 | `timeline.csv` rows (samples x pools); longer runs widen the interval |
-//! | `checkpoint.max_retries` | 100 (at most 10,000 without a horizon) | restarts of a killed job |
+//! | `checkpoint.max_retries` | 10,000 (also the most allowed without a horizon) | restarts of a killed job (a Llama 3 scale job restarts about 460 times in 59 days) |
 //! | a checkpoint write or restart | shorter than a node's mean time between failures | progress of a job under failures |
 //! | node failures | 100,000,000 over the run | failure events |
 //! | spans | 100 years | `horizon`, generated arrivals |
