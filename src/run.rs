@@ -76,14 +76,24 @@ pub fn execute(s: &Scenario, streams: &RngStreams) -> Result<Execution, RunError
 /// Runs scenario `s` on a workload the caller built (jobs in submit order, GPU types mapped
 /// onto the scenario's): simulates, prices the run and summarises it.
 pub fn execute_workload(s: &Scenario, workload: Workload, streams: &RngStreams) -> Execution {
+    let pricing = s.run_pricing(streams);
     let clock = Instant::now();
     let mut sim = Simulation::new(s.sim.clone(), &workload).with_placement_rng(streams);
     if let Some(f) = &s.faults {
         sim = sim.with_faults(f.clone(), streams);
     }
+    // Commitments bound some pools' capacity in time and split their billing periods.
+    let until = s.sim.horizon.unwrap_or(crate::pricing::PERIODS_UNTIL);
+    sim = sim.with_commitments(
+        pricing.pools.iter().map(|m| m.capacity_windows()).collect(),
+        pricing
+            .pools
+            .iter()
+            .map(|m| m.period_bounds(until))
+            .collect(),
+    );
     let result = sim.run();
     let sim_wall = clock.elapsed();
-    let pricing = s.run_pricing(streams);
     let cost = crate::metrics::price_run(&result, &pricing, |i| workload.jobs[i].tenant);
     let meta = RunMeta {
         scenario: s.name.clone(),
@@ -110,7 +120,8 @@ pub struct Written {
 }
 
 /// Writes the run folder `dir`: `summary.json`, `jobs.csv`, `pools.csv`, `timeline.csv`,
-/// the charts and, for a scenario with `[spot_deadline]`, `spot_deadline.csv`.
+/// the charts, `commitments.csv` when the run has commitments (reservations, capacity
+/// blocks, a savings plan) and, for a scenario with `[spot_deadline]`, `spot_deadline.csv`.
 pub fn write_folder(s: &Scenario, e: &Execution, dir: &Path) -> Result<Written, RunError> {
     let output = RunOutput {
         workload: &e.workload,
@@ -135,6 +146,12 @@ pub fn write_folder(s: &Scenario, e: &Execution, dir: &Path) -> Result<Written, 
         path: dir.to_path_buf(),
         source,
     })?;
+    if !e.cost.commitments.is_empty() {
+        let path = dir.join("commitments.csv");
+        let names: Vec<String> = s.sim.pools.iter().map(|p| p.name.clone()).collect();
+        crate::report::write_commitments_csv(&path, &e.cost.commitments, &names)
+            .map_err(|source| RunError::Write { path, source })?;
+    }
     let deadline = match &s.spot_deadline {
         Some(spec) => {
             let rows = crate::sched::spot_deadline::run_spec(spec)?;

@@ -73,10 +73,7 @@ fn pools_for(
             );
             v.push((
                 pool("reserved", CapacityKind::Reserved, nodes),
-                PoolPricing::Reserved(Reserved {
-                    reservation: r,
-                    outside: spec.on_demand_per_node_hour,
-                }),
+                PoolPricing::Reserved(Reserved::new(r, spec.on_demand_per_node_hour)),
             ))
         }
         TcoCandidate::Hybrid { owned: b, burst } => {

@@ -57,7 +57,9 @@ mod tco;
 mod transfer;
 
 pub use billing::{Billing, BillingConfig};
-pub use capacity_block::{CapacityBlock, CapacityBlockConfig, CapacityBlockError};
+pub use capacity_block::{
+    CapacityBlock, CapacityBlockConfig, CapacityBlockError, TERMINATION_LEAD, TERMINATION_WARNING,
+};
 pub use catalog::{
     catalog, egress, lookup, CatalogEntry, CatalogError, CATALOG_CSV, DEFAULT_EGRESS_CLOUD,
     EGRESS_CSV,
@@ -65,13 +67,13 @@ pub use catalog::{
 pub use config::{FromConfig, PriceContext, Problems};
 pub use held::HeldInterval;
 pub use ledger::{CostKind, Ledger, LedgerKey};
-pub use model::{Bill, Charge, PricingModel, UsageRecord};
+pub use model::{Bill, CapacityWindow, Charge, PricingModel, UsageRecord, PERIODS_UNTIL};
 pub use on_demand::{OnDemand, OnDemandConfig};
 pub use owned::{annuity, OwnedConfig, OwnedHardware, OwnedHour, HOURS_PER_MONTH};
 pub use pool_pricing::{PoolPricing, PricingConfig};
-pub use reserved::{Reservation, Reserved, ReservedConfig, HOURS_PER_YEAR};
+pub use reserved::{OutsideTerm, Payment, Reservation, Reserved, ReservedConfig, HOURS_PER_YEAR};
 pub use run_pricing::RunPricing;
-pub use savings_plan::{PlanSettlement, SavingsPlan};
+pub use savings_plan::{PlanSettlement, PlanTerm, SavingsPlan};
 pub use spot::{MeanRevertingSpec, Spot, SpotConfig, SpotPriceConfig};
 pub use spot_interruption::{AdvisorBucket, Bathtub, PoissonHazard, ZoneOnOff};
 pub use spot_price::{read_spot_price_json, SpotBilling, SpotPrice};

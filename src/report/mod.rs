@@ -3,6 +3,7 @@
 //! temporary name, then renamed, so an interrupted run never leaves a half file that looks
 //! whole. Columns are documented in `docs/outputs.md`.
 
+mod commitments;
 mod data;
 mod deadline;
 mod fgd;
@@ -11,6 +12,7 @@ mod render;
 mod run_charts;
 mod sweep_charts;
 
+pub use commitments::write_commitments_csv;
 pub use data::{Table, TableError};
 pub use deadline::write_deadline_csv;
 pub use fgd::{mean_curve, write_fgd, FgdPolicySummary, FgdSummary};

@@ -178,9 +178,26 @@ pub(super) fn savings_plan(s: &RawSavingsPlan, p: &mut Problems) -> crate::prici
             format!("must be at least 0 and below 1, got {d}"),
         );
     }
+    let term = s.term.as_deref().map(|t| p.dur("savings_plan.term", t));
+    if term == Some(SimTime::ZERO) {
+        p.err("savings_plan.term", "must be longer than zero");
+    }
+    if s.renew.is_some() && term.is_none() {
+        p.err(
+            "savings_plan.renew",
+            "renew needs a term (without one the plan covers the rest of the run)",
+        );
+    }
     crate::pricing::SavingsPlan {
         commitment_per_hour: p.nonneg("savings_plan.commitment_per_hour", s.commitment_per_hour),
         discount: d.clamp(0.0, 0.99),
+        start: s
+            .start
+            .as_deref()
+            .map(|t| p.dur("savings_plan.start", t))
+            .unwrap_or(SimTime::ZERO),
+        term,
+        renew: s.renew.unwrap_or(false),
     }
 }
 

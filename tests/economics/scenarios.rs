@@ -1,6 +1,7 @@
 //! Scenarios with prices, bad input, and `gpufleet tco`.
 
 use super::*;
+use gpufleet::engine::RngStreams;
 use gpufleet::metrics::run_cost;
 use gpufleet::pricing::*;
 use gpufleet::scenario::Scenario;
@@ -125,9 +126,9 @@ discount = 0.5
         let w = s.build_workload(1).unwrap();
         let r = Simulation::new(s.sim.clone(), &w).run();
         let pricing = s.pool_pricing(1);
-        let mut cost = run_cost(&r, &pricing);
+        let cost = run_cost(&r, &pricing);
         assert!(close(cost.ledger.total(), 200.0, 1e-9));
-        gpufleet::metrics::apply_savings_plan(&mut cost, &r, &pricing, &s.savings_plan.unwrap());
+        let cost = gpufleet::metrics::price_run(&r, &s.run_pricing(&RngStreams::new(1)), |_| 0);
         assert!(close(cost.ledger.total(), total, 1e-9), "C = {c}");
         let u = cost
             .ledger
@@ -495,8 +496,11 @@ spot_per_hour = 1.0
 #[test]
 fn spot_node_time_taken_away_is_not_billed() {
     // 4 spot nodes at a constant $2/h for 100 h, the whole pool going away and back (zone
-    // model). Billed: $2 x 4 x 100 h x the share of node-time up, which pools.csv reports
-    // from the failure summary as `availability`.
+    // model), without the first-hour rule. A node is down from its notice on; its
+    // instance is billed until the provider reclaims it, the notice's end (2 min later).
+    // Billed: $2 x 4 x (100 h x the share of node-time up, which pools.csv reports from
+    // the failure summary as `availability`, + 2 min per outage), the outages counted in
+    // summary.json (`node_failures`, one per node).
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("spot.toml");
     std::fs::write(
@@ -514,6 +518,7 @@ gpus_per_node = 8
 [pools.pricing]
 kind = "spot"
 price = {{ kind = "constant", value = 2.0 }}
+first_hour_free = false
 [[spot_interruptions]]
 pool = "spot"
 model = "zone"
@@ -542,11 +547,18 @@ mean_down = "2h"
     };
     let a = col("availability");
     assert!(a > 0.0 && a < 1.0, "the zone never went away: {a}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let outages = summary["node_failures"]["by_cause"]["spot zone outage"]
+        .as_f64()
+        .unwrap()
+        / 4.0;
+    assert!(outages >= 1.0);
+    let want = 2.0 * 4.0 * (100.0 * a + outages * 2.0 / 60.0);
     assert!(
-        (col("spot_usd") - 800.0 * a).abs() < 0.01,
-        "{} vs {}",
-        col("spot_usd"),
-        800.0 * a
+        (col("spot_usd") - want).abs() < 0.01,
+        "{} vs {want}",
+        col("spot_usd")
     );
 }
 
