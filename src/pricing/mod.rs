@@ -54,6 +54,7 @@ mod spot_interruption;
 mod spot_price;
 mod spot_trace;
 mod tco;
+mod tco_years;
 mod transfer;
 
 pub use billing::{Billing, BillingConfig};
@@ -81,4 +82,5 @@ pub use spot_trace::{
     parse_timestamp, read_availability_csv, read_gcp_probes, AvailabilityTrace, SpotTraceError,
 };
 pub use tco::{TcoCandidate, TcoRow, TcoSpec};
+pub use tco_years::TcoYear;
 pub use transfer::{transfer_seconds, Egress, MoveScope, TransferSpec};

@@ -22,4 +22,4 @@ mod tco_chart;
 pub use render::{render, Chart, ChartError, DrawResult};
 pub use run_charts::plot_run_dir;
 pub use sweep_charts::{pareto_front, plot_sweep_dir};
-pub use tco_chart::tco_chart;
+pub use tco_chart::write_tco_charts;

@@ -192,14 +192,15 @@ fn spot_checkpointing_jobs_sum_to_tenants_to_the_cent() {
 
 /// One pool of a random scenario: its kind (0 owned, 1 on-demand flat, 2 on-demand
 /// elastic, 3 spot with zone outages, 4 reserved inside the run, 5 capacity block),
-/// nodes, GPUs per node, a region, and a free parameter for the kind.
+/// nodes, GPUs per node, a zone (checkpoints moved between zones are charged), and a
+/// free parameter for the kind.
 type PoolDraw = (u8, u32, u16, bool, u8);
 
 fn pool_text(i: usize, (kind, nodes, gpn, east, x): PoolDraw) -> (String, String) {
-    let region = if east { "us-east-1" } else { "us-west-2" };
+    let zone = if east { "a" } else { "b" };
     let head = |k: &str| {
         format!(
-            "[[pools]]\nname = \"p{i}\"\ngpu_type = \"H100\"\nkind = \"{k}\"\nnodes = {nodes}\ngpus_per_node = {gpn}\nregion = \"{region}\"\nzone = \"{region}a\"\nprice_per_node_hour = {}\n",
+            "[[pools]]\nname = \"p{i}\"\ngpu_type = \"H100\"\nkind = \"{k}\"\nnodes = {nodes}\ngpus_per_node = {gpn}\nzone = \"{zone}\"\nprice_per_node_hour = {}\n",
             10 + 7 * i
         )
     };

@@ -7,6 +7,7 @@ mod commitments;
 mod models;
 mod scenarios;
 mod spot;
+mod tco;
 
 use crate::common::*;
 use assert_cmd::Command;
