@@ -13,6 +13,9 @@ use crate::scenario::Scenario;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
+/// A demand profile: `(busy node-equivalents, share of hours)`.
+type Profile = Vec<(f64, f64)>;
+
 /// The simulated period when `[tco].demand` is given and the scenario has no horizon.
 const DEFAULT_PERIOD_DAYS: f64 = 7.0;
 
@@ -23,7 +26,7 @@ fn measured_demand(
     s: &Scenario,
     spec: &TcoSpec,
     seed: u64,
-) -> Result<(Vec<(f64, f64)>, Vec<Step>), CliError> {
+) -> Result<(Profile, Vec<Step>), CliError> {
     let workload = s
         .build_workload(seed)
         .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;

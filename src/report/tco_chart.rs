@@ -66,6 +66,7 @@ impl Chart for BreakEvenChart<'_> {
                 spec.discount_rate * 100.0
             ))
             .y_label_formatter(&tick)
+            .light_line_style(RGBColor(238, 238, 238))
             .label_style(font(13))
             .axis_desc_style(font(14))
             .draw()?;
@@ -82,6 +83,9 @@ impl Chart for BreakEvenChart<'_> {
                 .label(c.label())
                 .legend(legend_line(col));
         }
+        // Break-even points on the curves, and their values listed in the free space
+        // above the on-demand line (labels beside each point would collide).
+        let mut listed = 0;
         for (i, c) in cands.iter().enumerate() {
             let Some(u) = spec.break_even(c) else {
                 continue;
@@ -89,13 +93,12 @@ impl Chart for BreakEvenChart<'_> {
             let col = color(i);
             let y = spec.npv_per_gpu_hour_at(c, u.max(0.01)).min(y_max);
             chart.draw_series(std::iter::once(Circle::new((u, y), 6, col.filled())))?;
-            // Stagger the labels so that nearby break-even points stay readable.
-            let dy = y_max * 0.05 * (1.0 + (i % 4) as f64);
             chart.draw_series(std::iter::once(Text::new(
-                format!("break-even {:.1} %", u * 100.0),
-                (u + 0.01, (y + dy).min(y_max * 0.97)),
-                font(13).color(&col),
+                format!("break-even {}: {:.1} %", c.label(), u * 100.0),
+                (0.42, y_max * (0.95 - 0.055 * listed as f64)),
+                font(14).color(&col),
             )))?;
+            listed += 1;
         }
         chart
             .configure_series_labels()
@@ -108,8 +111,11 @@ impl Chart for BreakEvenChart<'_> {
     }
 }
 
+/// A component of a year's cost: its name and how to read it.
+type Part = (&'static str, fn(&TcoYear) -> f64);
+
 /// Components of a year's cost, in stacking order, with their names.
-const PARTS: [(&str, fn(&TcoYear) -> f64); 9] = [
+const PARTS: [Part; 9] = [
     ("capex (capital recovery)", |y| y.capex),
     ("power", |y| y.power),
     ("colocation", |y| y.colocation),
@@ -175,24 +181,33 @@ impl Chart for YearsChart<'_> {
         let cells = panels.split_evenly((rows, cols));
         for (k, (name, ys)) in self.years.iter().enumerate() {
             let Some(area) = cells.get(k) else { break };
-            let n = ys.len().max(1) as f64;
+            let n = ys.len().max(1);
             let mut chart = ChartBuilder::on(area)
                 .caption(name, font(15))
                 .margin(8)
                 .x_label_area_size(28)
                 .y_label_area_size(46)
-                .build_cartesian_2d(0.0..n, bottom..top)?;
+                .build_cartesian_2d(-0.5..n as f64 - 0.5, bottom..top)?;
             chart
                 .configure_mesh()
                 .disable_x_mesh()
-                .x_labels(ys.len().min(10))
-                .x_label_formatter(&|x| format!("y{}", (*x).floor() as i64 + 1))
+                .light_line_style(WHITE)
+                .x_labels(n + 1)
+                .x_label_formatter(&|x| {
+                    let k = x.round();
+                    if (x - k).abs() < 1e-6 && k >= 0.0 {
+                        format!("y{}", k as i64 + 1)
+                    } else {
+                        String::new()
+                    }
+                })
+                .y_labels(6)
                 .y_label_formatter(&|v| format!("{v:.1}"))
                 .label_style(font(11))
                 .draw()?;
             for (j, y) in ys.iter().enumerate() {
-                let x0 = j as f64 + 0.15;
-                let x1 = j as f64 + 0.85 * y.length.max(0.05);
+                let x0 = j as f64 - 0.35;
+                let x1 = x0 + 0.7 * y.length.clamp(0.05, 1.0);
                 let (mut up, mut down) = (0.0, 0.0);
                 for (i, (_, f)) in PARTS.iter().enumerate() {
                     let v = f(y) / 1e6;
