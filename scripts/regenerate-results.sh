@@ -22,6 +22,7 @@ CANONICAL=(
   "run spot-deadline-v100 scenarios/spot-deadline-v100.toml"
   "tco buy-vs-rent-h100-tco scenarios/buy-vs-rent-h100.toml"
   "run spot-checkpointing scenarios/spot-checkpointing.toml"
+  "run commitments-in-time scenarios/commitments-in-time.toml"
   "run fgd-openb-default scenarios/fgd-openb-default.toml"
   "run fgd-openb-gpushare40 scenarios/fgd-openb-gpushare40.toml"
   "run compare-schedulers-openb scenarios/compare-schedulers-openb.toml"
