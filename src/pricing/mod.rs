@@ -7,16 +7,21 @@
 //! kind, split into busy and idle shares by the GPU-time paid for), and it quotes the
 //! [`PricingModel::comparison_rate`] that pool choice compares (the `cheapest` pool order,
 //! throughput per dollar, budget caps), so a pool has one price. One model per file:
-//! [`OnDemand`] (a flat rate is on-demand billed exactly), [`Reserved`] (a [`Reservation`]
-//! prorated into the run), [`CapacityBlock`], [`Spot`] (a [`SpotPrice`] under
-//! [`SpotBilling`]) and [`OwnedHardware`] (annuity, power, facility, staff). Two run-wide
-//! price lists act across pools: [`SavingsPlan`] (settled hour by hour over the covered
-//! on-demand usage) and data transfer ([`Egress`], [`TransferSpec`]), whose prices come
+//! [`OnDemand`] (a flat rate is on-demand billed exactly), [`Reserved`] (a [`Reservation`]'s
+//! terms, starting before or inside the run, renewed or not), [`CapacityBlock`], [`Spot`]
+//! (a [`SpotPrice`] under [`SpotBilling`], over the spans each node was up) and
+//! [`OwnedHardware`] (annuity, power, facility, staff). A commitment can bound a pool's
+//! capacity in time ([`PricingModel::capacity_windows`]) and split its billing periods
+//! ([`PricingModel::period_bounds`]); its lines carry their term and used share, which
+//! `commitments.csv` reports. Two run-wide price lists act across pools: [`SavingsPlan`]
+//! (settled hour by hour over the covered on-demand usage during its terms) and data
+//! transfer ([`Egress`], [`TransferSpec`]), whose prices come
 //! from the scenario or the catalog ([`egress`]). [`RunPricing`] bundles one run's prices;
 //! `metrics` applies them and attributes the result, deciding no pricing rule itself.
 //!
 //! Spot availability models ([`AvailabilityTrace`], [`PoissonHazard`], [`Bathtub`],
-//! [`ZoneOnOff`]) and the analytic buy-versus-rent tables ([`TcoSpec`]) live here too; the
+//! [`ZoneOnOff`]) and the analytic buy-versus-rent tables ([`TcoSpec`], each candidate's
+//! cash flow by year and component in [`TcoYear`]) live here too; the
 //! price catalog ([`lookup`]) supplies real prices by instance and region.
 //!
 //! # Adding a pricing model

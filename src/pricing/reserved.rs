@@ -395,4 +395,39 @@ mod tests {
         };
         assert!((r.cost_in(SimTime::from_hours_f64(720.0)) - 1800.0).abs() < 1e-9);
     }
+
+    #[test]
+    fn renewed_terms_that_ended_before_the_run_are_skipped() {
+        // 100-hour terms renewed since 250 h before the run: [-250, -150) and [-150, -50)
+        // ended before it; [-50, 50), [50, 150) and [150, 250) overlap a 200-hour run.
+        let r = Reserved {
+            renew: true,
+            ..Reserved::new(
+                Reservation {
+                    nodes: 1,
+                    term_start_h: -250.0,
+                    term_h: 100.0,
+                    upfront_per_node: 0.0,
+                    recurring_per_node_hour: 1.0,
+                },
+                2.0,
+            )
+        };
+        assert_eq!(
+            r.terms(200.0),
+            vec![(-50.0, 50.0), (50.0, 150.0), (150.0, 250.0)]
+        );
+        // Without renewal the one term ended before the run: nothing owed, and the hours
+        // outside it at the on-demand price: 200 h x $2.
+        let once = Reserved { renew: false, ..r };
+        assert!(once.terms(200.0).is_empty());
+        let usage = UsageRecord::idle_whole_run(
+            crate::model::CapacityKind::Reserved,
+            1,
+            SimTime::from_hours_f64(200.0),
+        );
+        assert!((once.bill(&usage).total() - 400.0).abs() < 1e-9);
+        // Renewed: 200 h at $1.
+        assert!((r.bill(&usage).total() - 200.0).abs() < 1e-9);
+    }
 }
