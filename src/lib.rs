@@ -1,10 +1,45 @@
 //! gpufleet: a discrete-event simulator for GPU rental economics and GPU-cluster scheduling.
 //!
-//! Modules in layers, each using only the ones listed before it: [`engine`] (time, events,
-//! random streams), [`model`] (GPUs, nodes, pools, jobs), [`pricing`] (prices and the cost
-//! ledger), [`workload`] (trace readers and generators), [`sched`] (queue policies and
-//! placement), [`sim`] (the simulation), [`metrics`] (summaries), [`scenario`] (scenario
-//! files), [`sweep`] (parameter sweeps), [`report`] (output files and charts), [`cli`] (the command line).
+//! # The layers
+//!
+//! Modules in layers, each using only the ones listed before it ([`LAYERS`]; a test reads
+//! every file under `src/` and fails on an import against this order):
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`engine`] | simulated time, the event queue, random streams |
+//! | [`model`] | GPU types, nodes, pools, the cluster's free capacity, jobs |
+//! | [`pricing`] | pricing models behind one trait, the price catalog, the cost ledger, TCO |
+//! | [`workload`] | trace readers (one file per format) and generators |
+//! | [`sched`] | queue policies, placement policies, pool choice, autoscaler, budgets |
+//! | [`faults`] | failure processes, spot interruptions, checkpoint/restart |
+//! | [`sim`] | the simulation: a core loop (time, events, cluster) and its parts (accounting, progress, elastic pools, faults) |
+//! | [`metrics`] | a run's summary and its bill (pricing applied to usage, attributed) |
+//! | [`report`] | output files and charts (knows no scenario and no run loop) |
+//! | [`scenario`] | scenario files: raw serde structs, a validation pipeline, the typed [`scenario::Scenario`] |
+//! | [`run`] | one scenario + random streams -> one result -> one output folder: the only place a simulation is assembled |
+//! | [`sweep`] | parameter sweeps: expansion, parallel runs, durable records, shards, Slurm |
+//! | [`cli`] | the command line: parses, calls the library, prints |
+//!
+//! # Where to add things
+//!
+//! Each takes one new file and one registry line (plus its README row):
+//! - a **queue policy**: `src/sched/<name>.rs` implementing [`sched::QueuePolicy`], and a
+//!   line in the `queue_policies!` list of `src/sched/mod.rs`;
+//! - a **placement**: `src/sched/placement/<name>.rs` implementing
+//!   [`sched::placement::Placement`], and a line in the `placements!` list of
+//!   `src/sched/placement/mod.rs`;
+//! - a **trace format**: `src/workload/<format>.rs` (a reader implementing
+//!   [`workload::TraceReader`]), and a line in the `trace_formats!` list of
+//!   `src/workload/formats.rs`;
+//! - a **pricing model**: `src/pricing/<model>.rs` implementing [`pricing::PricingModel`]
+//!   (with its scenario table), and a line in the `pricing_models!` list of
+//!   `src/pricing/pool_pricing.rs`;
+//! - an **output column**: a field where the figure is computed (the job record in
+//!   `src/sim/record.rs` or the summary in `src/metrics/summary.rs`), its column in
+//!   `src/report/files.rs` and its typed twin in `src/report/columns.rs` (Parquet and
+//!   Python; a test compares the two cell by cell), and its rows in `docs/outputs.md` (the
+//!   CSV table and the Parquet schema table).
 #![warn(missing_docs)]
 
 pub mod cli;
@@ -23,3 +58,9 @@ pub mod workload;
 
 /// The gpufleet version, written into every output.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The modules in their layers, top first: a module may use only those before it.
+pub const LAYERS: &[&str] = &[
+    "engine", "model", "pricing", "workload", "sched", "faults", "sim", "metrics", "report",
+    "scenario", "run", "sweep", "cli",
+];

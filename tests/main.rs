@@ -1,10 +1,15 @@
 //! gpufleet's integration tests: one test binary (fast to link), one module per topic,
 //! fixtures in `tests/data/`.
 
+mod censoring;
+mod cli;
 mod common;
 mod economics;
 mod faults;
+mod fgd_artifact;
 mod foundation;
+mod layers;
+mod parquet;
 mod placement;
 mod scheduling;
 mod sweep;

@@ -69,14 +69,28 @@ fn money(x: f64) -> String {
     }
 }
 
-/// `gpufleet tco FILE [--out DIR] [--simulate] [--seed N]`.
+/// `gpufleet tco FILE [--out DIR] [--simulate] [--seed N] [--json]`.
 pub fn tco(
     path: &Path,
     out: Option<PathBuf>,
     simulate_too: bool,
     seed: Option<u64>,
+    json: bool,
 ) -> Result<(), CliError> {
-    let s = Scenario::load(path).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    // With --json, stdout gets one JSON object instead of the tables.
+    macro_rules! say {
+        ($($t:tt)*) => {
+            if !json {
+                println!($($t)*);
+            }
+        };
+    }
+    let s = Scenario::load(path).map_err(|e| {
+        CliError::BadInput(anyhow!(
+            "{}",
+            super::run::rendered(&e, Some(path)).trim_end()
+        ))
+    })?;
     let spec = s.tco.clone().ok_or_else(|| {
         CliError::BadInput(anyhow!(
             "{}: no [tco] section; add one with horizon_years, gpus_per_node, owned and candidates (see README)",
@@ -119,28 +133,30 @@ pub fn tco(
         .iter()
         .map(|c| (c.label(), spec.cash_flow(c, &demand)))
         .collect();
-    println!(
+    say!(
         "gpufleet tco | scenario {} | horizon {} years | discount rate {:.1} % | rental price decline {:.0} %/year",
         s.name,
         spec.horizon_years,
         spec.discount_rate * 100.0,
         spec.price_decline_per_year * 100.0
     );
-    println!("analytic path (demand profile {source}):");
-    print_rows(&rows);
+    say!("analytic path (demand profile {source}):");
+    if !json {
+        print_rows(&rows);
+    }
     let sims = if simulate_too {
         let sims = simulate(&s, &spec, &steps, seed)?;
         let period = steps.last().map_or(0.0, |x| x.1.hours_f64() / 24.0);
-        println!(
+        say!(
             "simulated path: the same demand ({source}) replayed over {period:.1} days as jobs holding the demanded GPUs on each candidate fleet; rented pools elastic (rented when demand needs a node, released when idle; per-second billing, 60 s minimum, spot's first hour free), the period scaled to {} years as above:",
             spec.horizon_years
         );
-        println!(
+        say!(
             "  {:<20} {:>12} {:>12} {:>12} {:>10} {:>9} {:>10} {:>10}",
             "candidate", "period", "total", "NPV", "$/GPU-h", "unserved", "wait p50", "wait p95"
         );
         for r in &sims {
-            println!(
+            say!(
                 "  {:<20} {:>12} {:>12} {:>12} {:>10.3} {:>8.1}% {:>9.0}s {:>9.0}s",
                 r.candidate,
                 money(r.period_usd),
@@ -169,7 +185,10 @@ pub fn tco(
     w("tco_years.csv", &csv)?;
     crate::report::write_tco_charts(&dir, &spec, &s.name, &years)
         .map_err(|e| CliError::Failure(anyhow!("{e}")))?;
-    println!("wrote {}", dir.display());
+    if json {
+        println!("{}", tco_json(&s.name, &spec, &rows, &sims, &dir));
+    }
+    say!("wrote {}", dir.display());
     Ok(())
 }
 
@@ -226,6 +245,62 @@ fn print_rows(rows: &[TcoRow]) {
             );
         }
     }
+}
+
+/// The `--json` output: the analytic and simulated candidates with their figures.
+fn tco_json(
+    name: &str,
+    spec: &TcoSpec,
+    rows: &[TcoRow],
+    sims: &[SimulatedTco],
+    dir: &Path,
+) -> serde_json::Value {
+    let analytic: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "candidate": r.candidate,
+                "total_usd": r.total_usd,
+                "npv_usd": r.npv_usd,
+                "useful_gpu_hours": r.useful_gpu_hours,
+                "usd_per_useful_gpu_hour": r.usd_per_useful_gpu_hour,
+                "utilization": r.utilization,
+                "unserved_share": r.unserved_share,
+                "break_even_utilization": if r.spot.is_some() { None } else { r.break_even_utilization },
+                "break_even_year0_price": r.break_even_year0_price,
+                "on_spot_share": r.spot.map(|x| x.0),
+                "spot_discount": r.spot.map(|x| x.1),
+                "saving_vs_on_demand": r.saving_vs_on_demand,
+            })
+        })
+        .collect();
+    let simulated: Vec<serde_json::Value> = sims
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "candidate": r.candidate,
+                "period_usd": r.period_usd,
+                "total_usd": r.total_usd,
+                "npv_usd": r.npv_usd,
+                "busy_gpu_hours": r.busy_gpu_hours,
+                "usd_per_useful_gpu_hour": r.usd_per_useful_gpu_hour,
+                "unserved_share": r.unserved_share,
+                "wait_p50_s": r.wait_p50_s,
+                "wait_p95_s": r.wait_p95_s,
+                "unfinished_jobs": r.unfinished,
+                "utilization": r.utilization,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "scenario": name,
+        "horizon_years": spec.horizon_years,
+        "discount_rate": spec.discount_rate,
+        "price_decline_per_year": spec.price_decline_per_year,
+        "analytic": analytic,
+        "simulated": simulated,
+        "out": dir.display().to_string(),
+    })
 }
 
 fn tco_csv(rows: &[TcoRow], sims: &[SimulatedTco]) -> Result<Vec<u8>, csv::Error> {

@@ -12,24 +12,11 @@ use anyhow::anyhow;
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
-/// Formats `trace convert` reads: the trace formats plus machine lists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-#[value(rename_all = "snake_case")]
+/// Formats `trace convert` reads: every trace format, plus machine lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SourceFormat {
-    /// gpufleet's generic CSV.
-    Generic,
-    /// Standard Workload Format.
-    Swf,
-    /// SenseTime Helios CSV.
-    Helios,
-    /// Alibaba PAI 2020 task table.
-    Pai,
-    /// Microsoft Philly JSON job log.
-    Philly,
-    /// Tiresias CSV.
-    Tiresias,
-    /// Alibaba openb 2023 pod list.
-    Openb,
+    /// A trace format (jobs).
+    Trace(TraceFormat),
     /// Alibaba openb 2023 node list: written as scenario `[[pools]]` blocks.
     OpenbNodes,
     /// Alibaba PAI 2020 `pai_machine_spec.csv`: written as scenario `[[pools]]` blocks.
@@ -38,16 +25,35 @@ pub enum SourceFormat {
 
 impl SourceFormat {
     fn trace(self) -> Option<TraceFormat> {
-        Some(match self {
-            SourceFormat::Generic => TraceFormat::Generic,
-            SourceFormat::Swf => TraceFormat::Swf,
-            SourceFormat::Helios => TraceFormat::Helios,
-            SourceFormat::Pai => TraceFormat::Pai,
-            SourceFormat::Philly => TraceFormat::Philly,
-            SourceFormat::Tiresias => TraceFormat::Tiresias,
-            SourceFormat::Openb => TraceFormat::Openb,
-            SourceFormat::PaiMachines | SourceFormat::OpenbNodes => return None,
-        })
+        match self {
+            SourceFormat::Trace(f) => Some(f),
+            SourceFormat::PaiMachines | SourceFormat::OpenbNodes => None,
+        }
+    }
+}
+
+/// The trace formats' names (from their registry) and the machine lists'.
+static SOURCE_FORMATS: std::sync::LazyLock<Vec<SourceFormat>> = std::sync::LazyLock::new(|| {
+    let mut v: Vec<SourceFormat> = TraceFormat::ALL
+        .iter()
+        .map(|&f| SourceFormat::Trace(f))
+        .collect();
+    v.push(SourceFormat::OpenbNodes);
+    v.push(SourceFormat::PaiMachines);
+    v
+});
+
+impl ValueEnum for SourceFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &SOURCE_FORMATS
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(match self {
+            SourceFormat::Trace(f) => f.as_str(),
+            SourceFormat::OpenbNodes => "openb_nodes",
+            SourceFormat::PaiMachines => "pai_machines",
+        }))
     }
 }
 
@@ -312,6 +318,26 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
             json,
             read,
         } => {
+            if format == TraceFormat::Openb {
+                // A pod list without times (the FGD artifact's multi-GPU lists) is described
+                // as a list of pods; only replay in time needs the times.
+                let b = if read.skip_bad_rows {
+                    BadRows::Skip
+                } else {
+                    BadRows::Stop
+                };
+                let pods = crate::workload::read_openb_pods(&file, b).map_err(bad)?;
+                if !pods.has_times {
+                    let st = crate::workload::OpenbPodSummary::of(&pods);
+                    return if json {
+                        let text = serde_json::to_string_pretty(&st)
+                            .map_err(|e| CliError::Failure(anyhow!("{e}")))?;
+                        say(&format!("{text}\n"))
+                    } else {
+                        say(&format!("{}\n{}", file.display(), st.to_text()))
+                    };
+                }
+            }
             let s = spec(&file, format, &read)?;
             let (w, meta) = s
                 .load(&crate::engine::RngStreams::new(read.seed), 0.0)

@@ -11,5 +11,6 @@ pub use cost::{
 };
 pub use fairness::{jain_index, tenant_slowdowns};
 pub use summary::{
-    build_summary, CauseCounts, JobCounts, Quantiles, RunMeta, Summary, TenantFigures,
+    build_summary, CauseCounts, CensoredQuantiles, JobCounts, Quantiles, RunMeta, Summary,
+    TenantFigures,
 };

@@ -39,6 +39,43 @@ impl Quantiles {
     }
 }
 
+/// Quantiles over every job that was eligible, with the ones still open at the end of the
+/// run counted at a lower bound (right-censored): a job still waiting at the horizon counts
+/// as having waited until the horizon. Percentiles over only the jobs that got there skip
+/// exactly the jobs that fared worst.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct CensoredQuantiles {
+    /// Arithmetic mean (a lower bound when `censored > 0`).
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Jobs covered.
+    pub jobs: u64,
+    /// Of which counted at the end of the run (still open then).
+    pub censored: u64,
+}
+
+impl CensoredQuantiles {
+    /// From `(value, censored)` pairs, values in seconds (rounded to the millisecond).
+    fn of(v: Vec<(f64, bool)>) -> CensoredQuantiles {
+        let censored = v.iter().filter(|x| x.1).count() as u64;
+        let jobs = v.len() as u64;
+        let q = round_q(Quantiles::of(v.into_iter().map(|x| x.0).collect()));
+        CensoredQuantiles {
+            mean: q.mean,
+            p50: q.p50,
+            p95: q.p95,
+            p99: q.p99,
+            jobs,
+            censored,
+        }
+    }
+}
+
 /// Job counts by outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub struct JobCounts {
@@ -99,6 +136,12 @@ pub struct Summary {
     pub wait_s: Quantiles,
     /// Job completion time (end - submit) of completed jobs, seconds.
     pub jct_s: Quantiles,
+    /// Wait to first start of every submitted job that could fit the cluster, seconds;
+    /// jobs that never started count their wait up to the end of the run (censored).
+    pub wait_all_s: CensoredQuantiles,
+    /// Completion time of every submitted job that could fit the cluster (completed or
+    /// failed: end - submit), seconds; jobs still open at the end count up to it (censored).
+    pub jct_all_s: CensoredQuantiles,
     /// Fleet GPU-hours.
     pub gpu_hours: GpuHours,
     /// busy / provisioned.
@@ -198,6 +241,7 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
     let mut jobs = JobCounts::default();
     let mut waits = Vec::new();
     let mut jcts = Vec::new();
+    let (mut waits_all, mut jcts_all) = (Vec::new(), Vec::new());
     for (i, rec) in r.jobs.iter().enumerate() {
         if !rec.submitted {
             continue;
@@ -207,6 +251,18 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         if let Some(start) = rec.start {
             jobs.started += 1;
             waits.push(start.since(submit).secs_f64());
+        }
+        if rec.outcome != JobOutcome::Rejected {
+            let open_at_end = |t: Option<SimTime>| match t {
+                Some(t) => (t.since(submit).secs_f64(), false),
+                None => (r.end.since(submit).secs_f64(), true),
+            };
+            waits_all.push(open_at_end(rec.start));
+            let ended = match rec.outcome {
+                JobOutcome::Completed | JobOutcome::Failed => rec.end,
+                _ => None,
+            };
+            jcts_all.push(open_at_end(ended));
         }
         match rec.outcome {
             JobOutcome::Completed => {
@@ -281,6 +337,8 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         jobs,
         wait_s: round_q(Quantiles::of(waits)),
         jct_s: round_q(Quantiles::of(jcts)),
+        wait_all_s: CensoredQuantiles::of(waits_all),
+        jct_all_s: CensoredQuantiles::of(jcts_all),
         gpu_hours: GpuHours {
             provisioned: round(gh.provisioned, 3),
             busy: round(gh.busy, 3),

@@ -45,88 +45,43 @@ pub use tiresias::Tiresias;
 use crate::engine::SimTime;
 use crate::model::{Allocation, CapacityKind, Cluster, Job, JobId, ReservedNodes, MILLI_PER_GPU};
 
-/// The queue policies a scenario can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PolicyKind {
+#[macro_use]
+mod registry;
+
+// The queue policies: one line each (its file holds the policy and its docs).
+queue_policies! {
     /// First come, first served, strictly: the head blocks everything behind it.
-    Fifo,
+    Fifo = "fifo" => |o| Fifo::default(),
     /// EASY backfill: later jobs start early if they do not delay the head's reservation.
-    EasyBackfill,
+    EasyBackfill = "easy_backfill" => |o| EasyBackfill::default(),
     /// Greedy list scheduling in arrival order: every job that fits starts, nothing is
     /// reserved (the PAI-2020 simulator's FIFO).
-    GreedyFifo,
+    GreedyFifo = "greedy_fifo" => |o| Greedy::new(GreedyKey::Arrival),
     /// Greedy list scheduling by shortest true duration (the PAI-2020 simulator's SJF).
-    GreedySjf,
+    GreedySjf = "greedy_sjf" => |o| Greedy::new(GreedyKey::ShortestDuration),
     /// Shortest job first by estimate; the shortest waiting job blocks the others.
-    Sjf,
+    Sjf = "sjf" => |o| Sjf::default(),
     /// Shortest remaining time first by estimate, preempting longer running jobs.
-    Srtf,
+    Srtf = "srtf" => |o| Srtf::default(),
     /// Tiresias discretized two-dimensional least-attained-service (Gu et al., NSDI'19).
-    Tiresias,
+    Tiresias = "tiresias" => |o| Tiresias::new(
+        o.tiresias_thresholds_gpu_s.clone(),
+        o.tiresias_starvation_factor,
+    ),
     /// Priority classes (the job's `priority`, higher first); preempts lower classes.
-    Priority,
+    Priority = "priority" => |o| PriorityPreempt::default(),
     /// Weighted fair share across tenants: the tenant holding the least GPU share goes next.
-    FairShare,
+    FairShare = "fair_share" => |o| FairShare::new(o.tenant_weights.clone()),
     /// Each job in the pool where its throughput per dollar is best (the Gavel idea).
-    ThroughputPerDollar,
+    ThroughputPerDollar = "throughput_per_dollar" => |o| ThroughputPerDollar::default(),
     /// Conservative backfill: every waiting job holds a reservation no later job may delay.
-    ConservativeBackfill,
+    ConservativeBackfill = "conservative_backfill" => |o| ConservativeBackfill::default(),
 }
 
 impl PolicyKind {
-    /// Builds the policy.
+    /// Builds the policy with default options.
     pub fn build(self) -> Box<dyn QueuePolicy> {
         self.build_with(&SchedOptions::default())
-    }
-    /// Builds the policy with the options a scenario gives.
-    pub fn build_with(self, o: &SchedOptions) -> Box<dyn QueuePolicy> {
-        match self {
-            PolicyKind::Fifo => Box::new(Fifo::default()),
-            PolicyKind::EasyBackfill => Box::new(EasyBackfill::default()),
-            PolicyKind::GreedyFifo => Box::new(Greedy::new(GreedyKey::Arrival)),
-            PolicyKind::GreedySjf => Box::new(Greedy::new(GreedyKey::ShortestDuration)),
-            PolicyKind::Sjf => Box::new(Sjf::default()),
-            PolicyKind::Srtf => Box::new(Srtf::default()),
-            PolicyKind::Tiresias => Box::new(Tiresias::new(
-                o.tiresias_thresholds_gpu_s.clone(),
-                o.tiresias_starvation_factor,
-            )),
-            PolicyKind::Priority => Box::new(PriorityPreempt::default()),
-            PolicyKind::FairShare => Box::new(FairShare::new(o.tenant_weights.clone())),
-            PolicyKind::ThroughputPerDollar => Box::new(ThroughputPerDollar::default()),
-            PolicyKind::ConservativeBackfill => Box::new(ConservativeBackfill::default()),
-        }
-    }
-    /// Every policy, for tests and benchmarks.
-    pub const ALL: [PolicyKind; 11] = [
-        PolicyKind::Fifo,
-        PolicyKind::EasyBackfill,
-        PolicyKind::GreedyFifo,
-        PolicyKind::GreedySjf,
-        PolicyKind::Sjf,
-        PolicyKind::Srtf,
-        PolicyKind::Tiresias,
-        PolicyKind::Priority,
-        PolicyKind::FairShare,
-        PolicyKind::ThroughputPerDollar,
-        PolicyKind::ConservativeBackfill,
-    ];
-    /// The scenario-file spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PolicyKind::Fifo => "fifo",
-            PolicyKind::EasyBackfill => "easy_backfill",
-            PolicyKind::GreedyFifo => "greedy_fifo",
-            PolicyKind::GreedySjf => "greedy_sjf",
-            PolicyKind::Sjf => "sjf",
-            PolicyKind::Srtf => "srtf",
-            PolicyKind::Tiresias => "tiresias",
-            PolicyKind::Priority => "priority",
-            PolicyKind::FairShare => "fair_share",
-            PolicyKind::ThroughputPerDollar => "throughput_per_dollar",
-            PolicyKind::ConservativeBackfill => "conservative_backfill",
-        }
     }
 }
 

@@ -9,6 +9,7 @@
 //! An unknown column is an error (a typo must not silently drop data). Rows need not be
 //! sorted: jobs are sorted by submit time after reading, ties kept in file order.
 
+use super::trace::{RowFilter, TraceMeta};
 use super::value::{parse_bool, parse_gpus, parse_non_negative, parse_secs, ValueError};
 use super::{BadRows, TraceError};
 use crate::engine::SimTime;
@@ -234,6 +235,50 @@ pub fn write_generic_csv<W: Write>(w: &Workload, out: W) -> std::io::Result<()> 
         ])?;
     }
     wr.flush()
+}
+
+/// The generic CSV reader as a trace format: the GPU-count filters apply (the format has
+/// no status to filter on).
+pub struct GenericCsv;
+
+impl super::formats::TraceReader for GenericCsv {
+    fn read(
+        path: &Path,
+        bad: BadRows,
+        filter: RowFilter,
+        _options: &super::formats::FormatOptions,
+    ) -> Result<(Workload, TraceMeta), TraceError> {
+        let mut w = read_generic_csv(path, bad)?;
+        // The generic reader has no status or filter; apply the GPU filter here.
+        let before = w.jobs.len();
+        if let Some(m) = filter.min_gpus {
+            w.jobs.retain(|j| j.gpus.gpus_f64() >= m);
+        }
+        let mid = w.jobs.len();
+        if let Some(m) = filter.max_gpus {
+            w.jobs.retain(|j| j.gpus.gpus_f64() <= m);
+        }
+        let (a, b) = ((before - mid) as u64, (mid - w.jobs.len()) as u64);
+        if a > 0 {
+            w.filtered.push(("fewer GPUs than min_gpus".into(), a));
+        }
+        if b > 0 {
+            w.filtered.push(("more GPUs than max_gpus".into(), b));
+        }
+        let meta = TraceMeta {
+            file: path.to_path_buf(),
+            rows: before as u64,
+            statuses: [0, 0, 0, before as u64],
+            ..TraceMeta::default()
+        };
+        if !filter.statuses.is_empty() && !filter.statuses.contains(&super::JobStatus::Unknown) {
+            return Err(TraceError::File {
+                file: path.to_path_buf(),
+                reason: "the generic CSV has no job status to filter on".into(),
+            });
+        }
+        Ok((w, meta))
+    }
 }
 
 #[cfg(test)]

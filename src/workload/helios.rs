@@ -138,6 +138,20 @@ pub fn read_helios_from<R: Read>(
     sink.finish()
 }
 
+/// The Helios reader.
+pub struct Helios;
+
+impl super::formats::TraceReader for Helios {
+    fn read(
+        path: &Path,
+        bad: BadRows,
+        filter: RowFilter,
+        _options: &super::formats::FormatOptions,
+    ) -> Result<(Workload, TraceMeta), TraceError> {
+        read_helios(path, bad, filter)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

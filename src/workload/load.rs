@@ -1,13 +1,11 @@
 //! Loading a trace of any format: the reader for the format, the streaming filters, then
 //! the shaping. What `[workload] kind = "trace"` and `gpufleet trace` both use.
 
-use super::pai::{read_pai, read_pai_job_table};
+use super::formats::{FormatOptions, TraceFormat};
 use super::shape::Shaping;
-use super::swf::{read_swf, SwfOptions};
-use super::trace::{RowFilter, TraceFormat, TraceMeta};
-use super::{
-    read_generic_csv, read_helios, read_philly, read_tiresias, BadRows, TraceError, Workload,
-};
+use super::swf::SwfOptions;
+use super::trace::{RowFilter, TraceMeta};
+use super::{BadRows, TraceError, Workload};
 use crate::engine::RngStreams;
 use std::path::{Path, PathBuf};
 
@@ -83,50 +81,9 @@ pub fn read_format(
     pai_job_table: Option<&Path>,
     filter: RowFilter,
 ) -> Result<(Workload, TraceMeta), TraceError> {
-    match format {
-        TraceFormat::Generic => {
-            let mut w = read_generic_csv(path, bad)?;
-            // The generic reader has no status or filter; apply the GPU filter here.
-            let before = w.jobs.len();
-            if let Some(m) = filter.min_gpus {
-                w.jobs.retain(|j| j.gpus.gpus_f64() >= m);
-            }
-            let mid = w.jobs.len();
-            if let Some(m) = filter.max_gpus {
-                w.jobs.retain(|j| j.gpus.gpus_f64() <= m);
-            }
-            let (a, b) = ((before - mid) as u64, (mid - w.jobs.len()) as u64);
-            if a > 0 {
-                w.filtered.push(("fewer GPUs than min_gpus".into(), a));
-            }
-            if b > 0 {
-                w.filtered.push(("more GPUs than max_gpus".into(), b));
-            }
-            let meta = TraceMeta {
-                file: path.to_path_buf(),
-                rows: before as u64,
-                statuses: [0, 0, 0, before as u64],
-                ..TraceMeta::default()
-            };
-            if !filter.statuses.is_empty() && !filter.statuses.contains(&super::JobStatus::Unknown)
-            {
-                return Err(TraceError::File {
-                    file: path.to_path_buf(),
-                    reason: "the generic CSV has no job status to filter on".into(),
-                });
-            }
-            Ok((w, meta))
-        }
-        TraceFormat::Swf => read_swf(path, swf, bad, filter).map(|(w, m, _)| (w, m)),
-        TraceFormat::Helios => read_helios(path, bad, filter),
-        TraceFormat::Pai => {
-            let users = pai_job_table
-                .map(|p| read_pai_job_table(p, bad))
-                .transpose()?;
-            read_pai(path, users.as_ref(), bad, filter)
-        }
-        TraceFormat::Philly => read_philly(path, bad, filter),
-        TraceFormat::Tiresias => read_tiresias(path, bad, filter),
-        TraceFormat::Openb => super::read_openb_trace(path, bad, filter),
-    }
+    let options = FormatOptions {
+        swf: *swf,
+        pai_job_table,
+    };
+    format.read(path, bad, filter, &options)
 }

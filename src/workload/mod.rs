@@ -6,11 +6,13 @@ mod csv_rows;
 mod empirical;
 mod fgd_expected;
 mod fit;
+mod formats;
 mod generic_csv;
 mod helios;
 mod load;
 mod model;
 mod openb;
+mod openb_summary;
 mod openb_trace;
 mod pai;
 mod pai_machines;
@@ -28,6 +30,7 @@ pub use arrivals::{ArrivalError, ArrivalProcess, Arrivals, MONTH_SECS};
 pub use empirical::read_duration_column;
 pub use fgd_expected::{read_expected_curves, ExpectedCurve};
 pub use fit::{fit_lognormal, fit_model, model_to_toml};
+pub use formats::{FormatOptions, TraceReader};
 pub use generic_csv::{read_generic_csv, write_generic_csv, GENERIC_CSV_COLUMNS};
 pub use helios::{read_helios, read_helios_from};
 pub use load::{read_format, TraceSpec};
@@ -36,6 +39,7 @@ pub use openb::{
     group_openb_nodes, openb_workload, read_openb, read_openb_nodes, read_openb_pods, OpenbNode,
     OpenbPod, OpenbPods, OPENB_NODE_COLUMNS, OPENB_POD_COLUMNS,
 };
+pub use openb_summary::{OpenbPodSummary, PodShape};
 pub use openb_trace::read_openb_trace;
 pub use pai::{read_pai, read_pai_from, read_pai_job_table, read_pai_job_table_from, PaiUsers};
 pub use pai_machines::{read_pai_machines, read_pai_machines_from, MachineGroup, MachineList};

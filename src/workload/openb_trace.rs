@@ -67,3 +67,17 @@ pub fn read_openb_trace(
     }
     Ok((w, meta))
 }
+
+/// The openb pod-list reader (as a trace in time).
+pub struct OpenbTrace;
+
+impl super::formats::TraceReader for OpenbTrace {
+    fn read(
+        path: &Path,
+        bad: BadRows,
+        filter: RowFilter,
+        _options: &super::formats::FormatOptions,
+    ) -> Result<(Workload, TraceMeta), TraceError> {
+        read_openb_trace(path, bad, filter)
+    }
+}

@@ -356,6 +356,20 @@ pub fn read_philly_from<R: BufRead>(
     sink.finish()
 }
 
+/// The Philly reader.
+pub struct Philly;
+
+impl super::formats::TraceReader for Philly {
+    fn read(
+        path: &Path,
+        bad: BadRows,
+        filter: RowFilter,
+        _options: &super::formats::FormatOptions,
+    ) -> Result<(Workload, TraceMeta), TraceError> {
+        read_philly(path, bad, filter)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

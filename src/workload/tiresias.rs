@@ -78,6 +78,20 @@ pub fn read_tiresias_from<R: Read>(
     sink.finish()
 }
 
+/// The Tiresias reader.
+pub struct Tiresias;
+
+impl super::formats::TraceReader for Tiresias {
+    fn read(
+        path: &Path,
+        bad: BadRows,
+        filter: RowFilter,
+        _options: &super::formats::FormatOptions,
+    ) -> Result<(Workload, TraceMeta), TraceError> {
+        read_tiresias(path, bad, filter)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,42 +12,7 @@ use crate::model::{GpuRequest, Job, TypeMask, Workload};
 use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
 
-/// The trace formats gpufleet reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-#[value(rename_all = "snake_case")]
-pub enum TraceFormat {
-    /// gpufleet's generic CSV (the lingua franca).
-    Generic,
-    /// Standard Workload Format (Parallel Workloads Archive).
-    Swf,
-    /// SenseTime Helios job CSV.
-    Helios,
-    /// Alibaba PAI 2020 task table (`pai_task_table.csv`, no header), optionally joined
-    /// with the job table for users.
-    Pai,
-    /// Microsoft Philly job log (JSON array).
-    Philly,
-    /// Tiresias CSV (`job_id,num_gpu,submit_time,iterations,model_name,duration,interval`).
-    Tiresias,
-    /// Alibaba openb 2023 pod list (with the time columns).
-    Openb,
-}
-
-impl TraceFormat {
-    /// The spelling used in scenario files and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TraceFormat::Generic => "generic",
-            TraceFormat::Swf => "swf",
-            TraceFormat::Helios => "helios",
-            TraceFormat::Pai => "pai",
-            TraceFormat::Philly => "philly",
-            TraceFormat::Tiresias => "tiresias",
-            TraceFormat::Openb => "openb",
-        }
-    }
-}
+pub use super::formats::TraceFormat;
 
 /// A job's final state as its trace reports it.
 #[derive(
