@@ -11,7 +11,10 @@
 //! - elastic pools (`elastic.rs`, only when a pool autoscales): nodes held, queued demand,
 //!   the held intervals billing reads; its events are [`ElasticEvent`]s;
 //! - faults (`faults.rs`, only when failures are configured): nodes down and why, failure
-//!   and spot streams, the jobs on each node; its events are [`FaultEvent`]s.
+//!   and spot streams, the jobs on each node; its events are [`FaultEvent`]s;
+//! - cloud (`cloud.rs`, only with datasets, fabrics or a throughput table): datasets
+//!   staged before a run computes (it holds its GPUs meanwhile; no events of its own) and
+//!   each run's spread over nodes and racks.
 //!
 //! The loop matches [`Event`] exhaustively and hands each part its own sub-event; what
 //! crosses parts (starting a run, the one `stop_run` behind completions, preemptions,
@@ -42,6 +45,7 @@
 //! [`PreemptionCost`]: crate::sched::PreemptionCost
 
 mod accounting;
+mod cloud;
 mod elastic;
 mod event;
 mod faults;
@@ -49,6 +53,7 @@ mod progress;
 mod record;
 mod runs;
 
+pub use cloud::{CloudResult, JobCloud, TransferTotal};
 pub use event::{ElasticEvent, Event, FaultEvent};
 pub use record::{
     FaultSummary, JobOutcome, JobRecord, PoolUsage, RunResult, StoppedRun, TimelineRow,
@@ -107,6 +112,8 @@ pub struct Simulation<'w> {
     elastic: Option<elastic::Elastic>,
     /// Failures; `None` keeps the common case free of fault bookkeeping.
     faults: Option<faults::Faults>,
+    /// Datasets, fabrics, class speeds; `None` when the scenario has none.
+    cloud: Option<cloud::Cloud>,
 }
 
 impl<'w> Simulation<'w> {
@@ -132,11 +139,20 @@ impl<'w> Simulation<'w> {
         policy: Box<dyn QueuePolicy>,
     ) -> Self {
         let mut cluster = Cluster::new(cfg.pools.clone());
-        let placer =
+        let mut placer =
             crate::sched::placement::Placer::for_run(cfg.placement, &mut cluster, workload);
+        if let Some(f) = &cfg.options.cloud.fabric {
+            placer.set_racks(
+                f.pools
+                    .iter()
+                    .map(|x| x.map_or(0, |f| f.nodes_per_rack))
+                    .collect(),
+            );
+        }
         let elastic =
             elastic::Elastic::new(&cfg.options.autoscale, &mut cluster, workload.jobs.len());
         let mut pools = PoolChoice::new(&cluster);
+        pools.set_cloud(&cfg.options.cloud, &workload.classes);
         pools.set_gpu_hour_prices(&cfg.options.gpu_hour_usd);
         pools.set_order(cfg.options.pool_order);
         let budget = crate::sched::Budget::new(&cfg.options.budget, &workload.tenants);
@@ -151,6 +167,7 @@ impl<'w> Simulation<'w> {
             queue.schedule(h, Event::Horizon);
         }
         let jobs = workload.jobs.len();
+        let cloud = cloud::Cloud::new(&cfg.options.cloud, jobs);
         Simulation {
             progress: progress::JobProgress::new(jobs, cfg.options.preemption),
             acct: accounting::Accounting::new(jobs, n),
@@ -170,6 +187,7 @@ impl<'w> Simulation<'w> {
             wake: Wake::default(),
             elastic,
             faults: None,
+            cloud,
         }
     }
 
@@ -388,6 +406,7 @@ impl<'w> Simulation<'w> {
                 .unwrap_or_default(),
             faults,
             tenant_busy_gpu_ms: counted.tenant_busy_gpu_ms,
+            cloud: self.cloud.map(cloud::Cloud::into_result),
         }
     }
 }

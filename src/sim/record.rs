@@ -159,4 +159,6 @@ pub struct RunResult {
     pub faults: Option<FaultSummary>,
     /// GPU-milliseconds held per (pool, tenant), in key order.
     pub tenant_busy_gpu_ms: Vec<((u32, u32), u128)>,
+    /// Datasets staged and runs' spread, when the scenario configures them.
+    pub cloud: Option<super::CloudResult>,
 }

@@ -190,6 +190,7 @@ fn parse_row(
         priority,
         deadline,
         preemptible,
+        tags: crate::model::JobTags::NONE,
     })
 }
 

@@ -258,6 +258,7 @@ impl RowSink {
             priority: 0,
             deadline: None,
             preemptible: false,
+            tags: crate::model::JobTags::NONE,
         });
         self.submits.push(r.submit_ms);
         Ok(())
