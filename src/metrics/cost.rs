@@ -110,6 +110,7 @@ pub fn price_run(
     let usage = usage_records(result);
     let mut cost = attribute_bills(result.jobs.len(), &usage, &pricing.pools);
     book_moves(&mut cost.ledger, result, &pricing.moves);
+    book_staging(&mut cost, result, &tenant_of);
     if let Some(plan) = &pricing.savings_plan {
         settle_plan(&mut cost, result, &usage, &pricing.pools, plan);
     }
@@ -198,6 +199,25 @@ fn book_moves(ledger: &mut Ledger, result: &RunResult, moves: &crate::pricing::E
             },
             usd,
         );
+    }
+}
+
+/// Books each job's dataset transfers (priced by the simulation's staging part at the
+/// link's catalog price, tiers by the month's volume) to its pool, tenant and itself.
+fn book_staging(cost: &mut RunCost, result: &RunResult, tenant_of: &impl Fn(usize) -> u32) {
+    let Some(c) = &result.cloud else { return };
+    for (i, (j, r)) in c.jobs.iter().zip(&result.jobs).enumerate() {
+        if let (Some(pool), true) = (r.pool, j.transfer_usd != 0.0) {
+            cost.ledger.add(
+                LedgerKey {
+                    pool,
+                    tenant: Some(tenant_of(i)),
+                    kind: CostKind::Transfer,
+                },
+                j.transfer_usd,
+            );
+            cost.job_usd[i] += j.transfer_usd;
+        }
     }
 }
 

@@ -129,8 +129,10 @@ impl Cloud {
         rec.transfer_usd += usd;
         match plan.link {
             Some(link) => {
-                let at = &data.places.pools[p];
-                let key = (format!("{}/{}", at.cloud, at.region), link);
+                let key = match data.places.pools.get(p) {
+                    Some(at) => (format!("{}/{}", at.cloud, at.region), link),
+                    None => (String::new(), link),
+                };
                 let tot = self.totals.entry(key).or_default();
                 tot.gb += plan.gb;
                 tot.usd += usd;
