@@ -2,6 +2,9 @@
 //! fixtures in `tests/data/`.
 
 mod censoring;
+mod cloud_data;
+mod cloud_fabric;
+mod cloud_speeds;
 mod common;
 mod economics;
 mod faults;
