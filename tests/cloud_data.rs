@@ -58,13 +58,21 @@ fn staging_time_tier_cost_and_reuse() {
     assert!((c.jobs[0].transfer_usd - 40.0).abs() < 1e-9);
     assert_eq!(c.jobs[0].staged_gb, 2000.0);
     assert_eq!(end(1), SimTime::from_secs(8800));
-    assert_eq!((c.jobs[1].staging, c.jobs[1].transfer_usd), (SimTime::ZERO, 0.0));
+    assert_eq!(
+        (c.jobs[1].staging, c.jobs[1].transfer_usd),
+        (SimTime::ZERO, 0.0)
+    );
     assert_eq!(end(2), SimTime::from_secs(20000 + 1600 + 3600));
     assert!((c.jobs[2].transfer_usd - 40.0).abs() < 1e-9);
     assert_eq!(c.reuses, 1);
     // The ledger carries the transfers; job a's bill is its held time at $1/GPU-hour
     // (5,200 s x 8 GPUs) plus $40.
-    let transfer = e.summary.cost_by_kind_usd.get("transfer").copied().unwrap_or(0.0);
+    let transfer = e
+        .summary
+        .cost_by_kind_usd
+        .get("transfer")
+        .copied()
+        .unwrap_or(0.0);
     assert!((transfer - 80.0).abs() < 1e-6, "{transfer}");
     let a = e.cost.job_usd[0];
     assert!((a - (5200.0 / 3600.0 * 8.0 + 40.0)).abs() < 1e-6, "{a}");
@@ -79,9 +87,15 @@ fn staging_time_tier_cost_and_reuse() {
 #[test]
 fn internet_staging_pays_the_tiers() {
     let text = WEST
-        .replace("region = \"us-west-2\"", "cloud = \"gcp\"\nregion = \"us-west1\"")
+        .replace(
+            "region = \"us-west-2\"",
+            "cloud = \"gcp\"\nregion = \"us-west1\"",
+        )
         .replace("cross_region_gbps = 10", "internet_gbps = 10");
-    let e = run(&text, "job_id,submit_s,gpus,duration_s,dataset\na,0,8,3600,d\n");
+    let e = run(
+        &text,
+        "job_id,submit_s,gpus,duration_s,dataset\na,0,8,3600,d\n",
+    );
     let c = e.result.cloud.as_ref().unwrap();
     assert_eq!(c.jobs[0].staging, SimTime::from_secs(1600));
     assert!((c.jobs[0].transfer_usd - 171.0).abs() < 1e-9);
@@ -140,7 +154,10 @@ fn data_aware_choice_weighs_transfer_against_price() {
 fn locality_wait_is_the_staging_time() {
     let text = TWO_REGIONS
         .replace("pool_order = \"data_aware\"", "")
-        .replace("keep_for = \"0s\"", "keep_for = \"0s\"\nlocality_wait = \"auto\"");
+        .replace(
+            "keep_for = \"0s\"",
+            "keep_for = \"0s\"\nlocality_wait = \"auto\"",
+        );
     let two = "job_id,submit_s,gpus,duration_s,dataset\na,0,8,3600,d\nb,0,8,3600,d\n";
     let e = run(&text.replace("SIZE", "4000"), two);
     let b = &e.result.jobs[1];

@@ -49,9 +49,10 @@ fn one_rack_versus_two_racks_at_four_to_one() {
     assert_eq!(e.result.jobs[0].end, Some(SimTime::from_secs(6840)));
     // With a reference of NVLink's 7,200 Gbit/s the one-rack run is slowed too:
     // 1 / (0.7 + 0.3 x 7,200 / 400) = 1 / 6.1, so 3,600 x 6.1 = 21,960 s.
-    let text = FOUR_NODES
-        .replace("RACK", "4")
-        .replace("comm_share = 0.3", "comm_share = 0.3\nreference_gbps = 7200");
+    let text = FOUR_NODES.replace("RACK", "4").replace(
+        "comm_share = 0.3",
+        "comm_share = 0.3\nreference_gbps = 7200",
+    );
     let e = run(&text, trace);
     assert_eq!(e.result.jobs[0].end, Some(SimTime::from_secs(21960)));
 }

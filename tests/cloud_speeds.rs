@@ -61,9 +61,17 @@ path = "t.csv"
 /// 4; ends 3,600 s and 1,200 s. Total completion time 4,800 s against 6,369.231 s.
 #[test]
 fn heterogeneity_aware_beats_speed_only() {
-    let trace = "job_id,submit_s,gpus,duration_s,class\ncnn,0,1,3600,cnn\ntf,0,1,3600,transformer\n";
+    let trace =
+        "job_id,submit_s,gpus,duration_s,class\ncnn,0,1,3600,cnn\ntf,0,1,3600,transformer\n";
     let speeds = |e: &Execution| -> Vec<f64> {
-        e.result.cloud.as_ref().unwrap().jobs.iter().map(|j| j.speed).collect()
+        e.result
+            .cloud
+            .as_ref()
+            .unwrap()
+            .jobs
+            .iter()
+            .map(|j| j.speed)
+            .collect()
     };
     let fast = run(&TWO_BY_TWO.replace("ORDER", "fastest"), trace);
     assert_eq!(speeds(&fast), vec![1.3, 1.0]);
@@ -80,7 +88,8 @@ fn heterogeneity_aware_beats_speed_only() {
 /// The throughput_per_dollar policy reads the table too: the same choice as "cheapest".
 #[test]
 fn throughput_per_dollar_policy_uses_class_speeds() {
-    let trace = "job_id,submit_s,gpus,duration_s,class\ncnn,0,1,3600,cnn\ntf,0,1,3600,transformer\n";
+    let trace =
+        "job_id,submit_s,gpus,duration_s,class\ncnn,0,1,3600,cnn\ntf,0,1,3600,transformer\n";
     let text = TWO_BY_TWO
         .replace("greedy_fifo", "throughput_per_dollar")
         .replace("pool_order = \"ORDER\"", "");
@@ -100,19 +109,22 @@ fn table_file_mix_and_errors() {
         "job_id,submit_s,gpus,duration_s\na,0,1,3600\n",
     )
     .unwrap();
-    let text = TWO_BY_TWO
-        .replace("ORDER", "scenario")
-        .replace(
-            "classes = { transformer = { X = 3.0, Y = 1.0 }, cnn = { X = 1.3, Y = 1.0 } }",
-            "file = \"tp.csv\"\nmix = { big = 1.0 }",
-        );
+    let text = TWO_BY_TWO.replace("ORDER", "scenario").replace(
+        "classes = { transformer = { X = 3.0, Y = 1.0 }, cnn = { X = 1.3, Y = 1.0 } }",
+        "file = \"tp.csv\"\nmix = { big = 1.0 }",
+    );
     let s = Scenario::parse(&text, Path::new("t.toml"), dir.path()).unwrap();
     let e = execute(&s, &RngStreams::new(1)).unwrap();
     // Class "big" on X: 4 / 2 = 2x the reference: 1,800 s.
     assert_eq!(e.result.jobs[0].end, Some(SimTime::from_secs(1800)));
-    let bad = TWO_BY_TWO.replace("cnn = { X = 1.3, Y = 1.0 }", "cnn = { Y = 1.0 }");
+    let bad = TWO_BY_TWO
+        .replace("ORDER", "scenario")
+        .replace("cnn = { X = 1.3, Y = 1.0 }", "cnn = { Y = 1.0 }");
     let err = Scenario::parse(&bad, Path::new("t.toml"), dir.path())
         .unwrap_err()
         .to_string();
-    assert!(err.contains("throughput.classes.cnn") && err.contains("\"X\""), "{err}");
+    assert!(
+        err.contains("throughput.classes.cnn") && err.contains("\"X\""),
+        "{err}"
+    );
 }

@@ -6,11 +6,11 @@ mod cost;
 mod fairness;
 mod summary;
 
+pub use cloud::{cloud_figures, CloudFigures, DataFigures, MovedData, SpreadFigures};
 pub use cost::{
     apply_savings_plan, apply_transfer, held_intervals, ledger_from_run, price_run, run_cost,
     usage_records, RunCost,
 };
-pub use cloud::{cloud_figures, CloudFigures, DataFigures, MovedData, SpreadFigures};
 pub use fairness::{jain_index, tenant_slowdowns};
 pub use summary::{
     build_summary, CauseCounts, CensoredQuantiles, JobCounts, Quantiles, RunMeta, Summary,

@@ -331,7 +331,10 @@ mod tests {
         assert_eq!(p.link, Some(Link::CrossRegion));
         assert_eq!(p.wait, SimTime::from_secs(1600));
         let q = d.read(0, 0, SimTime::from_secs(100));
-        assert_eq!((q.link, q.gb, q.wait), (None, 0.0, SimTime::from_secs(1500)));
+        assert_eq!(
+            (q.link, q.gb, q.wait),
+            (None, 0.0, SimTime::from_secs(1500))
+        );
         // Copy ready at 1,600 s, kept to 1,600 + 3,600 = 5,200 s.
         assert!(d.copy(0, 0, SimTime::from_secs(5199)).is_some());
         // A zone of the same region reuses the copy (copies are per region).

@@ -47,7 +47,10 @@ pub(super) fn cloud(
         for (k, &v) in &t.mix {
             c.nonneg(&format!("throughput.mix.{k}"), v);
         }
-        let names: Vec<&str> = pools.iter().map(|p| types[p.gpu_type].name.as_str()).collect();
+        let names: Vec<&str> = pools
+            .iter()
+            .map(|p| types[p.gpu_type].name.as_str())
+            .collect();
         let ref_speed = types
             .iter()
             .find(|g| g.name == table.reference)
@@ -120,7 +123,10 @@ fn data(c: &mut Problems, raw: &RawScenario, tags: &mut TagSpec) -> Option<DataO
     for (i, d) in raw.datasets.iter().enumerate() {
         let f = format!("datasets[{i}]");
         if d.name.is_empty() || raw.datasets[..i].iter().any(|e| e.name == d.name) {
-            c.err(format!("{f}.name"), format!("{:?} is empty or used twice", d.name));
+            c.err(
+                format!("{f}.name"),
+                format!("{:?} is empty or used twice", d.name),
+            );
         }
         let size_gb = match (&d.size, d.size_gb) {
             (Some(s), None) => parse_size_gb(s).unwrap_or_else(|| {
@@ -136,7 +142,10 @@ fn data(c: &mut Problems, raw: &RawScenario, tags: &mut TagSpec) -> Option<DataO
                 0.0
             }
         };
-        let cloud = d.cloud.clone().unwrap_or_else(|| DEFAULT_EGRESS_CLOUD.into());
+        let cloud = d
+            .cloud
+            .clone()
+            .unwrap_or_else(|| DEFAULT_EGRESS_CLOUD.into());
         let k = match prices.iter().position(|(n, _)| *n == cloud) {
             Some(k) => k,
             None => {
@@ -190,9 +199,24 @@ fn data(c: &mut Problems, raw: &RawScenario, tags: &mut TagSpec) -> Option<DataO
         }
     };
     if let Some(r) = rd {
-        set(c, "same_zone_gbps", r.same_zone_gbps, &mut bw.same_zone_gbps);
-        set(c, "cross_zone_gbps", r.cross_zone_gbps, &mut bw.cross_zone_gbps);
-        set(c, "cross_region_gbps", r.cross_region_gbps, &mut bw.cross_region_gbps);
+        set(
+            c,
+            "same_zone_gbps",
+            r.same_zone_gbps,
+            &mut bw.same_zone_gbps,
+        );
+        set(
+            c,
+            "cross_zone_gbps",
+            r.cross_zone_gbps,
+            &mut bw.cross_zone_gbps,
+        );
+        set(
+            c,
+            "cross_region_gbps",
+            r.cross_region_gbps,
+            &mut bw.cross_region_gbps,
+        );
         set(c, "internet_gbps", r.internet_gbps, &mut bw.internet_gbps);
     }
     let keep_for = rd
@@ -259,7 +283,10 @@ pub(super) fn parse_size_gb(s: &str) -> Option<f64> {
         .find(|ch: char| !(ch.is_ascii_digit() || ch == '.'))
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let x: f64 = num.parse().ok().filter(|x: &f64| x.is_finite() && *x >= 0.0)?;
+    let x: f64 = num
+        .parse()
+        .ok()
+        .filter(|x: &f64| x.is_finite() && *x >= 0.0)?;
     let scale = match unit.trim().to_ascii_lowercase().as_str() {
         "mb" => 1e-3,
         "gb" => 1.0,
@@ -311,7 +338,10 @@ fn fabric(c: &mut Problems, i: usize, f: &RawFabric) -> Fabric {
     let p = format!("pools[{i}].fabric");
     let npr = f.nodes_per_rack.unwrap_or(0);
     if !(0..=1_000_000).contains(&npr) {
-        c.err(format!("{p}.nodes_per_rack"), format!("must be 0..=1000000, got {npr}"));
+        c.err(
+            format!("{p}.nodes_per_rack"),
+            format!("must be 0..=1000000, got {npr}"),
+        );
     }
     let over = f.oversubscription.unwrap_or(1.0);
     if !over.is_finite() || over < 1.0 {
@@ -351,7 +381,10 @@ fn throughput(
     for (class, row) in &t.classes {
         let mut r = Vec::new();
         for (ty, &x) in row {
-            r.push((ty.clone(), c.positive(&format!("throughput.classes.{class}.{ty}"), x)));
+            r.push((
+                ty.clone(),
+                c.positive(&format!("throughput.classes.{class}.{ty}"), x),
+            ));
         }
         table.rows.push((class.clone(), r));
     }
@@ -360,7 +393,10 @@ fn throughput(
             Ok(rows) => {
                 for row in rows {
                     if table.rows.iter().any(|r| r.0 == row.0) {
-                        c.err("throughput.file", format!("class {:?} is given twice", row.0));
+                        c.err(
+                            "throughput.file",
+                            format!("class {:?} is given twice", row.0),
+                        );
                     }
                     table.rows.push(row);
                 }

@@ -25,7 +25,10 @@ pub(super) fn read_table(path: &Path) -> Result<Vec<(String, Vec<(String, f64)>)
         let rec = rec.map_err(|e| format!("{}:{row}: {e}", path.display()))?;
         let class = rec.get(0).unwrap_or("").trim().to_string();
         if class.is_empty() {
-            return Err(format!("{}:{row}: column \"class\": missing value", path.display()));
+            return Err(format!(
+                "{}:{row}: column \"class\": missing value",
+                path.display()
+            ));
         }
         let mut cells = Vec::new();
         for (k, h) in headers.iter().enumerate().skip(1) {

@@ -56,7 +56,9 @@ pub fn pool_order(order: PoolOrder, pools: &[(CapacityKind, f64, f64)]) -> Vec<u
             let v = |p: usize| pools[p].2 / pools[p].1.max(1e-12);
             v(a).total_cmp(&v(b)).then(a.cmp(&b))
         }),
-        PoolOrder::Fastest => idx.sort_by(|&a, &b| pools[b].1.total_cmp(&pools[a].1).then(a.cmp(&b))),
+        PoolOrder::Fastest => {
+            idx.sort_by(|&a, &b| pools[b].1.total_cmp(&pools[a].1).then(a.cmp(&b)))
+        }
         // Ranked per job at each attempt; the static order is the scenario's.
         PoolOrder::DataAware => {}
     }

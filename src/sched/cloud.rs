@@ -203,12 +203,10 @@ impl PoolChoice {
         let shares = classes
             .iter()
             .map(|c| {
-                cloud.fabric.as_ref().and_then(|f| {
-                    f.class_shares
-                        .iter()
-                        .find(|(n, _)| n == c)
-                        .map(|(_, s)| *s)
-                })
+                cloud
+                    .fabric
+                    .as_ref()
+                    .and_then(|f| f.class_shares.iter().find(|(n, _)| n == c).map(|(_, s)| *s))
             })
             .collect();
         self.cloud = Some(Box::new(CloudChoice {
@@ -251,7 +249,10 @@ impl PoolChoice {
     /// The table row of `job`'s class, if the table has it.
     fn class_row(&self, job: &Job) -> Option<usize> {
         let c = self.cloud.as_ref()?;
-        c.class_rows.get(job.tags.class? as usize).copied().flatten()
+        c.class_rows
+            .get(job.tags.class? as usize)
+            .copied()
+            .flatten()
     }
 
     /// The pool order `job` tries.
@@ -269,7 +270,10 @@ impl PoolChoice {
     /// The speed of `job` in pool `p`: its class's, else the pool's.
     pub fn speed_for(&self, job: &Job, p: usize) -> f64 {
         match (self.class_row(job), self.cloud.as_ref()) {
-            (Some(row), Some(c)) => c.speeds.as_ref().map_or(self.pools[p].2, |s| s.speed(row, p)),
+            (Some(row), Some(c)) => c
+                .speeds
+                .as_ref()
+                .map_or(self.pools[p].2, |s| s.speed(row, p)),
             _ => self.pools[p].2,
         }
     }
@@ -309,7 +313,13 @@ impl PoolChoice {
             .cloud
             .as_ref()
             .and_then(|c| c.fabric.as_ref())
-            .and_then(|f| f.pools.get(p).copied().flatten().map(|x| (x, f.reference_gbps)));
+            .and_then(|f| {
+                f.pools
+                    .get(p)
+                    .copied()
+                    .flatten()
+                    .map(|x| (x, f.reference_gbps))
+            });
         let Some((fab, reference)) = fabric else {
             return Spread {
                 nodes,

@@ -73,7 +73,9 @@ impl EasyBackfill {
     fn placement(ctx: &SchedCtx, id: JobId, plan: &Plan) -> Option<(Allocation, SimTime)> {
         let job = &ctx.jobs[id as usize];
         for p in ctx.candidates(id) {
-            let end = ctx.now.plus(ctx.pools.runtime_for(job, job.planned_work(), p));
+            let end = ctx
+                .now
+                .plus(ctx.pools.runtime_for(job, job.planned_work(), p));
             let avoid = (p == plan.pool && end > plan.shadow).then_some(&plan.reserved);
             if let Some(a) =
                 ctx.placer

@@ -309,9 +309,9 @@ impl SchedCtx<'_> {
             let f = self.pools.spread(job, a, self.cluster).factor;
             run = cloud::runtime_at(run, f);
         }
-        let wait = self
-            .data
-            .map_or(SimTime::ZERO, |d| d.plan(job, a.pool as usize, self.now).wait);
+        let wait = self.data.map_or(SimTime::ZERO, |d| {
+            d.plan(job, a.pool as usize, self.now).wait
+        });
         self.now.plus(run).plus(wait)
     }
 
@@ -458,9 +458,9 @@ impl<'a> SchedCtx<'a> {
         let pools: &'a PoolChoice = self.pools;
         let job = &jobs[id as usize];
         let ranked = pools.cloud.as_ref().is_some_and(|c| c.data_aware);
-        let waits = self.data.filter(|d| {
-            d.locality_wait != cloud::LocalityWait::None && job.tags.dataset.is_some()
-        });
+        let waits = self
+            .data
+            .filter(|d| d.locality_wait != cloud::LocalityWait::None && job.tags.dataset.is_some());
         if !ranked && waits.is_none() {
             return Candidates::Static(pools.eligible(job));
         }
@@ -470,7 +470,13 @@ impl<'a> SchedCtx<'a> {
         } else {
             pools
                 .eligible(job)
-                .map(|p| (p, 0.0, waits.map_or(SimTime::ZERO, |d| d.plan(job, p, now).wait)))
+                .map(|p| {
+                    (
+                        p,
+                        0.0,
+                        waits.map_or(SimTime::ZERO, |d| d.plan(job, p, now).wait),
+                    )
+                })
                 .collect()
         };
         if let Some(d) = waits {

@@ -154,7 +154,10 @@ impl Simulation<'_> {
         let held = t.since(run.start);
         let (speed, _) = super::cloud::run_speed(&self.pools, job, &run.alloc, &self.cluster);
         // The run computed only after its data was staged.
-        let staged = self.cloud.as_mut().map_or(SimTime::ZERO, |c| c.run_stopped(id));
+        let staged = self
+            .cloud
+            .as_mut()
+            .map_or(SimTime::ZERO, |c| c.run_stopped(id));
         let times = self
             .progress
             .stop(id, job, why, held.since(staged), t, speed);

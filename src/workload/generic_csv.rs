@@ -200,7 +200,10 @@ fn parse_row(
     let preemptible = parse_bool(get(11).unwrap_or("")).map_err(|e| (11, e.to_string()))?;
     let mut tags = crate::model::JobTags::NONE;
     if let Some(c) = opt(12) {
-        tags.class = Some(w.class_index(c).ok_or((12, "more than 65,535 classes".to_string()))?);
+        tags.class = Some(
+            w.class_index(c)
+                .ok_or((12, "more than 65,535 classes".to_string()))?,
+        );
     }
     if let Some(d) = opt(13) {
         tags.dataset = w.dataset_index(d);
@@ -260,10 +263,20 @@ pub fn write_generic_csv<W: Write>(w: &Workload, out: W) -> std::io::Result<()> 
         };
         let mut extra: Vec<String> = Vec::new();
         if tags[0] {
-            extra.push(j.tags.class.and_then(|c| w.classes.get(c as usize).cloned()).unwrap_or_default());
+            extra.push(
+                j.tags
+                    .class
+                    .and_then(|c| w.classes.get(c as usize).cloned())
+                    .unwrap_or_default(),
+            );
         }
         if tags[1] {
-            extra.push(j.tags.dataset.and_then(|d| w.datasets.get(d as usize).cloned()).unwrap_or_default());
+            extra.push(
+                j.tags
+                    .dataset
+                    .and_then(|d| w.datasets.get(d as usize).cloned())
+                    .unwrap_or_default(),
+            );
         }
         if tags[2] {
             extra.push(j.tags.comm_share.map(|x| x.to_string()).unwrap_or_default());
@@ -285,7 +298,12 @@ pub fn write_generic_csv<W: Write>(w: &Workload, out: W) -> std::io::Result<()> 
             &j.deadline.map(secs).unwrap_or_default(),
             if j.preemptible { "true" } else { "false" },
         ];
-        wr.write_record(cells.iter().copied().chain(extra.iter().map(String::as_str)))?;
+        wr.write_record(
+            cells
+                .iter()
+                .copied()
+                .chain(extra.iter().map(String::as_str)),
+        )?;
     }
     wr.flush()
 }
@@ -390,9 +408,12 @@ mod tests {
         let mut out = Vec::new();
         write_generic_csv(&w, &mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), text);
-        let e = read("job_id,submit_s,gpus,duration_s,comm_share\na,0,1,1,1.5\n", BadRows::Stop)
-            .unwrap_err()
-            .to_string();
+        let e = read(
+            "job_id,submit_s,gpus,duration_s,comm_share\na,0,1,1,1.5\n",
+            BadRows::Stop,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("t.csv:2") && e.contains("comm_share"), "{e}");
     }
 

@@ -61,7 +61,10 @@ pub fn apply_tags(w: &mut Workload, spec: &TagSpec, streams: &RngStreams) -> Res
         ));
     }
     for j in &mut w.jobs {
-        j.tags.dataset = j.tags.dataset.and_then(|d| map.get(d as usize).copied().flatten());
+        j.tags.dataset = j
+            .tags
+            .dataset
+            .and_then(|d| map.get(d as usize).copied().flatten());
     }
     w.datasets = names.iter().map(|s| s.to_string()).collect();
     // Per tenant: the cumulative shares of the datasets.

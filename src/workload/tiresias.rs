@@ -64,18 +64,21 @@ pub fn read_tiresias_from<R: Read>(
         let submit_ms = secs_to_ms(f(2)).map_err(|e| ("submit_time", e.to_string()))?;
         let work_ms = secs_to_ms(f(5)).map_err(|e| ("duration", e.to_string()))? as u64;
         let class = f(4);
-        Ok((TraceRow {
-            name,
-            submit_ms,
-            gpus,
-            gpu_types: "",
-            work_ms,
-            estimate_ms: None,
-            tenant: "default",
-            status: JobStatus::Unknown,
-            cpu_milli: 0,
-            mem_mib: 0,
-        }, class))
+        Ok((
+            TraceRow {
+                name,
+                submit_ms,
+                gpus,
+                gpu_types: "",
+                work_ms,
+                estimate_ms: None,
+                tenant: "default",
+                status: JobStatus::Unknown,
+                cpu_milli: 0,
+                mem_mib: 0,
+            },
+            class,
+        ))
     })?;
     sink.finish()
 }
