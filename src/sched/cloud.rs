@@ -349,9 +349,14 @@ impl PoolChoice {
         self.speed_for(job, p) * self.spread(job, a, cluster).factor
     }
 
+    /// True when pools are ranked per job (the data-aware order).
+    pub fn ranks_per_job(&self) -> bool {
+        self.cloud.as_ref().is_some_and(|c| c.data_aware)
+    }
+
     /// Pools `job` may use ranked by expected cost (see the module docs), at `now` with
-    /// the data in `data`.
-    pub(super) fn ranked_by_cost(
+    /// the data in `data`: (pool, dollars, staging wait), cheapest first.
+    pub fn ranked_by_cost(
         &self,
         job: &Job,
         work: SimTime,

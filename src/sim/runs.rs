@@ -28,7 +28,14 @@ impl Simulation<'_> {
     fn queued(&mut self, id: JobId, t: SimTime) {
         if let Some(e) = self.elastic.as_mut() {
             let job = &self.workload.jobs[id as usize];
-            e.queued(id, job, t, self.pools.eligible(job), &self.cluster);
+            if self.pools.ranks_per_job() {
+                // Demand goes where the data-aware order would run the job.
+                let data = self.cloud.as_ref().and_then(|c| c.state());
+                let ranked = self.pools.ranked_by_cost(job, job.planned_work(), t, data);
+                e.queued(id, job, t, ranked.into_iter().map(|x| x.0), &self.cluster);
+            } else {
+                e.queued(id, job, t, self.pools.eligible(job), &self.cluster);
+            }
         }
     }
 
