@@ -134,8 +134,8 @@ path = "t.csv"
 "#;
 
 /// Data-aware choice, one 8-GPU job of 1 h: near costs $16; far costs $8 x (1 h + staging)
-/// + $0.02/GB. 500 GB: staging 400 s, far = 8 x 4,000 / 3,600 + 10 = $18.89 > $16: near.
-/// 100 GB: 80 s, far = 8 x 3,680 / 3,600 + 2 = $10.18: far.
+/// plus $0.02/GB. 500 GB: staging 400 s, far = 8 x 4,000 / 3,600 + 10 = $18.89 > $16:
+/// near. 100 GB: 80 s, far = 8 x 3,680 / 3,600 + 2 = $10.18: far.
 #[test]
 fn data_aware_choice_weighs_transfer_against_price() {
     let one = "job_id,submit_s,gpus,duration_s,dataset\na,0,8,3600,d\n";

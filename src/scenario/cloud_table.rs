@@ -3,8 +3,11 @@
 
 use std::path::Path;
 
+/// One row: a class and its (GPU type, throughput) cells.
+pub(super) type Row = (String, Vec<(String, f64)>);
+
 /// Reads `path` into rows of (class, [(type, throughput)]); an error names the row.
-pub(super) fn read_table(path: &Path) -> Result<Vec<(String, Vec<(String, f64)>)>, String> {
+pub(super) fn read_table(path: &Path) -> Result<Vec<Row>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)

@@ -62,7 +62,7 @@ pub(super) fn pick(
     }
     // Several: the fullest racks first (lowest rack on ties).
     let mut order: Vec<&Vec<u32>> = racks.values().collect();
-    order.sort_by(|a, b| b.len().cmp(&a.len()));
+    order.sort_by_key(|v| std::cmp::Reverse(v.len()));
     let mut out = Vec::with_capacity(k);
     for v in order {
         for &n in v {
