@@ -2,14 +2,17 @@
 //! fixtures in `tests/data/`.
 
 mod censoring;
+mod cli;
 mod cloud_data;
 mod cloud_fabric;
 mod cloud_speeds;
 mod common;
 mod economics;
 mod faults;
+mod fgd_artifact;
 mod foundation;
 mod layers;
+mod parquet;
 mod placement;
 mod scheduling;
 mod sweep;

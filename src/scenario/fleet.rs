@@ -38,6 +38,7 @@ impl Scenario {
             workload: WorkloadSource::Given(Arc::new(workload)),
             faults: None,
             tags: Default::default(),
+            output_format: Default::default(),
         }
     }
 

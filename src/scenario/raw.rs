@@ -48,6 +48,9 @@ pub struct RawScenario {
     pub interconnect: Option<super::raw_cloud::RawInterconnect>,
     #[serde(default)]
     pub throughput: Option<super::raw_cloud::RawThroughput>,
+    /// `output_format = "csv" | "parquet" | "both"`: the run folder's table files.
+    #[serde(default)]
+    pub output_format: Option<crate::report::OutputFormat>,
 }
 
 #[derive(Debug, Deserialize)]

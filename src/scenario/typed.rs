@@ -67,6 +67,8 @@ pub struct Scenario {
     /// Classes and datasets the workload's jobs are tagged with (`[throughput] mix`,
     /// `[[datasets]]` shares).
     pub tags: crate::workload::TagSpec,
+    /// The run folder's table files (`output_format`; default CSV).
+    pub output_format: crate::report::OutputFormat,
 }
 
 impl Scenario {

@@ -87,6 +87,7 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &Path) -> Result<Scen
         workload: s.workload,
         faults: s.faults,
         tags,
+        output_format: raw.output_format.unwrap_or_default(),
     })
 }
 
