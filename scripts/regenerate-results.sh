@@ -28,6 +28,12 @@ CANONICAL=(
   "run compare-schedulers-openb scenarios/compare-schedulers-openb.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
   "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
+  "run data-gravity scenarios/data-gravity.toml"
+  "sweep data-gravity-sweep scenarios/sweeps/data-gravity.toml"
+  "run topology scenarios/topology.toml"
+  "sweep topology-sweep scenarios/sweeps/topology.toml"
+  "run heterogeneous scenarios/heterogeneous.toml"
+  "sweep heterogeneous-sweep scenarios/sweeps/heterogeneous.toml"
 )
 # The files compared by --check (charts are redrawn from these).
 SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv fragmentation.csv tco.csv tco_years.csv commitments.csv"

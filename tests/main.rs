@@ -3,6 +3,9 @@
 
 mod censoring;
 mod cli;
+mod cloud_data;
+mod cloud_fabric;
+mod cloud_speeds;
 mod common;
 mod economics;
 mod faults;

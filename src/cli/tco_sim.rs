@@ -138,6 +138,7 @@ pub fn demand_workload(
                     priority: 0,
                     deadline: None,
                     preemptible: pre,
+                    tags: crate::model::JobTags::NONE,
                 });
             }
             a = b;

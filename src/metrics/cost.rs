@@ -312,6 +312,7 @@ pub fn price_run(
     }
     cost.commitments.extend(plan_rows);
     book_moves(&mut cost, result, &pricing.moves);
+    book_staging(&mut cost, result, &tenant_of);
     if let Some(t) = &pricing.transfer {
         apply_transfer(&mut cost, result, t, tenant_of);
     }
@@ -418,6 +419,27 @@ fn attribute(
 }
 
 /// Books each checkpoint moved between places to its destination pool, the job and its
+/// Books each job's dataset transfers (priced by the simulation's staging part at the
+/// link's catalog price, tiers by the month's volume) to its pool, tenant and itself.
+fn book_staging(cost: &mut RunCost, result: &RunResult, tenant_of: &impl Fn(usize) -> u32) {
+    let Some(c) = &result.cloud else { return };
+    for (i, (j, r)) in c.jobs.iter().zip(&result.jobs).enumerate() {
+        if let (Some(pool), true) = (r.pool, j.transfer_usd != 0.0) {
+            cost.ledger.add(
+                LedgerKey {
+                    pool,
+                    tenant: Some(tenant_of(i)),
+                    kind: CostKind::Transfer,
+                },
+                j.transfer_usd,
+            );
+            if let Some(x) = cost.job_usd.get_mut(i) {
+                *x += j.transfer_usd;
+            }
+        }
+    }
+}
+
 /// tenant, at the move's price.
 fn book_moves(cost: &mut RunCost, result: &RunResult, moves: &Egress) {
     let Some(f) = &result.faults else { return };

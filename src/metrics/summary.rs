@@ -180,6 +180,9 @@ pub struct Summary {
     pub trace_rows: TraceRows,
     /// Events processed.
     pub events: u64,
+    /// Datasets staged, runs' spread and throughput (only with the cloud model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cloud: Option<super::CloudFigures>,
 }
 
 /// Trace rows that did not become jobs.
@@ -386,6 +389,7 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
             dropped: w.filtered.iter().cloned().collect(),
         },
         events: r.events,
+        cloud: super::cloud_figures(w, r),
     }
 }
 

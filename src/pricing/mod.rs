@@ -47,6 +47,7 @@ mod catalog;
 mod config;
 mod held;
 mod ledger;
+mod links;
 mod model;
 mod on_demand;
 mod owned;
@@ -73,6 +74,7 @@ pub use catalog::{
 pub use config::{FromConfig, PriceContext, Problems};
 pub use held::HeldInterval;
 pub use ledger::{CostKind, Ledger, LedgerKey};
+pub use links::LinkPrices;
 pub use model::{Bill, CapacityWindow, Charge, PricingModel, UsageRecord, PERIODS_UNTIL};
 pub use on_demand::{OnDemand, OnDemandConfig};
 pub use owned::{annuity, OwnedConfig, OwnedHardware, OwnedHour, HOURS_PER_MONTH};

@@ -84,30 +84,32 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
     let w = out.workload;
     let r = out.result;
     let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
+    let mut header = vec![
+        "job_id",
+        "name",
+        "tenant",
+        "submit_s",
+        "gpus",
+        "start_s",
+        "end_s",
+        "wait_s",
+        "jct_s",
+        "pool",
+        "gpus_held",
+        "nodes",
+        "outcome",
+        "preemptions",
+        "restarts",
+        "useful_s",
+        "lost_s",
+        "checkpoint_s",
+        "restart_s",
+        "ettr",
+        "cost_usd",
+    ];
+    header.extend(crate::report::cloud_columns::header(w, r));
     let jobs = csv_bytes(
-        &[
-            "job_id",
-            "name",
-            "tenant",
-            "submit_s",
-            "gpus",
-            "start_s",
-            "end_s",
-            "wait_s",
-            "jct_s",
-            "pool",
-            "gpus_held",
-            "nodes",
-            "outcome",
-            "preemptions",
-            "restarts",
-            "useful_s",
-            "lost_s",
-            "checkpoint_s",
-            "restart_s",
-            "ettr",
-            "cost_usd",
-        ],
+        &header,
         w.jobs
             .iter()
             .zip(&r.jobs)
@@ -161,6 +163,9 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                     },
                     format!("{:.4}", out.job_usd.get(i).copied().unwrap_or(0.0) + 0.0),
                 ]
+                .into_iter()
+                .chain(crate::report::cloud_columns::row(w, r, i))
+                .collect()
             }),
     )?;
     write_atomic(&dir.join("jobs.csv"), &jobs)?;

@@ -3,6 +3,7 @@
 //! temporary name, then renamed, so an interrupted run never leaves a half file that looks
 //! whole. Columns are documented in `docs/outputs.md`.
 
+mod cloud_columns;
 pub mod columns;
 mod commitments;
 mod data;

@@ -10,6 +10,8 @@
 //! `failures` and `spot_interruptions`).
 
 mod autoscale;
+mod cloud;
+mod cloud_table;
 mod compare;
 mod failures;
 mod faults;
@@ -21,6 +23,7 @@ mod pools;
 mod pricing;
 mod problems;
 mod raw;
+mod raw_cloud;
 mod raw_pricing;
 mod raw_trace;
 mod scheduler;

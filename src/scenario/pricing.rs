@@ -73,8 +73,8 @@ pub(super) fn pool_price(
             Err(e) => p.err(format!("{path}.instance"), e.to_string()),
         },
         (Some(_), None) => p.err(format!("{path}.region"), "an instance needs a region"),
-        (None, Some(_)) => p.err(format!("{path}.instance"), "a region needs an instance"),
-        (None, None) => {}
+        // A region alone is the pool's place (datasets, checkpoint moves), owned or not.
+        (None, _) => {}
     }
     let explicit = rp
         .price_per_node_hour

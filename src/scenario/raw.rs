@@ -40,6 +40,14 @@ pub struct RawScenario {
     pub savings_plan: Option<super::raw_pricing::RawSavingsPlan>,
     #[serde(default)]
     pub transfer: Option<super::raw_pricing::RawTransfer>,
+    #[serde(default)]
+    pub datasets: Vec<super::raw_cloud::RawDataset>,
+    #[serde(default)]
+    pub data: Option<super::raw_cloud::RawData>,
+    #[serde(default)]
+    pub interconnect: Option<super::raw_cloud::RawInterconnect>,
+    #[serde(default)]
+    pub throughput: Option<super::raw_cloud::RawThroughput>,
     /// `output_format = "csv" | "parquet" | "both"`: the run folder's table files.
     #[serde(default)]
     pub output_format: Option<crate::report::OutputFormat>,
@@ -116,6 +124,12 @@ pub struct RawPool {
     /// Elastic pool: `nodes` is its maximum.
     #[serde(default)]
     pub autoscale: Option<RawAutoscale>,
+    /// Provider of the pool's place (default: the instance's cloud, else the default).
+    #[serde(default)]
+    pub cloud: Option<String>,
+    /// The pool's interconnect.
+    #[serde(default)]
+    pub fabric: Option<super::raw_cloud::RawFabric>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -64,6 +64,9 @@ pub struct Scenario {
     pub workload: WorkloadSource,
     /// Failures, maintenance and checkpointing, if configured.
     pub faults: Option<crate::faults::FaultConfig>,
+    /// Classes and datasets the workload's jobs are tagged with (`[throughput] mix`,
+    /// `[[datasets]]` shares).
+    pub tags: crate::workload::TagSpec,
     /// The run folder's table files (`output_format`; default CSV).
     pub output_format: crate::report::OutputFormat,
 }
@@ -106,6 +109,23 @@ impl Scenario {
         let names: Vec<String> = self.gpu_types.iter().map(|t| t.name.clone()).collect();
         // Jobs constrained only to types this cluster lacks keep an empty mask and are rejected.
         let _unknown = w.remap_types(&names);
+        crate::workload::apply_tags(&mut w, &self.tags, streams).map_err(|reason| {
+            crate::workload::TraceError::File {
+                file: self.workload_path().unwrap_or_else(|| "workload".into()),
+                reason,
+            }
+        })?;
         Ok(w)
+    }
+
+    /// The workload's file, when it is read from one.
+    fn workload_path(&self) -> Option<std::path::PathBuf> {
+        match &self.workload {
+            WorkloadSource::Csv { path, .. } | WorkloadSource::PaiSim { path, .. } => {
+                Some(path.clone())
+            }
+            WorkloadSource::Trace(spec) => Some(spec.path.clone()),
+            _ => None,
+        }
     }
 }

@@ -58,9 +58,11 @@ pub(super) struct Sections {
 pub(super) fn validate(raw: RawScenario, text: &str, base: &Path) -> Result<Scenario, Problems> {
     let mut c = Problems::new();
     let mut s = sections(&mut c, &raw, base);
+    let (cloud, tags) = super::cloud::cloud(&mut c, &raw, &s.pools.specs, &s.gpu_types, base);
     c.gate()?;
     super::autoscale::inherit_billing(&mut s.pools.autoscale, &s.pools.pricing, &raw.pools);
-    let sched = super::scheduler::scheduler(&mut c, &raw.scheduler, &mut s.pools);
+    let mut sched = super::scheduler::scheduler(&mut c, &raw.scheduler, &mut s.pools);
+    sched.options.cloud = cloud;
     c.gate()?;
     Ok(Scenario {
         name: raw.name,
@@ -84,6 +86,7 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &Path) -> Result<Scen
         egress: s.egress,
         workload: s.workload,
         faults: s.faults,
+        tags,
         output_format: raw.output_format.unwrap_or_default(),
     })
 }

@@ -14,7 +14,10 @@
 //!   and spot streams, the jobs on each node; its events are [`FaultEvent`]s;
 //! - commitments (`commitments.rs`, only when a pool's pricing bounds its capacity or its
 //!   billing periods): capacity that exists only in a commitment's window, and busy
-//!   GPU-time split at each commitment's term; its events are [`WindowEvent`]s.
+//!   GPU-time split at each commitment's term; its events are [`WindowEvent`]s;
+//! - cloud (`cloud.rs`, only with datasets, fabrics or a throughput table): datasets
+//!   staged before a run computes (it holds its GPUs meanwhile; no events of its own) and
+//!   each run's spread over nodes and racks.
 //!
 //! The loop matches [`Event`] exhaustively and hands each part its own sub-event; what
 //! crosses parts (starting a run, the one `stop_run` behind completions, preemptions,
@@ -45,6 +48,7 @@
 //! [`PreemptionCost`]: crate::sched::PreemptionCost
 
 mod accounting;
+mod cloud;
 mod commitments;
 mod elastic;
 mod event;
@@ -53,6 +57,7 @@ mod progress;
 mod record;
 mod runs;
 
+pub use cloud::{CloudResult, JobCloud, TransferTotal};
 pub use event::{ElasticEvent, Event, FaultEvent, WindowEvent};
 pub use record::{
     CheckpointMove, DownSpan, FaultSummary, JobOutcome, JobPoolUsage, JobRecord, PoolUsage,
@@ -114,6 +119,8 @@ pub struct Simulation<'w> {
     faults: Option<faults::Faults>,
     /// Commitment windows and billing periods; `None` when no pool has any.
     commitments: Option<commitments::Commitments>,
+    /// Datasets, fabrics, class speeds; `None` when the scenario has none.
+    cloud: Option<cloud::Cloud>,
     /// Where a watcher (a progress bar) reads how far the run is; `None` by default.
     watch: Option<std::sync::Arc<Watch>>,
 }
@@ -153,11 +160,20 @@ impl<'w> Simulation<'w> {
         policy: Box<dyn QueuePolicy>,
     ) -> Self {
         let mut cluster = Cluster::new(cfg.pools.clone());
-        let placer =
+        let mut placer =
             crate::sched::placement::Placer::for_run(cfg.placement, &mut cluster, workload);
+        if let Some(f) = &cfg.options.cloud.fabric {
+            placer.set_racks(
+                f.pools
+                    .iter()
+                    .map(|x| x.map_or(0, |f| f.nodes_per_rack))
+                    .collect(),
+            );
+        }
         let elastic =
             elastic::Elastic::new(&cfg.options.autoscale, &mut cluster, workload.jobs.len());
         let mut pools = PoolChoice::new(&cluster);
+        pools.set_cloud(&cfg.options.cloud, &workload.classes);
         pools.set_gpu_hour_prices(&cfg.options.gpu_hour_usd);
         pools.set_order(cfg.options.pool_order);
         let budget = crate::sched::Budget::new(&cfg.options.budget, &workload.tenants);
@@ -172,6 +188,7 @@ impl<'w> Simulation<'w> {
             queue.schedule(h, Event::Horizon);
         }
         let jobs = workload.jobs.len();
+        let cloud = cloud::Cloud::new(&cfg.options.cloud, jobs);
         Simulation {
             progress: progress::JobProgress::new(jobs, cfg.options.preemption),
             acct: accounting::Accounting::new(jobs, n),
@@ -192,6 +209,7 @@ impl<'w> Simulation<'w> {
             elastic,
             faults: None,
             commitments: None,
+            cloud,
             watch: None,
         }
     }
@@ -468,6 +486,7 @@ impl<'w> Simulation<'w> {
             job_usage: counted.job_usage,
             windows,
             busy_by_period,
+            cloud: self.cloud.map(cloud::Cloud::into_result),
         }
     }
 }

@@ -12,7 +12,7 @@ use crate::faults::{
     Checkpointing, FailureProcess, FaultConfig, Migration, Segment, SegmentEnd, SegmentTimes,
 };
 use crate::model::{Job, JobId, JobMap};
-use crate::sched::{PoolChoice, PreemptionCost, Progress};
+use crate::sched::{PreemptionCost, Progress};
 
 /// Why a run stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub(super) enum Stop {
 }
 
 /// A run being started, as the progress part needs it.
-pub(super) struct RunStart<'a> {
+pub(super) struct RunStart {
     /// The job's work (reference GPU time).
     pub work: SimTime,
     /// Pool it starts in.
@@ -48,8 +48,8 @@ pub(super) struct RunStart<'a> {
     pub previous_pool: Option<usize>,
     /// The job's tenant.
     pub tenant: u32,
-    /// Pool speeds.
-    pub pools: &'a PoolChoice,
+    /// The run's speed (its class's speed in the pool times its fabric's factor).
+    pub speed: f64,
 }
 
 /// Checkpointed runs: the segment of each running job and what moving checkpoints cost.
@@ -156,10 +156,10 @@ impl JobProgress {
         let remaining = self.remaining(id, run.work);
         let p = run.pool;
         let c = match &mut self.work {
-            Work::Plain(_) => return run.pools.runtime(remaining, p),
+            Work::Plain(_) => return crate::sched::cloud::runtime_at(remaining, run.speed),
             Work::Checkpointed(c) => c,
         };
-        let speed = run.pools.speed(p);
+        let speed = run.speed;
         // Moving the checkpoint to another zone or region first: time and bytes.
         let mut migration = SimTime::ZERO;
         if let Some(kind) = run.previous_pool.and_then(|q| c.migration.between(q, p)) {

@@ -220,4 +220,6 @@ pub struct RunResult {
     /// `Simulation::with_periods`): per pool, `(from, to, busy GPU-ms)` covering the run
     /// (empty for a pool without periods).
     pub busy_by_period: Vec<Vec<(SimTime, SimTime, u128)>>,
+    /// Datasets staged and runs' spread, when the scenario configures them.
+    pub cloud: Option<super::CloudResult>,
 }

@@ -116,6 +116,7 @@ impl WorkloadModel {
                 priority: 0,
                 deadline: None,
                 preemptible,
+                tags: crate::model::JobTags::NONE,
             });
             i += 1;
         }
