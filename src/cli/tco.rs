@@ -153,7 +153,14 @@ pub fn tco(
         );
         say!(
             "  {:<20} {:>12} {:>12} {:>12} {:>10} {:>9} {:>10} {:>10}",
-            "candidate", "period", "total", "NPV", "$/GPU-h", "unserved", "wait p50", "wait p95"
+            "candidate",
+            "period",
+            "total",
+            "NPV",
+            "$/GPU-h",
+            "unserved",
+            "wait p50",
+            "wait p95"
         );
         for r in &sims {
             say!(

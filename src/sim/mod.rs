@@ -437,7 +437,7 @@ impl<'w> Simulation<'w> {
             .as_ref()
             .map(|f| f.summary(end, cluster, transfers));
         let pools_n = cluster.pools().len();
-        let (windows, busy_by_period) = match commitments {
+        let (windows, busy_by_period, job_busy_by_period) = match commitments {
             Some(c) => {
                 if c.kills > 0 && faults.is_none() {
                     faults = Some(FaultSummary {
@@ -448,9 +448,14 @@ impl<'w> Simulation<'w> {
                 (
                     (0..pools_n).map(|p| c.windows_within(p, end)).collect(),
                     (0..pools_n).map(|p| c.busy_by_period(p, end)).collect(),
+                    (0..pools_n).map(|p| c.job_busy_by_period(p, end)).collect(),
                 )
             }
-            None => (vec![Vec::new(); pools_n], vec![Vec::new(); pools_n]),
+            None => (
+                vec![Vec::new(); pools_n],
+                vec![Vec::new(); pools_n],
+                vec![Vec::new(); pools_n],
+            ),
         };
         RunResult {
             end,
@@ -468,6 +473,7 @@ impl<'w> Simulation<'w> {
             job_usage: counted.job_usage,
             windows,
             busy_by_period,
+            job_busy_by_period,
         }
     }
 }

@@ -220,4 +220,8 @@ pub struct RunResult {
     /// `Simulation::with_periods`): per pool, `(from, to, busy GPU-ms)` covering the run
     /// (empty for a pool without periods).
     pub busy_by_period: Vec<Vec<(SimTime, SimTime, u128)>>,
+    /// The same split job by job: per pool, `(job, from, to, busy GPU-ms)` in (period,
+    /// job) order, so a commitment's dollars go to the jobs that ran inside its term
+    /// (empty for a pool without periods).
+    pub job_busy_by_period: Vec<Vec<(u32, SimTime, SimTime, u128)>>,
 }
