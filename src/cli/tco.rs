@@ -148,7 +148,7 @@ pub fn tco(
         let sims = simulate(&s, &spec, &steps, seed)?;
         let period = steps.last().map_or(0.0, |x| x.1.hours_f64() / 24.0);
         say!(
-            "simulated path: the same demand ({source}) replayed over {period:.1} days as jobs holding the demanded GPUs on each candidate fleet; rented pools elastic (rented when demand needs a node, released when idle; per-second billing, 60 s minimum, spot's first hour free), the period scaled to {} years as above:",
+            "simulated path: the same demand ({source}) replayed over {period:.1} days as jobs holding the demanded GPUs on each candidate fleet; rented pools elastic (rented when demand needs a node, released when idle; billed by the scenario's own on-demand and spot pools' rules, AWS's where it has none), the period scaled to {} years as above:",
             spec.horizon_years
         );
         say!(

@@ -10,8 +10,9 @@
 //! each hour so that work interrupted on spot goes back to spot when it can. The
 //! candidate's spot share of the demand is preemptible. Rented pools (on demand, spot)
 //! rent a node when demand needs one, at once (no provisioning delay), and release it as
-//! soon as it is idle and its paid block is over; they are billed per second with a 60 s
-//! minimum, spot with AWS's first hour free.
+//! soon as it is idle and its paid block is over; they are billed by the scenario's own
+//! on-demand and spot pools' rules, or AWS's where it has none (per second with a 60 s
+//! minimum, spot's first hour free).
 
 use super::CliError;
 use crate::engine::{RngStreams, SimTime};
@@ -166,12 +167,45 @@ fn elastic(billing: Billing) -> Autoscale {
     }
 }
 
+/// The rental billing rules of the simulated fleets: the scenario's first on-demand
+/// pool's rounding, and its first spot pool's rules (rounding, first hour, notice); where
+/// it has no such pool, AWS's (per second, 60 s minimum; spot's first hour free, 2 min
+/// notice).
+#[derive(Debug, Clone, Copy)]
+struct Rules {
+    on_demand: Billing,
+    spot: SpotBilling,
+}
+
+impl Rules {
+    fn of(s: &Scenario) -> Rules {
+        let on_demand = s
+            .pricing
+            .iter()
+            .find_map(|m| match m {
+                PoolPricing::OnDemand(o) => Some(o.billing),
+                _ => None,
+            })
+            .unwrap_or(Billing::PER_SECOND_60S_MIN);
+        let spot = s
+            .pricing
+            .iter()
+            .find_map(|m| match m {
+                PoolPricing::Spot(x) => Some(x.billing),
+                _ => None,
+            })
+            .unwrap_or_default();
+        Rules { on_demand, spot }
+    }
+}
+
 /// The pools of candidate `c`, from `template`'s node type: each with its pricing and,
 /// for rented pools, its autoscaler.
 fn pools_for(
     template: &PoolSpec,
     spec: &TcoSpec,
     c: &TcoCandidate,
+    rules: Rules,
 ) -> Vec<(PoolSpec, PoolPricing, Option<Autoscale>)> {
     let pool = |name: &str, kind: CapacityKind, nodes: u32| PoolSpec {
         name: name.to_string(),
@@ -179,7 +213,7 @@ fn pools_for(
         nodes,
         ..template.clone()
     };
-    let billing = Billing::PER_SECOND_60S_MIN;
+    let billing = rules.on_demand;
     let od = || {
         PoolPricing::OnDemand(OnDemand {
             usd_per_node_hour: spec.on_demand_per_node_hour,
@@ -229,9 +263,9 @@ fn pools_for(
                 pool("spot", CapacityKind::Spot, s),
                 PoolPricing::Spot(Spot::new(
                     SpotPrice::Constant(spec.spot_per_node_hour),
-                    SpotBilling::default(),
+                    rules.spot,
                 )),
-                Some(elastic(billing)),
+                Some(elastic(rules.spot.billing)),
             ));
             v.push((
                 pool("on-demand", CapacityKind::OnDemand, nodes),
@@ -292,9 +326,10 @@ pub fn simulate(
         .sum();
     let streams = RngStreams::new(seed);
     let gpn = spec.gpus_per_node.max(1) as f64;
+    let rules = Rules::of(s);
     let mut out = Vec::new();
     for c in &spec.candidates {
-        let fleet = pools_for(&template, spec, c);
+        let fleet = pools_for(&template, spec, c, rules);
         if fleet.is_empty() {
             continue;
         }
@@ -332,7 +367,7 @@ pub fn simulate(
             f.spot.push(SpotInterruptions {
                 pool: trace.0,
                 model: SpotModel::Trace(trace.1),
-                notice: SpotBilling::default().notice,
+                notice: rules.spot.notice,
                 replace_after: SimTime::ZERO,
             });
             one.faults = Some(f);

@@ -12,6 +12,7 @@
 //! checkpoint, its egress) is the job's too. So jobs sum to tenants, tenants and nobody
 //! to pools, and pools to the total, kind by kind.
 
+use crate::engine::SimTime;
 use crate::faults::TransferKind;
 use crate::pricing::{
     Bill, CostKind, Egress, HeldInterval, Ledger, LedgerKey, MoveScope, PoolPricing, PricingModel,
@@ -299,7 +300,13 @@ pub fn price_run(
             });
         }
     }
-    let mut cost = attribute(result.jobs.len(), &usage, &pricing.pools, &bills);
+    let mut cost = attribute(
+        result.jobs.len(),
+        &usage,
+        &pricing.pools,
+        &bills,
+        &result.job_busy_by_period,
+    );
     for (p, usd) in unused {
         cost.ledger.add(
             LedgerKey {
@@ -323,7 +330,13 @@ pub fn price_run(
 pub fn run_cost(result: &RunResult, pricing: &[PoolPricing]) -> RunCost {
     let usage = usage_records(result);
     let bills = bills(&usage, pricing);
-    attribute(result.jobs.len(), &usage, pricing, &bills)
+    attribute(
+        result.jobs.len(),
+        &usage,
+        pricing,
+        &bills,
+        &result.job_busy_by_period,
+    )
 }
 
 /// The ledger of the pools' bills alone (see [`run_cost`]).
@@ -339,14 +352,89 @@ fn bills(usage: &[UsageRecord], pricing: &[PoolPricing]) -> Vec<Option<Bill>> {
         .collect()
 }
 
+/// Which of a pool's jobs a line's busy dollars go to: all that ran in the pool, those
+/// that ran inside a commitment's term, or those that ran outside every term of the bill
+/// (a reservation's on-demand fallback).
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+enum Scope {
+    Whole,
+    Term(SimTime, SimTime),
+    Outside,
+}
+
+/// A term in hours from the run's start as simulated times (as the models' periods).
+fn term_times((a, b): (f64, f64)) -> (SimTime, SimTime) {
+    let at = |h: f64| {
+        if h.is_finite() {
+            SimTime::from_hours_f64(h.max(0.0))
+        } else if h > 0.0 {
+            SimTime::NEVER
+        } else {
+            SimTime::ZERO
+        }
+    };
+    (at(a), at(b))
+}
+
+/// Each job's weight (its share of the GPU-time) within `scope`, as `(job, tenant,
+/// weight)`: from the per-period split when the pool has one, else (or when nobody ran
+/// in the scope) over all the pool's jobs.
+fn weights(
+    u: &UsageRecord,
+    periods: &[(u32, SimTime, SimTime, u128)],
+    terms: &[(SimTime, SimTime)],
+    scope: Scope,
+) -> Vec<(usize, u32, f64)> {
+    let whole = || {
+        let total: u128 = u.by_job.iter().map(|&(_, _, ms)| ms).sum();
+        u.by_job
+            .iter()
+            .map(|&(j, t, ms)| (j, t, ms as f64 / total.max(1) as f64))
+            .collect()
+    };
+    if periods.is_empty() || scope == Scope::Whole {
+        return whole();
+    }
+    let inside = |f: SimTime, t: SimTime, (a, b): (SimTime, SimTime)| f >= a && t <= b;
+    let mut ms: BTreeMap<u32, u128> = BTreeMap::new();
+    for &(job, f, t, x) in periods {
+        let keep = match scope {
+            Scope::Term(a, b) => inside(f, t, (a, b)),
+            _ => !terms.iter().any(|&w| inside(f, t, w)),
+        };
+        if keep {
+            *ms.entry(job).or_insert(0) += x;
+        }
+    }
+    let total: u128 = ms.values().sum();
+    if total == 0 {
+        return whole();
+    }
+    let tenant: BTreeMap<usize, u32> = u.by_job.iter().map(|&(j, t, _)| (j, t)).collect();
+    ms.into_iter()
+        .map(|(j, x)| {
+            let j = j as usize;
+            (
+                j,
+                tenant.get(&j).copied().unwrap_or(0),
+                x as f64 / total as f64,
+            )
+        })
+        .collect()
+}
+
 /// Books each pool's bill: each line's busy share to the jobs that ran there by the
-/// GPU-time they held (and to their tenants, as the sum of their jobs), the rest to
-/// nobody; and each commitment's line as its use.
+/// GPU-time they held (a commitment's line: the GPU-time they held inside its term; a
+/// reservation's fallback line: outside its terms), and to their tenants as the sum of
+/// their jobs; the rest to nobody; and each commitment's line as its use. `periods` is
+/// each pool's busy GPU-time split job by job at its billing periods
+/// ([`RunResult::job_busy_by_period`]; empty: no split).
 fn attribute(
     jobs: usize,
     usage: &[UsageRecord],
     pricing: &[PoolPricing],
     bills: &[Option<Bill>],
+    periods: &[Vec<(u32, SimTime, SimTime, u128)>],
 ) -> RunCost {
     let mut ledger = Ledger::default();
     let mut job_usd = vec![0.0; jobs];
@@ -355,8 +443,14 @@ fn attribute(
         let Some(bill) = bill else { continue };
         let pool = p as u32;
         let job_ms: u128 = u.by_job.iter().map(|&(_, _, ms)| ms).sum();
-        // Busy dollars of the pool by kind, in booking order.
-        let mut busy: Vec<(CostKind, f64)> = Vec::new();
+        let split = periods.get(p).map_or(&[][..], |v| v.as_slice());
+        let terms: Vec<(SimTime, SimTime)> = bill
+            .charges
+            .iter()
+            .filter_map(|c| c.term.map(term_times))
+            .collect();
+        // Busy dollars of the pool by the jobs they go to and kind, in booking order.
+        let mut busy: Vec<(Scope, CostKind, f64)> = Vec::new();
         for charge in &bill.charges {
             let share = if job_ms > 0 {
                 bill.share_of(charge, u)
@@ -372,9 +466,21 @@ fn attribute(
                 },
                 charge.usd - busy_usd,
             );
-            match busy.iter_mut().find(|(k, _)| *k == charge.busy) {
-                Some(b) => b.1 += busy_usd,
-                None => busy.push((charge.busy, busy_usd)),
+            let scope = match charge.term {
+                _ if split.is_empty() => Scope::Whole,
+                Some(t) => {
+                    let (a, b) = term_times(t);
+                    Scope::Term(a, b)
+                }
+                None if terms.is_empty() => Scope::Whole,
+                None => Scope::Outside,
+            };
+            match busy
+                .iter_mut()
+                .find(|(s, k, _)| *s == scope && *k == charge.busy)
+            {
+                Some(b) => b.2 += busy_usd,
+                None => busy.push((scope, charge.busy, busy_usd)),
             }
             if let Some(term_h) = charge.term {
                 commitments.push(CommitmentUse {
@@ -390,13 +496,21 @@ fn attribute(
             continue;
         }
         let mut tenants: BTreeMap<(u32, CostKind), f64> = BTreeMap::new();
-        for &(j, tenant, ms) in &u.by_job {
-            let w = ms as f64 / job_ms as f64;
-            for &(kind, usd) in &busy {
-                let x = usd * w;
-                *tenants.entry((tenant, kind)).or_insert(0.0) += x;
-                if let Some(slot) = job_usd.get_mut(j) {
-                    *slot += x;
+        let mut scopes: Vec<Scope> = Vec::new();
+        for &(s, _, _) in &busy {
+            if !scopes.contains(&s) {
+                scopes.push(s);
+            }
+        }
+        for scope in scopes {
+            let ws = weights(u, split, &terms, scope);
+            for &(_, kind, usd) in busy.iter().filter(|b| b.0 == scope) {
+                for &(j, tenant, w) in &ws {
+                    let x = usd * w;
+                    *tenants.entry((tenant, kind)).or_insert(0.0) += x;
+                    if let Some(slot) = job_usd.get_mut(j) {
+                        *slot += x;
+                    }
                 }
             }
         }

@@ -27,6 +27,9 @@ pub(super) struct Commitments {
     bounds: Vec<Vec<SimTime>>,
     /// Per pool: milli-GPU x ms held in each period (one more than the boundaries).
     busy: Vec<Vec<u128>>,
+    /// Per pool: milli-GPU x ms each job held in each period, by (period, job), so each
+    /// commitment's dollars go to the jobs that ran inside its term.
+    job_busy: Vec<std::collections::BTreeMap<(u32, u32), u128>>,
     /// Jobs taken off nodes whose window closed.
     pub(super) kills: u64,
 }
@@ -61,6 +64,7 @@ impl Commitments {
                 })
                 .collect(),
             busy: Vec::new(),
+            job_busy: vec![Default::default(); pools],
             kills: 0,
         };
         c.busy = c.bounds.iter().map(|b| vec![0; b.len() + 1]).collect();
@@ -114,9 +118,16 @@ impl Commitments {
         (!self.windows[p].is_empty()).then_some(self.present[p] as u64)
     }
 
-    /// A run of `milli` milli-GPU in pool `p` over `[from, to)` ended: its GPU-time is
-    /// split over the pool's periods.
-    pub(super) fn run_ended(&mut self, p: usize, from: SimTime, to: SimTime, milli: u64) {
+    /// A run of job `job`, `milli` milli-GPU in pool `p` over `[from, to)`, ended: its
+    /// GPU-time is split over the pool's periods.
+    pub(super) fn run_ended(
+        &mut self,
+        job: JobId,
+        p: usize,
+        from: SimTime,
+        to: SimTime,
+        milli: u64,
+    ) {
         let bounds = &self.bounds[p];
         if bounds.is_empty() || to <= from {
             return;
@@ -125,7 +136,11 @@ impl Commitments {
         let mut cur = from;
         while cur < to {
             let seg_end = bounds.get(k).copied().unwrap_or(SimTime::NEVER).min(to);
-            self.busy[p][k] += milli as u128 * seg_end.since(cur).0 as u128;
+            let ms = milli as u128 * seg_end.since(cur).0 as u128;
+            self.busy[p][k] += ms;
+            if ms > 0 {
+                *self.job_busy[p].entry((k as u32, job)).or_insert(0) += ms;
+            }
             cur = seg_end;
             k += 1;
         }
@@ -172,6 +187,32 @@ impl Commitments {
             }
         }
         out
+    }
+
+    /// Each job's busy GPU-ms in pool `p` per period within `[0, end)`:
+    /// `(job, from, to, GPU-ms)` in (period, job) order (the periods of
+    /// [`Commitments::busy_by_period`]).
+    pub(super) fn job_busy_by_period(
+        &self,
+        p: usize,
+        end: SimTime,
+    ) -> Vec<(u32, SimTime, SimTime, u128)> {
+        let bounds = &self.bounds[p];
+        let span = |k: usize| {
+            let from = if k == 0 {
+                SimTime::ZERO
+            } else {
+                bounds[k - 1].min(end)
+            };
+            (from, bounds.get(k).copied().unwrap_or(end).min(end))
+        };
+        self.job_busy[p]
+            .iter()
+            .filter_map(|(&(k, job), &ms)| {
+                let (from, to) = span(k as usize);
+                (to > from && ms >= 1000).then_some((job, from, to, ms / 1000))
+            })
+            .collect()
     }
 }
 

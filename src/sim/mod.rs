@@ -455,7 +455,7 @@ impl<'w> Simulation<'w> {
             .as_ref()
             .map(|f| f.summary(end, cluster, transfers));
         let pools_n = cluster.pools().len();
-        let (windows, busy_by_period) = match commitments {
+        let (windows, busy_by_period, job_busy_by_period) = match commitments {
             Some(c) => {
                 if c.kills > 0 && faults.is_none() {
                     faults = Some(FaultSummary {
@@ -466,9 +466,14 @@ impl<'w> Simulation<'w> {
                 (
                     (0..pools_n).map(|p| c.windows_within(p, end)).collect(),
                     (0..pools_n).map(|p| c.busy_by_period(p, end)).collect(),
+                    (0..pools_n).map(|p| c.job_busy_by_period(p, end)).collect(),
                 )
             }
-            None => (vec![Vec::new(); pools_n], vec![Vec::new(); pools_n]),
+            None => (
+                vec![Vec::new(); pools_n],
+                vec![Vec::new(); pools_n],
+                vec![Vec::new(); pools_n],
+            ),
         };
         RunResult {
             end,
@@ -487,6 +492,7 @@ impl<'w> Simulation<'w> {
             windows,
             busy_by_period,
             cloud: self.cloud.map(cloud::Cloud::into_result),
+            job_busy_by_period,
         }
     }
 }

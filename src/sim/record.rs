@@ -222,4 +222,8 @@ pub struct RunResult {
     pub busy_by_period: Vec<Vec<(SimTime, SimTime, u128)>>,
     /// Datasets staged and runs' spread, when the scenario configures them.
     pub cloud: Option<super::CloudResult>,
+    /// The same split job by job: per pool, `(job, from, to, busy GPU-ms)` in (period,
+    /// job) order, so a commitment's dollars go to the jobs that ran inside its term
+    /// (empty for a pool without periods).
+    pub job_busy_by_period: Vec<Vec<(u32, SimTime, SimTime, u128)>>,
 }

@@ -172,7 +172,7 @@ impl Simulation<'_> {
             .acct
             .run_ended(id, job.tenant, p, held, release, &times);
         if let Some(c) = self.commitments.as_mut() {
-            c.run_ended(p, run.start, t, milli);
+            c.run_ended(id, p, run.start, t, milli);
         }
         match why {
             Stop::Completed => self.acct.completed(id, t),

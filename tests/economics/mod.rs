@@ -3,6 +3,7 @@
 //! Expected values come from hand calculation, the formulas in the shared ECONOMICS.md,
 //! awk over the shared data files, or brute force; never from the code under test.
 mod attribution;
+mod bill_by_hand;
 mod commitments;
 mod models;
 mod scenarios;

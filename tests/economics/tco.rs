@@ -334,3 +334,73 @@ life_years = 5
     let s = get("simulated", "buy 2", "total_usd");
     assert!((a - s).abs() < 1e-6 * a, "{s} vs {a}");
 }
+
+#[test]
+fn simulated_rentals_follow_the_scenario_pools_billing_rules() {
+    // Demand of 2 nodes x 8 GPUs for the first 30 % of each day (7 h 12 min), none the
+    // rest, replayed over 2 days on "on_demand 2" at $98.32/node-hour. Billed per second
+    // (the pool's default) the nodes cost 2 x 2 days x 7.2 h x 98.32 = $2,831.62; with
+    // the scenario's pool billed per started hour each day's hold rounds up to 8 h:
+    // 2 x 2 x 8 x 98.32 = $3,146.24.
+    let run = |billing: &str| -> f64 {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.toml");
+        std::fs::write(
+            &f,
+            format!(
+                r#"name = "billing-rules"
+horizon = "2d"
+[[pools]]
+name = "p5"
+gpu_type = "H100"
+kind = "on_demand"
+nodes = 2
+gpus_per_node = 8
+price_per_node_hour = 98.32
+[pools.pricing]
+kind = "on_demand"
+billing = "{billing}"
+[workload]
+kind = "synthetic"
+rate_per_hour = 1.0
+jobs = 5
+sizes = [{{ gpus = 1, weight = 1 }}]
+duration = {{ kind = "fixed", value = "1h" }}
+[tco]
+horizon_years = 1
+on_demand_per_node_hour = 98.32
+gpus_per_node = 8
+demand = [{{ gpus = 16, share = 0.3 }}, {{ gpus = 0, share = 0.7 }}]
+candidates = [{{ kind = "on_demand", nodes = 2 }}]
+[tco.owned]
+capex_per_node = 400000
+life_years = 5
+"#
+            ),
+        )
+        .unwrap();
+        let out = dir.path().join("out");
+        bin()
+            .arg("tco")
+            .arg(&f)
+            .arg("--simulate")
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(out.join("tco.csv")).unwrap();
+        let mut rdr = csv::Reader::from_reader(text.as_bytes());
+        let h = rdr.headers().unwrap().clone();
+        let col = h.iter().position(|c| c == "period_usd").unwrap();
+        let row = rdr
+            .records()
+            .map(|r| r.unwrap())
+            .find(|r| &r[0] == "simulated")
+            .unwrap();
+        row[col].parse().unwrap()
+    };
+    let per_second = run("per_second");
+    assert!((per_second - 2_831.616).abs() < 0.01, "{per_second}");
+    let per_hour = run("per_hour");
+    assert!((per_hour - 3_146.24).abs() < 0.01, "{per_hour}");
+}
