@@ -39,18 +39,29 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// Seconds with millisecond precision, without trailing zeros ("12", "0.5").
+/// Seconds with millisecond precision, without trailing zeros but always with a decimal
+/// point ("12.0", "0.5"), so a reader that infers types takes the column as floats.
 pub fn secs(t: SimTime) -> String {
-    t.secs_text()
+    with_point(t.secs_text())
 }
 
+/// `s` (a number's text) with ".0" appended when it has no decimal point: every float a
+/// CSV table holds is written as a float, whole or not ("3.0", never "3").
+fn with_point(mut s: String) -> String {
+    if !s.contains(['.', 'e', 'E', 'N', 'n']) {
+        s.push_str(".0");
+    }
+    s
+}
+
+/// A float to at most 6 decimals, trailing zeros dropped down to one ("0.5", "2.0").
 fn f(x: f64) -> String {
     let s = format!("{x:.6}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".to_string()
-    } else {
-        s.to_string()
+    let s = s.trim_end_matches('0');
+    match s {
+        "-0." => "0.0".to_string(),
+        _ if s.ends_with('.') => format!("{s}0"),
+        _ => s.to_string(),
     }
 }
 
@@ -117,7 +128,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             .filter(|(_, (_, rec))| rec.submitted)
             .map(|(i, (j, rec))| {
                 let gpus = match j.gpus {
-                    GpuRequest::None => "0".to_string(),
+                    GpuRequest::None => "0.0".to_string(),
                     other => f(other.gpus_f64()),
                 };
                 vec![
@@ -272,4 +283,26 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
     write_atomic(&dir.join("timeline.csv"), &timeline)?;
     super::plot_run_dir(dir).map_err(std::io::Error::other)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_always_carry_a_decimal_point() {
+        // Whole values are where type inference goes wrong: "3" reads as an integer.
+        assert_eq!(f(3.0), "3.0");
+        assert_eq!(f(0.0), "0.0");
+        assert_eq!(f(-0.0), "0.0");
+        assert_eq!(f(-1e-9), "0.0");
+        assert_eq!(f(0.5), "0.5");
+        assert_eq!(f(1.0 / 3.0), "0.333333");
+        assert_eq!(f(-2.25), "-2.25");
+        assert_eq!(f(1e20), "100000000000000000000.0");
+        assert_eq!(secs(SimTime(12_000)), "12.0");
+        assert_eq!(secs(SimTime(0)), "0.0");
+        assert_eq!(secs(SimTime(2_507_592_365)), "2507592.365");
+        assert_eq!(secs(SimTime(500)), "0.5");
+    }
 }
