@@ -198,3 +198,33 @@ fn unknown_dataset_in_the_trace_is_an_error() {
     let e = execute(&s, &RngStreams::new(1)).err().unwrap().to_string();
     assert!(e.contains("nope"), "{e}");
 }
+
+/// A copy still in flight: job a stages 2 TB into us-west-2 over 0..1,600 s on pool
+/// west; job b arrives at 600 s, finds west full and takes west2 (same region), where the
+/// copy lands at 1,600 s: it waits 1,000 s, pays nothing, ends at 600 + 1,000 + 3,600 =
+/// 5,200 s. The region's and the link's staging hours count both waits, (1,600 + 1,000)
+/// / 3,600 = 0.722 h, the run's total; one transfer, one reuse.
+#[test]
+fn a_copy_in_flight_is_waited_for_and_counted_on_its_link() {
+    let text = WEST.replace(
+        "[[datasets]]",
+        "[[pools]]\nname = \"west2\"\ngpu_type = \"H100\"\nkind = \"on_demand\"\nnodes = 1\n\
+         gpus_per_node = 8\nprice_per_node_hour = 8.0\nregion = \"us-west-2\"\n\
+         zone = \"us-west-2a\"\n[[datasets]]",
+    );
+    let e = run(
+        &text,
+        "job_id,submit_s,gpus,duration_s,dataset\na,0,8,3600,d\nb,600,8,3600,d\n",
+    );
+    let c = e.result.cloud.as_ref().unwrap();
+    assert_eq!(e.result.jobs[1].pool, Some(1));
+    assert_eq!(c.jobs[1].staging, SimTime::from_secs(1000));
+    assert_eq!(c.jobs[1].transfer_usd, 0.0);
+    assert_eq!(e.result.jobs[1].end, Some(SimTime::from_secs(5200)));
+    let d = e.summary.cloud.as_ref().unwrap().data.as_ref().unwrap();
+    assert_eq!((d.transfers, d.reuses), (1, 1));
+    assert_eq!(d.staging_hours, 0.722);
+    assert_eq!(d.by_region["aws/us-west-2"].staging_hours, 0.722);
+    assert_eq!(d.by_link["cross_region"].staging_hours, 0.722);
+    assert_eq!(d.by_link["cross_region"].transfers, 1);
+}

@@ -141,6 +141,8 @@ pub struct Copy {
     pub ready: SimTime,
     /// When it is dropped (unless read again before).
     pub expires: SimTime,
+    /// The link it was staged over.
+    pub via: Link,
 }
 
 /// What a job must do to read its dataset in a place.
@@ -256,8 +258,15 @@ impl DataPlaces {
         };
         let ready = now.plus(plan.wait);
         let expires = ready.plus(self.keep_for);
-        if plan.link.is_some() {
-            self.copies.insert((d, r), Copy { ready, expires });
+        if let Some(via) = plan.link {
+            self.copies.insert(
+                (d, r),
+                Copy {
+                    ready,
+                    expires,
+                    via,
+                },
+            );
         } else if let Some(c) = self.copies.get_mut(&(d, r)) {
             if c.expires > now || c.ready > now {
                 c.expires = c.expires.max(expires);

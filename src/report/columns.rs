@@ -25,6 +25,8 @@ pub enum Values {
     Float(Vec<f64>),
     /// 64-bit floats, null where `None`.
     NullableFloat(Vec<Option<f64>>),
+    /// 64-bit integers, null where `None`.
+    NullableInt(Vec<Option<i64>>),
     /// UTF-8 strings, never null.
     Text(Vec<String>),
     /// UTF-8 strings, null where `None`.
@@ -40,6 +42,7 @@ impl Values {
             Values::NullableFloat(v) => v.len(),
             Values::Text(v) => v.len(),
             Values::NullableText(v) => v.len(),
+            Values::NullableInt(v) => v.len(),
         }
     }
 
@@ -51,7 +54,7 @@ impl Values {
     /// The type's name in the documented schema (`int64`, `float64`, `string`).
     pub fn type_name(&self) -> &'static str {
         match self {
-            Values::Int(_) => "int64",
+            Values::Int(_) | Values::NullableInt(_) => "int64",
             Values::Float(_) | Values::NullableFloat(_) => "float64",
             Values::Text(_) | Values::NullableText(_) => "string",
         }
@@ -59,7 +62,10 @@ impl Values {
 
     /// True when the column may hold nulls.
     pub fn nullable(&self) -> bool {
-        matches!(self, Values::NullableFloat(_) | Values::NullableText(_))
+        matches!(
+            self,
+            Values::NullableFloat(_) | Values::NullableText(_) | Values::NullableInt(_)
+        )
     }
 }
 
@@ -99,7 +105,7 @@ impl Columns {
 /// `x` rounded to `decimals` places exactly as the CSV's `{:.N}` text is (and never -0):
 /// by scaling, which is exact unless the scaled value lies within its rounding error of a
 /// half (or is too large to carry a fraction); those rare cases take the decimal text.
-fn round(x: f64, decimals: i32) -> f64 {
+pub(super) fn round(x: f64, decimals: i32) -> f64 {
     let scale = 10f64.powi(decimals);
     let y = x * scale;
     let frac = y - y.floor();
@@ -111,11 +117,11 @@ fn round(x: f64, decimals: i32) -> f64 {
 }
 
 /// Seconds, to the millisecond.
-fn secs(t: SimTime) -> f64 {
+pub(super) fn secs(t: SimTime) -> f64 {
     t.0 as f64 / 1000.0
 }
 
-fn col(name: &str, values: Values) -> Column {
+pub(super) fn col(name: &str, values: Values) -> Column {
     Column {
         name: name.to_string(),
         values,
@@ -222,7 +228,10 @@ pub fn jobs(out: &RunOutput) -> Columns {
                 "cost_usd",
                 floats(&|i| round(out.job_usd.get(i).copied().unwrap_or(0.0), 4)),
             ),
-        ],
+        ]
+        .into_iter()
+        .chain(super::cloud_columns::columns(w, r, &rows))
+        .collect(),
     }
 }
 

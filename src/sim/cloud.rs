@@ -121,26 +121,36 @@ impl Cloud {
         };
         let p = a.pool as usize;
         let plan = data.places.plan(d, p, t);
-        let reused = plan.link.is_none() && data.places.copy(d, p, t).is_some();
+        let reused = match plan.link {
+            None => data.places.copy(d, p, t),
+            Some(_) => None,
+        };
         let usd = data.book(d, &plan, t, &mut self.month);
         data.places.read(d, p, t);
         rec.staged_gb += plan.gb;
         rec.staging = rec.staging.plus(plan.wait);
         rec.transfer_usd += usd;
-        match plan.link {
-            Some(link) => {
-                let key = match data.places.pools.get(p) {
-                    Some(at) => (format!("{}/{}", at.cloud, at.region), link),
-                    None => (String::new(), link),
-                };
-                let tot = self.totals.entry(key).or_default();
+        let region = |link| match data.places.pools.get(p) {
+            Some(at) => (format!("{}/{}", at.cloud, at.region), link),
+            None => (String::new(), link),
+        };
+        match (plan.link, reused) {
+            (Some(link), _) => {
+                let tot = self.totals.entry(region(link)).or_default();
                 tot.gb += plan.gb;
                 tot.usd += usd;
                 tot.transfers += 1;
                 tot.staging = tot.staging.plus(plan.wait);
             }
-            None if reused => self.reuses += 1,
-            None => {}
+            (None, Some(copy)) => {
+                self.reuses += 1;
+                // A copy still in flight: the wait counts on the link it crosses.
+                if plan.wait > SimTime::ZERO {
+                    let tot = self.totals.entry(region(copy.via)).or_default();
+                    tot.staging = tot.staging.plus(plan.wait);
+                }
+            }
+            (None, None) => {}
         }
         if plan.wait > SimTime::ZERO {
             self.current.insert(id, plan.wait);
