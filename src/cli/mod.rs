@@ -4,6 +4,7 @@
 
 mod compare;
 mod fgd;
+mod plan;
 mod plot;
 mod run;
 mod spot;
@@ -110,6 +111,9 @@ pub enum Command {
         after_help = "Examples:\n  gpufleet trace inspect log.swf --format swf\n  gpufleet trace convert --from philly cluster_job_log jobs.csv\n  gpufleet trace fit log.swf --format swf --out workload.toml"
     )]
     Trace(trace::TraceCommand),
+    /// Find the cheapest fleet that meets a plan's service targets.
+    #[command(after_help = plan::EXAMPLES)]
+    Plan(plan::PlanArgs),
 }
 
 /// Runs the parsed command line.
@@ -139,5 +143,6 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         } => tco::tco(&scenario, out, simulate, seed),
         Command::Sweep(args) => sweep::sweep(args),
         Command::Plot { dir } => plot::plot(&dir),
+        Command::Plan(args) => plan::plan(args),
     }
 }

@@ -132,6 +132,12 @@ pub enum SlurmError {
     NoJobId(String),
 }
 
+/// Runs `sbatch --parsable`-style `args` and returns the job id (for other commands'
+/// job scripts, e.g. `gpufleet plan --slurm`).
+pub fn submit(args: &[String]) -> Result<String, SlurmError> {
+    sbatch(args)
+}
+
 fn sbatch(args: &[String]) -> Result<String, SlurmError> {
     let out = Command::new("sbatch")
         .args(args)

@@ -1,0 +1,138 @@
+//! `gpufleet plan FILE --out DIR`: the cheapest fleet meeting the plan's targets (locally,
+//! resumed, or as a Slurm job).
+
+use super::CliError;
+use crate::plan::{run_plan, summary, PlanError, PlanOptions, PlanSlurm, PlanSpec, Progress};
+use anyhow::anyhow;
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+/// Examples shown by `gpufleet plan --help`.
+pub const EXAMPLES: &str = "Examples:\n  gpufleet plan scenarios/plan-h100-team.toml --out out/plan\n  gpufleet plan FILE --out out/plan --resume          # keep the replications already recorded\n  gpufleet plan FILE --check                          # check the plan file, run nothing\n  gpufleet plan FILE --out /shared/plan --slurm --threads 16 --sbatch-arg=--partition=cpu";
+
+/// Arguments of `gpufleet plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Plan file (TOML).
+    pub file: PathBuf,
+    /// Output folder (default: out/<plan name>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// No progress output; print only the answer's first line.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Keep the replications recorded in the output folder; run only the others.
+    #[arg(long)]
+    pub resume: bool,
+    /// Only check the plan file and print its decisions; run nothing.
+    #[arg(long)]
+    pub check: bool,
+    /// Submit the plan to Slurm as one job with --threads CPUs (resumable).
+    #[arg(long)]
+    pub slurm: bool,
+    /// Extra argument for sbatch (repeatable), e.g. `--sbatch-arg=--partition=cpu`.
+    #[arg(long = "sbatch-arg", allow_hyphen_values = true)]
+    pub sbatch_args: Vec<String>,
+    /// With --slurm: write the script and print the sbatch command without submitting.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+fn err(e: PlanError) -> CliError {
+    if e.is_bad_input() {
+        CliError::BadInput(anyhow!("{e}"))
+    } else {
+        CliError::Failure(anyhow!("{e}"))
+    }
+}
+
+fn absolute(p: &Path) -> Result<PathBuf, CliError> {
+    std::path::absolute(p).map_err(|e| CliError::Failure(anyhow!("{}: {e}", p.display())))
+}
+
+/// Runs `gpufleet plan`.
+pub fn plan(a: PlanArgs) -> Result<(), CliError> {
+    let spec = PlanSpec::load(&a.file).map_err(err)?;
+    if a.check {
+        println!(
+            "{}: ok ({} decisions, {} fleets in the grid, {} targets; replications {}..{})",
+            a.file.display(),
+            spec.decisions.len(),
+            spec.grid_size(),
+            spec.targets.len(),
+            spec.reps.min,
+            spec.reps.max
+        );
+        for d in &spec.decisions {
+            println!(
+                "  {}{}: {} options ({} .. {})",
+                d.label,
+                if d.monotone { " (monotone)" } else { "" },
+                d.options.len(),
+                d.options.first().map(|o| o.value.as_str()).unwrap_or(""),
+                d.options.last().map(|o| o.value.as_str()).unwrap_or("")
+            );
+        }
+        return Ok(());
+    }
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(&spec.name));
+    if a.slurm {
+        let job = PlanSlurm {
+            plan_file: absolute(&a.file)?,
+            out: absolute(&out)?,
+            threads: a.threads.max(1),
+            sbatch_args: a.sbatch_args,
+            binary: std::env::current_exe()
+                .map_err(|e| CliError::Failure(anyhow!("finding the gpufleet binary: {e}")))?,
+        };
+        if a.dry_run {
+            let p = job
+                .write_script()
+                .map_err(|e| CliError::Failure(anyhow!("writing the script: {e}")))?;
+            println!("sbatch --parsable {}", p.display());
+            return Ok(());
+        }
+        let id = job
+            .submit()
+            .map_err(|e| CliError::Failure(anyhow!("{e}")))?;
+        println!(
+            "submitted plan job {id} ({} CPUs); answer in {}",
+            job.threads,
+            job.out.display()
+        );
+        println!("{id}");
+        return Ok(());
+    }
+    let opts = PlanOptions {
+        out: Some(out.clone()),
+        threads: a.threads,
+        progress: if a.quiet {
+            Progress::Quiet
+        } else {
+            Progress::Lines
+        },
+        resume: a.resume,
+    };
+    let started = std::time::Instant::now();
+    let o = run_plan(&spec, &opts).map_err(err)?;
+    let text = summary(&spec, &o.answer);
+    if a.quiet {
+        println!("{}", text.lines().next().unwrap_or(""));
+    } else {
+        print!("{text}");
+        println!(
+            "  {} replications run now, {} read back, in {:.1} s; wrote {}",
+            o.ran,
+            o.kept,
+            started.elapsed().as_secs_f64(),
+            out.display()
+        );
+    }
+    Ok(())
+}
