@@ -127,11 +127,15 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         } => match scenario.as_deref() {
             Some(p) if fgd::is_fgd_file(p) => fgd::run(p, out, seed, quiet),
             Some(p) if compare::is_compare_file(p) => compare::run(p, out, quiet),
+            Some(p) if plan::is_plan_file(p) => plan::run_file(p, out, seed, quiet),
             _ => run::run(scenario.as_deref(), out, seed, quiet),
         },
         Command::Validate { scenario } if fgd::is_fgd_file(&scenario) => fgd::validate(&scenario),
         Command::Validate { scenario } if compare::is_compare_file(&scenario) => {
             compare::validate(&scenario)
+        }
+        Command::Validate { scenario } if plan::is_plan_file(&scenario) => {
+            plan::validate(&scenario)
         }
         Command::Validate { scenario } => run::validate(&scenario),
         Command::Trace(cmd) => trace::trace(cmd),

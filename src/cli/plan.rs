@@ -41,6 +41,54 @@ pub struct PlanArgs {
     pub dry_run: bool,
 }
 
+/// True when `path` is a plan file (so `gpufleet run` and `validate` hand it here).
+pub fn is_plan_file(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .map(|t| crate::plan::is_plan_text(&t))
+        .unwrap_or(false)
+}
+
+/// `gpufleet run PLAN.toml`: runs the plan (its seeds come from `[replications]`).
+pub fn run_file(
+    path: &Path,
+    out: Option<PathBuf>,
+    seed: Option<u64>,
+    quiet: bool,
+) -> Result<(), CliError> {
+    if seed.is_some() {
+        return Err(CliError::BadInput(anyhow!(
+            "{}: a plan's seeds come from its [replications] table, not --seed",
+            path.display()
+        )));
+    }
+    plan(PlanArgs {
+        file: path.to_path_buf(),
+        out,
+        threads: 0,
+        quiet,
+        resume: false,
+        check: false,
+        slurm: false,
+        sbatch_args: Vec::new(),
+        dry_run: false,
+    })
+}
+
+/// `gpufleet validate PLAN.toml`.
+pub fn validate(path: &Path) -> Result<(), CliError> {
+    plan(PlanArgs {
+        file: path.to_path_buf(),
+        out: None,
+        threads: 0,
+        quiet: false,
+        resume: false,
+        check: true,
+        slurm: false,
+        sbatch_args: Vec::new(),
+        dry_run: false,
+    })
+}
+
 fn err(e: PlanError) -> CliError {
     if e.is_bad_input() {
         CliError::BadInput(anyhow!("{e}"))

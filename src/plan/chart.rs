@@ -105,21 +105,51 @@ impl Chart for Frontier {
         DB::ErrorType: 'static,
     {
         root.fill(&WHITE)?;
-        let xs = self.points.iter().map(|p| p.x).chain([self.bound]);
-        let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-        let (y0, y1) = self
-            .points
-            .iter()
-            .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.y), b.max(p.y)));
+        // The axes cover the frontier and the bound (up to 4 bounds), not every far fleet.
+        let front_pts = || self.front.iter().map(|&i| &self.points[i]);
+        let fx1 = front_pts().map(|p| p.x).fold(self.bound, f64::max);
+        let x_cap = if self.bound > 0.0 {
+            fx1.min(self.bound * 4.0)
+        } else {
+            fx1
+        };
+        let (x0, x1) = front_pts()
+            .map(|p| p.x)
+            .chain([self.bound])
+            .fold((f64::MAX, f64::MIN), |(a, b), x| {
+                (a.min(x), b.max(x.min(x_cap)))
+            });
         let xpad = ((x1 - x0) * 0.08).max(1e-6);
+        let x_hi = x1 + xpad * 3.0;
+        // The frontier by increasing x, cut where it leaves the axes.
+        let mut line: Vec<(f64, f64)> = front_pts().map(|p| (p.x, p.y)).collect();
+        line.sort_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some(k) = line.iter().position(|p| p.0 > x_hi) {
+            if k > 0 {
+                let (a, b) = (line[k - 1], line[k]);
+                let y = a.1 + (b.1 - a.1) * (x_hi - a.0) / (b.0 - a.0);
+                line.truncate(k);
+                line.push((x_hi, y));
+            } else {
+                line.clear();
+            }
+        }
+        let (y0, y1) = line
+            .iter()
+            .map(|p| p.1)
+            .chain(self.best.map(|b| self.points[b].y))
+            .fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
         let ypad = ((y1 - y0) * 0.12).max(1.0);
         let x_lo = if x0 >= 0.0 { 0.0 } else { x0 - xpad };
+        let (y_lo, y_hi) = ((y0 - ypad).max(0.0), y1 + ypad * 3.0);
+        let shown = |p: &Point| p.x >= x_lo && p.x <= x_hi && p.y >= y_lo && p.y <= y_hi;
+        let hidden = self.points.iter().filter(|p| !shown(p)).count();
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, (FONT, 20))
             .margin(16)
             .x_label_area_size(48)
             .y_label_area_size(95)
-            .build_cartesian_2d(x_lo..x1 + xpad * 3.0, (y0 - ypad).max(0.0)..y1 + ypad * 2.0)?;
+            .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
         chart
             .configure_mesh()
             .x_desc(&self.x_name)
@@ -135,16 +165,20 @@ impl Chart for Frontier {
             .draw_series(
                 self.points
                     .iter()
-                    .filter(|p| !p.feasible)
+                    .filter(|p| !p.feasible && shown(p))
                     .map(|p| Circle::new((p.x, p.y), 3, grey.filled())),
             )?
-            .label("fleet evaluated, misses a target")
+            .label(if hidden > 0 {
+                format!("fleet evaluated, misses a target ({hidden} fleets off the axes)")
+            } else {
+                "fleet evaluated, misses a target".to_string()
+            })
             .legend(move |(x, y)| Circle::new((x + 10, y), 3, grey.filled()));
         chart
             .draw_series(
                 self.points
                     .iter()
-                    .filter(|p| p.feasible)
+                    .filter(|p| p.feasible && shown(p))
                     .map(|p| Circle::new((p.x, p.y), 4, blue.filled())),
             )?
             .label("fleet evaluated, meets every target")
@@ -159,8 +193,7 @@ impl Chart for Frontier {
             .draw_series(LineSeries::new(line, red.stroke_width(2)))?
             .label("frontier: no fleet is both cheaper and better")
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red.stroke_width(2)));
-        let top = y1 + ypad * 2.0;
-        let bottom = (y0 - ypad).max(0.0);
+        let (top, bottom) = (y_hi, y_lo);
         let dash: Vec<(f64, f64)> = (0..40)
             .flat_map(|i| {
                 let a = bottom + (top - bottom) * i as f64 / 40.0;
@@ -182,15 +215,46 @@ impl Chart for Frontier {
                 .label(format!("recommended: {}", p.label))
                 .legend(move |(x, y)| Circle::new((x + 10, y), 6, green.stroke_width(3)));
         }
-        // Labels of the frontier's points (at most 14, alternating above and below).
-        let mut labelled: Vec<usize> = self.front.clone();
-        labelled.sort_by(|&a, &b| self.points[a].x.total_cmp(&self.points[b].x));
-        let stride = labelled.len().div_ceil(14).max(1);
-        for (n, &i) in labelled.iter().enumerate().filter(|(n, _)| n % stride == 0) {
+        // Labels of the frontier's points, placed where they overlap no label already drawn.
+        let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
+        let (width, height) = root.dim_in_pixel();
+        let mut order: Vec<usize> = self
+            .front
+            .iter()
+            .copied()
+            .filter(|&i| shown(&self.points[i]))
+            .collect();
+        order.sort_by_key(|&i| (Some(i) != self.best, i));
+        for i in order {
             let p = &self.points[i];
-            let dy = if n % 2 == 0 { -18 } else { 8 };
-            chart.draw_series([EmptyElement::at((p.x, p.y))
-                + Text::new(p.label.clone(), (6, dy), (FONT, 12).into_font())])?;
+            let (px, py) = chart.backend_coord(&(p.x, p.y));
+            let w = (p.label.chars().count() as f64 * 6.6) as i32;
+            let h = 14;
+            for (dx, dy) in [
+                (8, -16),
+                (8, 4),
+                (-8 - w, -16),
+                (-8 - w, 4),
+                (8, -30),
+                (8, 18),
+            ] {
+                let b = (px + dx, py + dy, px + dx + w, py + dy + h);
+                let outside =
+                    b.0 < 100 || b.2 > width as i32 - 8 || b.1 < 40 || b.3 > height as i32 - 50;
+                let clash = outside
+                    || placed
+                        .iter()
+                        .any(|q| b.0 < q.2 && q.0 < b.2 && b.1 < q.3 && q.1 < b.3);
+                if !clash {
+                    root.draw(&Text::new(
+                        p.label.clone(),
+                        (b.0, b.1),
+                        (FONT, 12).into_font(),
+                    ))?;
+                    placed.push(b);
+                    break;
+                }
+            }
         }
         chart
             .configure_series_labels()

@@ -301,6 +301,9 @@ fn decision(
         .or_else(|| d.path.clone())
         .unwrap_or_else(|| "choice".into());
     let short = d.short.clone().unwrap_or_else(|| label.clone());
+    if d.words.as_ref().is_some_and(|w| !w.contains("{}")) {
+        bad("`words` needs `{}` where the value goes (\"at most {} spot nodes\")".into());
+    }
     if let Some(choices) = &d.choice {
         if d.path.is_some() || d.range.is_some() || d.values.is_some() || d.linspace.is_some() {
             bad(
@@ -346,6 +349,8 @@ fn decision(
         return Some(Decision {
             label: d.label.clone().unwrap_or_else(|| "choice".into()),
             short,
+            template: d.words.clone(),
+            zero: d.zero.clone(),
             path: None,
             monotone: false,
             count: false,
@@ -416,6 +421,8 @@ fn decision(
     Some(Decision {
         label,
         short,
+        template: d.words.clone(),
+        zero: d.zero.clone(),
         path: Some(resolved),
         monotone,
         count,

@@ -141,14 +141,16 @@ pub fn run_plan(spec: &PlanSpec, opts: &PlanOptions) -> Result<PlanOutcome, Plan
             ),
             None => "nothing feasible yet".into(),
         };
-        let line = format!(
-            "plan: {phase}: {} fleets, {} replications; {best}",
-            ev.cache.len(),
-            ev.replications()
-        );
-        if line != last {
-            eprintln!("{line}  [{:.1} s]", started.elapsed().as_secs_f64());
-            last = line;
+        // A line when the phase or the best fleet changes, and every 25 fleets.
+        let key = format!("{phase}: {best} {}", ev.cache.len() / 25);
+        if key != last {
+            eprintln!(
+                "plan: {phase}: {} fleets, {} replications; {best}  [{:.1} s]",
+                ev.cache.len(),
+                ev.replications(),
+                started.elapsed().as_secs_f64()
+            );
+            last = key;
         }
     };
     search::search(&mut ev, spec, &mut on)?;
@@ -176,6 +178,18 @@ pub fn run_plan(spec: &PlanSpec, opts: &PlanOptions) -> Result<PlanOutcome, Plan
         answer,
         files,
     })
+}
+
+/// True when `text` is a plan file (a `scenario` to start from and `[[decision]]` or
+/// `[[target]]` tables) rather than a scenario, so `gpufleet run` and `validate` can tell.
+pub fn is_plan_text(text: &str) -> bool {
+    match text.parse::<toml::Table>() {
+        Ok(t) => {
+            t.get("scenario").is_some_and(toml::Value::is_str)
+                && (t.contains_key("decision") || t.contains_key("target"))
+        }
+        Err(_) => false,
+    }
 }
 
 /// The terminal summary of an answer.

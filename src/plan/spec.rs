@@ -46,6 +46,13 @@ pub struct RawDecision {
     /// Name in tables and words ("owned nodes"); default: the path.
     #[serde(default)]
     pub label: Option<String>,
+    /// The option in words, `{}` standing for the value ("at most {} spot nodes");
+    /// default: "6 owned nodes" for a count, "preemptible share 0.3" otherwise.
+    #[serde(default)]
+    pub words: Option<String>,
+    /// The words for the value 0, where they differ ("no spot bursts").
+    #[serde(default)]
+    pub zero: Option<String>,
     /// Short name on chart labels ("owned"); default: the label.
     #[serde(default)]
     pub short: Option<String>,

@@ -42,6 +42,10 @@ pub struct Decision {
     pub label: String,
     /// Name on chart labels.
     pub short: String,
+    /// The option in words with `{}` for the value, if the file gives one.
+    pub template: Option<String>,
+    /// The words for the value 0, if the file gives them.
+    pub zero: Option<String>,
     /// The dotted path (names resolved to indexes), for a path decision.
     pub path: Option<String>,
     /// More never hurts the targets: feasibility can only go from false to true as the
@@ -70,7 +74,11 @@ impl Decision {
     /// The option `i` in words: "6 owned nodes", "preemptible share 0.3", "3-year term".
     pub fn words(&self, i: usize) -> String {
         let v = &self.options[i].value;
-        if self.path.is_none() {
+        if let (Some(z), "0") = (&self.zero, v.as_str()) {
+            z.clone()
+        } else if let Some(t) = &self.template {
+            t.replace("{}", v)
+        } else if self.path.is_none() {
             v.clone()
         } else if self.count {
             format!("{v} {}", self.label)
