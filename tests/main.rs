@@ -8,6 +8,7 @@ mod faults;
 mod foundation;
 mod layers;
 mod placement;
+mod plan;
 mod scheduling;
 mod sweep;
 mod workload;

@@ -139,6 +139,22 @@ impl Chart for Frontier {
             .map(|p| p.1)
             .chain(self.best.map(|b| self.points[b].y))
             .fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
+        // No frontier in view (nothing meets the target): the fleets in view, or all.
+        let span = |it: &mut dyn Iterator<Item = f64>| {
+            it.filter(|y| y.is_finite())
+                .fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)))
+        };
+        let (y0, y1) = if y0 <= y1 {
+            (y0, y1)
+        } else {
+            match span(&mut self.points.iter().filter(|p| p.x <= x_hi).map(|p| p.y)) {
+                (a, b) if a <= b => (a, b),
+                _ => match span(&mut self.points.iter().map(|p| p.y)) {
+                    (a, b) if a <= b => (a, b),
+                    _ => (0.0, 1.0),
+                },
+            }
+        };
         let ypad = ((y1 - y0) * 0.12).max(1.0);
         let x_lo = if x0 >= 0.0 { 0.0 } else { x0 - xpad };
         let (y_lo, y_hi) = ((y0 - ypad).max(0.0), y1 + ypad * 3.0);

@@ -96,8 +96,14 @@ impl Candidate {
         !s.contains(&Settled::Fails) && s.contains(&Settled::Open)
     }
 
-    /// Every target's mean meets its bound (the decision at the replications it has).
+    /// Every target's mean meets its bound (the decision at the replications it has), or
+    /// with `decide = "confident"`, every target's interval clears it.
     pub fn feasible(&self, spec: &PlanSpec) -> bool {
+        if spec.reps.confident {
+            return self.status == Status::Ran
+                && !self.reps.is_empty()
+                && self.settled(spec).iter().all(|s| *s == Settled::Holds);
+        }
         self.status == Status::Ran
             && !self.reps.is_empty()
             && spec.targets.iter().enumerate().all(|(k, t)| {

@@ -102,6 +102,28 @@ impl PlanSpec {
                 "a plan needs at least one [[target]] (e.g. metric = \"wait_all_s.p95\", max = \"1h\")".into(),
             ));
         }
+        let allow_rejected = raw
+            .search
+            .as_ref()
+            .and_then(|s| s.get_ref().allow_rejected)
+            .unwrap_or(false);
+        if !allow_rejected
+            && !targets.is_empty()
+            && !targets.iter().any(|t| t.key == "jobs_rejected")
+        {
+            // A fleet too small for some job would otherwise look good: `wait_all_s`
+            // leaves out the jobs it rejects.
+            targets.push(Target {
+                metric: "jobs.rejected".into(),
+                key: "jobs_rejected".into(),
+                bound: Bound::Max(0.0),
+                bound_text: "0".into(),
+                label: "jobs that never fit the fleet".into(),
+                unit: Unit::Number,
+                derived: None,
+                line: None,
+            });
+        }
         let objective = objective(&raw, &line, &mut problems);
         let reps = replications(&raw, &line, base_scenario.seed, &mut problems);
         let search = search(&raw, &line, &mut problems);
@@ -268,9 +290,14 @@ fn check_fleets(spec: &PlanSpec) -> Result<(), PlanError> {
                 .and_then(|d| d.line)
         };
         for (path, msg) in e.problems() {
+            let at = if path.is_empty() {
+                String::new()
+            } else {
+                format!("{path}: ")
+            };
             problems.push((
                 blame(&path),
-                format!("fleet ({}): {msg}", spec.describe(&f)),
+                format!("fleet ({}): {at}{msg}", spec.describe(&f)),
             ));
         }
         if problems.len() > 30 {
@@ -663,7 +690,19 @@ fn replications(
             format!("replications.confidence must be above 0.5 and below 1, got {confidence}"),
         ));
     }
+    let confident = match r.and_then(|r| r.decide.as_deref()) {
+        None | Some("mean") => false,
+        Some("confident") => true,
+        Some(d) => {
+            problems.push((
+                l,
+                format!("replications.decide: {d:?} is not \"mean\" or \"confident\""),
+            ));
+            false
+        }
+    };
     Replications {
+        confident,
         min: min.clamp(1, 1000) as usize,
         max: max.clamp(1, 1000).max(min.clamp(1, 1000)) as usize,
         step: step.clamp(1, 1000) as usize,

@@ -136,6 +136,10 @@ pub struct RawReplications {
     /// First seed; replication r uses seed + r (default: the scenario's seed).
     #[serde(default)]
     pub seed: Option<u64>,
+    /// How a fleet's verdict is reached: "mean" (every target's mean meets its bound,
+    /// default) or "confident" (every target's interval clears its bound).
+    #[serde(default)]
+    pub decide: Option<String>,
     /// Confidence level of the intervals (default 0.95).
     #[serde(default)]
     pub confidence: Option<f64>,
@@ -151,6 +155,10 @@ pub struct RawSearch {
     /// Runner-up fleets reported (default 3).
     #[serde(default)]
     pub runner_ups: Option<i64>,
+    /// Let a fleet reject jobs that can never fit it (default false: a fleet whose pools
+    /// are too small for some job fails the implicit target `jobs.rejected <= 0`).
+    #[serde(default)]
+    pub allow_rejected: Option<bool>,
     /// Most fleets simulated before the search stops and says so (default 2000).
     #[serde(default)]
     pub max_fleets: Option<i64>,

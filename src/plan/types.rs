@@ -257,6 +257,9 @@ pub struct Replications {
     pub seed: u64,
     /// Confidence level of the intervals.
     pub confidence: f64,
+    /// A fleet is feasible only when every target's interval clears its bound (else: when
+    /// every mean meets it).
+    pub confident: bool,
 }
 
 impl Replications {
