@@ -9,6 +9,7 @@
 #   run   <name> <scenario file>     -> results/<name>/  (gpufleet run, scenario's seed)
 #   sweep <name> <sweep file>        -> results/<name>/  (gpufleet sweep)
 #   tco   <name> <scenario file>     -> results/<name>/  (gpufleet tco --simulate)
+#   plan  <name> <plan file>         -> results/<name>/  (gpufleet plan)
 # Hooks for results that depend on other work, to be added as their scenarios land:
 #   none at the moment.
 set -euo pipefail
@@ -27,9 +28,12 @@ CANONICAL=(
   "run compare-schedulers-openb scenarios/compare-schedulers-openb.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
   "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
+  "plan plan-h100-team scenarios/plan-h100-team.toml"
+  "plan plan-procurement scenarios/plan-procurement.toml"
+  "plan plan-deadline-spot scenarios/plan-deadline-spot.toml"
 )
 # The files compared by --check (charts are redrawn from these).
-SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv tco.csv"
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv tco.csv plan.json candidates.csv fleets.csv frontier.csv plan.md"
 
 check=0
 [ "${1:-}" = "--check" ] && check=1
@@ -54,6 +58,10 @@ for entry in "${CANONICAL[@]}"; do
       rm -rf "$out/runs"   # per-run records: runs.csv holds the same figures
       ;;
     tco) "$BIN" tco "$file" --simulate --out "$out" >/dev/null ;;
+    plan)
+      "$BIN" plan "$file" --out "$out" --quiet >/dev/null
+      rm -rf "$out/runs"   # per-replication records: candidates.csv holds the same figures
+      ;;
     *) echo "unknown kind $kind" >&2; exit 1 ;;
   esac
   echo "$name: $out"
