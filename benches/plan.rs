@@ -40,6 +40,9 @@ fn main() {
         }
         answers.push(serde_json::to_string(a).unwrap_or_default());
     }
-    assert_eq!(answers[0], answers[1], "the answer depends on the thread count");
+    assert_eq!(
+        answers[0], answers[1],
+        "the answer depends on the thread count"
+    );
     println!("same answer at 1 and 2 threads");
 }

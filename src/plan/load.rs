@@ -171,6 +171,7 @@ impl PlanSpec {
             question: raw.question.clone(),
             file: file.to_path_buf(),
             scenario_path,
+            scenario_given: raw.scenario.get_ref().clone(),
             scenario_text,
             base: base_scenario,
             decisions,

@@ -16,6 +16,8 @@ pub struct PlanSpec {
     pub file: PathBuf,
     /// The base scenario file.
     pub scenario_path: PathBuf,
+    /// The base scenario as the plan file names it (relative to the plan file).
+    pub scenario_given: String,
     /// Its text, as read.
     pub scenario_text: String,
     /// The validated base scenario.

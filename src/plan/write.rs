@@ -81,7 +81,7 @@ fn write_json(out: &Path, spec: &PlanSpec, a: &Answer) -> std::io::Result<()> {
         question: spec.question.as_deref(),
         gpufleet_version: crate::VERSION,
         hash: &spec.hash,
-        scenario: spec.scenario_path.display().to_string(),
+        scenario: spec.scenario_given.clone(),
         objective: serde_json::json!({
             "minimize": spec.objective.metric,
             "per": match spec.objective.per {
