@@ -33,7 +33,7 @@ CANONICAL=(
   "plan plan-deadline-spot scenarios/plan-deadline-spot.toml"
 )
 # The files compared by --check (charts are redrawn from these).
-SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv tco.csv plan.json candidates.csv fleets.csv frontier.csv plan.md"
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv tco.csv fragmentation.csv plan.json candidates.csv fleets.csv frontier.csv plan.md"
 
 check=0
 [ "${1:-}" = "--check" ] && check=1

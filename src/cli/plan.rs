@@ -21,8 +21,8 @@ pub struct PlanArgs {
     /// Worker threads (default: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// No progress output; print only the answer's first line.
-    #[arg(long, short)]
+    /// No progress output; print only the answer's first line (the global `-q`).
+    #[arg(skip)]
     pub quiet: bool,
     /// Keep the replications recorded in the output folder; run only the others.
     #[arg(long)]

@@ -37,6 +37,7 @@ impl Scenario {
             egress: super::pricing::moves_egress(None, &mut super::problems::Problems::new()),
             workload: WorkloadSource::Given(Arc::new(workload)),
             faults: None,
+            output_format: Default::default(),
         }
     }
 

@@ -25,7 +25,9 @@ mod raw_pricing;
 mod raw_trace;
 mod scheduler;
 mod sections;
+mod snippet;
 mod spot_interruptions;
+mod suggest;
 mod synthetic;
 mod typed;
 mod validate;
@@ -35,6 +37,8 @@ mod workload_source;
 pub use compare::{is_compare_scenario, CompareScenario};
 pub use fgd::{is_fgd_scenario, FgdScenario};
 pub use pricing::MeanRevertingSpec;
+pub use snippet::{column_of, span_of_path};
+pub use suggest::{closest, with_suggestion};
 pub use typed::{Scenario, WorkloadSource};
 
 use std::fmt;
@@ -121,7 +125,7 @@ impl Scenario {
             problems: vec![Problem {
                 path: String::new(),
                 line: e.span().map(|s| locate::line_of_offset(text, s.start)),
-                message: e.message().trim().to_string(),
+                message: suggest::with_suggestion(e.message().trim()),
             }],
         })?;
         validate::validate(raw, text, base).map_err(|problems| problems.into_error(file, text))

@@ -40,6 +40,9 @@ pub struct RawScenario {
     pub savings_plan: Option<super::raw_pricing::RawSavingsPlan>,
     #[serde(default)]
     pub transfer: Option<super::raw_pricing::RawTransfer>,
+    /// `output_format = "csv" | "parquet" | "both"`: the run folder's table files.
+    #[serde(default)]
+    pub output_format: Option<crate::report::OutputFormat>,
 }
 
 #[derive(Debug, Deserialize)]

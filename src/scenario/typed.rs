@@ -64,6 +64,8 @@ pub struct Scenario {
     pub workload: WorkloadSource,
     /// Failures, maintenance and checkpointing, if configured.
     pub faults: Option<crate::faults::FaultConfig>,
+    /// The run folder's table files (`output_format`; default CSV).
+    pub output_format: crate::report::OutputFormat,
 }
 
 impl Scenario {

@@ -84,6 +84,7 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &Path) -> Result<Scen
         egress: s.egress,
         workload: s.workload,
         faults: s.faults,
+        output_format: raw.output_format.unwrap_or_default(),
     })
 }
 
