@@ -447,3 +447,63 @@ fn zero_node_pools_resume_and_threads() {
         "no fleet without the spot pool was evaluated"
     );
 }
+
+/// `plan --slurm --dry-run` writes one job script with the sweep's conventions: CPUs =
+/// --threads, an estimated `--mem` that grows with the threads (each thread holds one run),
+/// the user's sbatch arguments after it, none of it when an argument sets memory itself;
+/// an argument that is not an option is bad input (exit 2) naming it.
+#[test]
+fn slurm_dry_run_writes_one_resumable_job() {
+    let plan = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/slurm-plan.toml");
+    let script = |threads: &str, extra: &[&str]| {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("p");
+        gpufleet()
+            .arg("plan")
+            .arg(&plan)
+            .arg("--out")
+            .arg(&out)
+            .args(["--slurm", "--dry-run", "--threads", threads])
+            .args(extra)
+            .assert()
+            .success();
+        read(&out.join("slurm/plan.sh"))
+    };
+    let mem = |s: &str| -> u64 {
+        let l = s.lines().find(|l| l.starts_with("#SBATCH --mem=")).unwrap();
+        l["#SBATCH --mem=".len()..l.len() - 1].parse().unwrap()
+    };
+    let s1 = script("1", &["--sbatch-arg=--partition=cpu"]);
+    assert!(s1.contains("#SBATCH --cpus-per-task=1\n"), "{s1}");
+    assert!(s1.contains("#SBATCH --requeue\n"));
+    assert!(s1.contains("--threads 1 --resume --quiet"));
+    let (m, p) = (
+        s1.find("#SBATCH --mem=").unwrap(),
+        s1.find("#SBATCH --partition=cpu\n").unwrap(),
+    );
+    assert!(m < p, "the user's arguments come last: {s1}");
+    // 64 MiB base + threads x the largest run: with 4 threads the part above the base is
+    // 4 times the one-thread part, give or take the rounding up of each to a MiB.
+    let s4 = script("4", &[]);
+    assert!(s4.contains("#SBATCH --cpus-per-task=4\n"));
+    let (a, b) = (mem(&s1) - 64, mem(&s4) - 64);
+    assert!(a >= 1 && b + 3 >= 4 * a && b <= 4 * a, "{a} MiB vs {b} MiB");
+    let s = script("2", &["--sbatch-arg=--mem-per-cpu=2G"]);
+    assert!(!s.contains("#SBATCH --mem="), "{s}");
+    assert!(s.contains("#SBATCH --mem-per-cpu=2G\n"));
+    assert!(script("2", &["--mem-mb", "3000"]).contains("#SBATCH --mem=3000M\n"));
+    let d = tempfile::tempdir().unwrap();
+    let a = gpufleet()
+        .arg("plan")
+        .arg(&plan)
+        .arg("--out")
+        .arg(d.path().join("p"))
+        .args(["--slurm", "--dry-run", "--sbatch-arg=partition"])
+        .assert()
+        .code(2);
+    let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(
+        e.contains("\"partition\"") && e.contains("not an option"),
+        "{e}"
+    );
+}

@@ -39,6 +39,10 @@ pub struct PlanArgs {
     /// With --slurm: write the script and print the sbatch command without submitting.
     #[arg(long)]
     pub dry_run: bool,
+    /// With --slurm: memory of the job in MiB (default: estimated from the largest run
+    /// times --threads; an `--sbatch-arg=--mem=...` wins over both).
+    #[arg(long)]
+    pub mem_mb: Option<u64>,
 }
 
 /// True when `path` is a plan file (so `gpufleet run` and `validate` hand it here).
@@ -71,6 +75,7 @@ pub fn run_file(
         slurm: false,
         sbatch_args: Vec::new(),
         dry_run: false,
+        mem_mb: None,
     })
 }
 
@@ -86,6 +91,7 @@ pub fn validate(path: &Path) -> Result<(), CliError> {
         slurm: false,
         sbatch_args: Vec::new(),
         dry_run: false,
+        mem_mb: None,
     })
 }
 
@@ -131,14 +137,21 @@ pub fn plan(a: PlanArgs) -> Result<(), CliError> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("out").join(&spec.name));
     if a.slurm {
+        let threads = a.threads.max(1);
         let job = PlanSlurm {
             plan_file: absolute(&a.file)?,
             out: absolute(&out)?,
-            threads: a.threads.max(1),
+            threads,
             sbatch_args: a.sbatch_args,
             binary: std::env::current_exe()
                 .map_err(|e| CliError::Failure(anyhow!("finding the gpufleet binary: {e}")))?,
+            mem_mb: Some(
+                a.mem_mb
+                    .unwrap_or_else(|| crate::plan::estimate_job_mem_mb(&spec, threads)),
+            ),
         };
+        job.check_args()
+            .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
         if a.dry_run {
             let p = job
                 .write_script()

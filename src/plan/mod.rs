@@ -26,7 +26,7 @@ mod write;
 pub use answer::{Answer, FleetFigure, Interval, RunnerUp, TargetFigure};
 pub use eval::{Candidate, Evaluator, Progress, Replication, Status};
 pub use fleet::{assemble, Assembled, FleetError};
-pub use slurm::PlanSlurm;
+pub use slurm::{estimate_job_mem_mb, PlanSlurm};
 pub use stats::{confidence_holds, paired_difference, settled, t_quantile, Estimate, Settled};
 pub use text::{dollars, duration};
 pub use types::{
