@@ -97,6 +97,9 @@ fn recommended_c(dir: &Path, target: &str, hi: u32) -> (u32, usize, u64) {
 /// The smallest c meeting P(wait > t) <= alpha or Wq <= W, from Erlang C, is what `plan`
 /// recommends: c = 1, small c, and c over 100. Each bound sits well between the values at
 /// c* - 1 and c* (checked first), so the simulation's own noise cannot flip the answer.
+/// A target's theoretical figure at c servers and its bound.
+type FigureAt = Box<dyn Fn(u32) -> (f64, f64)>;
+
 #[test]
 fn plan_recommends_the_erlang_c_fleet() {
     // (lambda per hour, mu per hour, hours simulated, target)
@@ -139,7 +142,7 @@ fn plan_recommends_the_erlang_c_fleet() {
     for (lambda, mu, hours, t) in cases {
         let d = tempfile::tempdir().unwrap();
         mmc_scenario(d.path(), lambda, mu, hours);
-        let (metric, f): (String, Box<dyn Fn(u32) -> (f64, f64)>) = match t {
+        let (metric, f): (String, FigureAt) = match t {
             T::Tail { t_h, alpha } => (
                 format!(
                     "metric = \"wait_all_s\"\nover = \"{}s\"\nmax = {alpha}",

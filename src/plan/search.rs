@@ -88,7 +88,7 @@ impl Search<'_, '_, '_> {
         let k = spec.decisions.len();
         let mono: Vec<usize> = (0..k).filter(|&i| spec.decisions[i].monotone).collect();
         let top = spec.top();
-        self.eval(&[top.clone()], "the largest fleet")?;
+        self.eval(std::slice::from_ref(&top), "the largest fleet")?;
         if !self.ev.feasible(&top) {
             for i in (0..k).filter(|&i| !spec.decisions[i].monotone) {
                 let line = self.along(&top, i);

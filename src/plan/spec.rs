@@ -53,6 +53,9 @@ pub struct RawDecision {
     /// The words for the value 0, where they differ ("no spot bursts").
     #[serde(default)]
     pub zero: Option<String>,
+    /// The words for the value 1, where they differ ("up to 1 spot node").
+    #[serde(default)]
+    pub one: Option<String>,
     /// Short name on chart labels ("owned"); default: the label.
     #[serde(default)]
     pub short: Option<String>,

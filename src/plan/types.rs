@@ -48,6 +48,8 @@ pub struct Decision {
     pub template: Option<String>,
     /// The words for the value 0, if the file gives them.
     pub zero: Option<String>,
+    /// The words for the value 1, if the file gives them.
+    pub one: Option<String>,
     /// The dotted path (names resolved to indexes), for a path decision.
     pub path: Option<String>,
     /// More never hurts the targets: feasibility can only go from false to true as the
@@ -78,6 +80,8 @@ impl Decision {
         let v = &self.options[i].value;
         if let (Some(z), "0") = (&self.zero, v.as_str()) {
             z.clone()
+        } else if let (Some(o), "1") = (&self.one, v.as_str()) {
+            o.clone()
         } else if let Some(t) = &self.template {
             t.replace("{}", v)
         } else if self.path.is_none() {
@@ -240,7 +244,7 @@ impl Objective {
         match self.per {
             Per::Run => "over the simulated period".into(),
             Per::Month => "per month".into(),
-            Per::Years(y) if y == 1.0 => "per year".into(),
+            Per::Years(1.0) => "per year".into(),
             Per::Years(y) => format!("over {y} years"),
         }
     }
