@@ -9,6 +9,7 @@
 #   run   <name> <scenario file>     -> results/<name>/  (gpufleet run, scenario's seed)
 #   sweep <name> <sweep file>        -> results/<name>/  (gpufleet sweep)
 #   tco   <name> <scenario file>     -> results/<name>/  (gpufleet tco --simulate)
+#   plan  <name> <plan file>         -> results/<name>/  (gpufleet plan)
 # Hooks for results that depend on other work, to be added as their scenarios land:
 #   none at the moment.
 set -euo pipefail
@@ -34,9 +35,12 @@ CANONICAL=(
   "sweep topology-sweep scenarios/sweeps/topology.toml"
   "run heterogeneous scenarios/heterogeneous.toml"
   "sweep heterogeneous-sweep scenarios/sweeps/heterogeneous.toml"
+  "plan plan-h100-team scenarios/plan-h100-team.toml"
+  "plan plan-procurement scenarios/plan-procurement.toml"
+  "plan plan-deadline-spot scenarios/plan-deadline-spot.toml"
 )
 # The files compared by --check (charts are redrawn from these).
-SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv fragmentation.csv tco.csv tco_years.csv commitments.csv"
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv fragmentation.csv tco.csv tco_years.csv commitments.csv plan.json candidates.csv fleets.csv frontier.csv plan.md"
 
 check=0
 [ "${1:-}" = "--check" ] && check=1
@@ -61,6 +65,10 @@ for entry in "${CANONICAL[@]}"; do
       rm -rf "$out/runs"   # per-run records: runs.csv holds the same figures
       ;;
     tco) "$BIN" tco "$file" --simulate --out "$out" >/dev/null ;;
+    plan)
+      "$BIN" plan "$file" --out "$out" --quiet >/dev/null
+      rm -rf "$out/runs"   # per-replication records: candidates.csv holds the same figures
+      ;;
     *) echo "unknown kind $kind" >&2; exit 1 ;;
   esac
   echo "$name: $out"

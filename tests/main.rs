@@ -14,6 +14,7 @@ mod foundation;
 mod layers;
 mod parquet;
 mod placement;
+mod plan;
 mod scheduling;
 mod sweep;
 mod workload;

@@ -549,7 +549,9 @@ fn sweep_runs_match_gpufleet_run_for_every_shipped_scenario() {
         // Experiment scenarios (FGD reproduction, placement comparison) are not simulations.
         .filter(|p| {
             let t = std::fs::read_to_string(p).unwrap_or_default();
-            !gpufleet::scenario::is_fgd_scenario(&t) && !gpufleet::scenario::is_compare_scenario(&t)
+            !gpufleet::scenario::is_fgd_scenario(&t)
+                && !gpufleet::scenario::is_compare_scenario(&t)
+                && !gpufleet::plan::is_plan_text(&t)
         })
         .collect();
     files.sort();

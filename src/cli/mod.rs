@@ -5,6 +5,7 @@
 mod compare;
 mod fgd;
 mod logging;
+mod plan;
 mod plot;
 mod progress;
 mod run;
@@ -134,6 +135,9 @@ pub enum Command {
         after_help = "Examples:\n  gpufleet trace inspect log.swf --format swf\n  gpufleet trace convert --from philly cluster_job_log jobs.csv\n  gpufleet trace fit log.swf --format swf --out workload.toml"
     )]
     Trace(trace::TraceCommand),
+    /// Find the cheapest fleet that meets a plan's service targets.
+    #[command(after_help = plan::EXAMPLES)]
+    Plan(plan::PlanArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Examples:\n  gpufleet completions bash > ~/.local/share/bash-completion/completions/gpufleet\n  gpufleet completions zsh > ~/.zfunc/_gpufleet\n  gpufleet completions fish > ~/.config/fish/completions/gpufleet.fish"
@@ -168,6 +172,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         } => match scenario.as_deref() {
             Some(p) if fgd::is_fgd_file(p) => fgd::run(p, out, seed, quiet),
             Some(p) if compare::is_compare_file(p) => compare::run(p, out, quiet),
+            Some(p) if plan::is_plan_file(p) => plan::run_file(p, out, seed, quiet),
             _ => run::run(
                 scenario.as_deref(),
                 run::RunFlags {
@@ -185,6 +190,9 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         Command::Validate { scenario, .. } if compare::is_compare_file(&scenario) => {
             compare::validate(&scenario)
         }
+        Command::Validate { scenario, .. } if plan::is_plan_file(&scenario) => {
+            plan::validate(&scenario)
+        }
         Command::Validate { scenario, json } => run::validate(&scenario, json),
         Command::Trace(cmd) => trace::trace(cmd),
         Command::Tco {
@@ -196,6 +204,10 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         } => tco::tco(&scenario, out, simulate, seed, json),
         Command::Sweep(args) => sweep::sweep(args, quiet),
         Command::Plot { dir } => plot::plot(&dir),
+        Command::Plan(mut args) => {
+            args.quiet |= quiet;
+            plan::plan(args)
+        }
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "gpufleet", &mut std::io::stdout());
