@@ -4,6 +4,7 @@
 
 mod compare;
 mod fgd;
+mod placement_comparison;
 mod plot;
 mod run;
 mod spot;
@@ -96,6 +97,10 @@ pub enum Command {
     /// Run a parameter sweep (or merge sweep shards).
     #[command(after_help = sweep::EXAMPLES)]
     Sweep(sweep::SweepArgs),
+    /// Compare policies or scenario variants on the same workload (common random numbers,
+    /// paired differences to a baseline).
+    #[command(after_help = compare::EXAMPLES)]
+    Compare(compare::CompareArgs),
     /// Redraw the charts of a run folder or a sweep folder.
     #[command(
         after_help = "Examples:\n  gpufleet plot out/quickstart\n  gpufleet plot out/my-sweep"
@@ -122,12 +127,14 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             quiet,
         } => match scenario.as_deref() {
             Some(p) if fgd::is_fgd_file(p) => fgd::run(p, out, seed, quiet),
-            Some(p) if compare::is_compare_file(p) => compare::run(p, out, quiet),
+            Some(p) if placement_comparison::is_compare_file(p) => {
+                placement_comparison::run(p, out, quiet)
+            }
             _ => run::run(scenario.as_deref(), out, seed, quiet),
         },
         Command::Validate { scenario } if fgd::is_fgd_file(&scenario) => fgd::validate(&scenario),
-        Command::Validate { scenario } if compare::is_compare_file(&scenario) => {
-            compare::validate(&scenario)
+        Command::Validate { scenario } if placement_comparison::is_compare_file(&scenario) => {
+            placement_comparison::validate(&scenario)
         }
         Command::Validate { scenario } => run::validate(&scenario),
         Command::Trace(cmd) => trace::trace(cmd),
@@ -138,6 +145,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             seed,
         } => tco::tco(&scenario, out, simulate, seed),
         Command::Sweep(args) => sweep::sweep(args),
+        Command::Compare(args) => compare::compare(args),
         Command::Plot { dir } => plot::plot(&dir),
     }
 }

@@ -7,11 +7,15 @@ use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
 fn load(path: Option<&Path>) -> Result<Scenario, CliError> {
-    match path {
+    let s = match path {
         Some(p) => Scenario::load(p),
         None => Scenario::builtin(),
     }
-    .map_err(|e| CliError::BadInput(anyhow!("{e}")))
+    .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    for w in &s.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(s)
 }
 
 /// A run error with the exit code it deserves.

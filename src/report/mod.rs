@@ -3,18 +3,22 @@
 //! temporary name, then renamed, so an interrupted run never leaves a half file that looks
 //! whole. Columns are documented in `docs/outputs.md`.
 
+mod compare_charts;
 mod data;
 mod deadline;
 mod fgd;
 mod files;
+mod labels;
 mod render;
 mod run_charts;
 mod sweep_charts;
 
+pub use compare_charts::{cdf_series, plot_compare_dir, CdfOverlay, CHARTED};
 pub use data::{Table, TableError};
 pub use deadline::write_deadline_csv;
 pub use fgd::{mean_curve, write_fgd, FgdPolicySummary, FgdSummary};
 pub use files::{write_atomic, write_run, RunOutput};
+pub use labels::{metric_label, time_unit, Label};
 mod tco_chart;
 
 pub use render::{render, Chart, ChartError, DrawResult};

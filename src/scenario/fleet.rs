@@ -37,6 +37,9 @@ impl Scenario {
             egress: super::pricing::moves_egress(None, &mut super::problems::Problems::new()),
             workload: WorkloadSource::Given(Arc::new(workload)),
             faults: None,
+            measured_on: None,
+            metrics: Default::default(),
+            warnings: Vec::new(),
         }
     }
 

@@ -40,6 +40,18 @@ pub struct RawScenario {
     pub savings_plan: Option<super::raw_pricing::RawSavingsPlan>,
     #[serde(default)]
     pub transfer: Option<super::raw_pricing::RawTransfer>,
+    /// `[metrics]`: parameters of the research metrics.
+    #[serde(default)]
+    pub metrics: Option<RawMetrics>,
+}
+
+/// `[metrics]`.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawMetrics {
+    /// The bound of bounded slowdown ("10s").
+    #[serde(default)]
+    pub slowdown_bound: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -174,6 +186,8 @@ pub enum RawWorkload {
         path: String,
         #[serde(default)]
         skip_bad_rows: bool,
+        #[serde(default)]
+        measured_on: Option<String>,
     },
     /// A trace in any supported format, filtered and shaped at load time.
     Trace(super::raw_trace::RawTrace),
@@ -211,6 +225,8 @@ pub struct RawSynthetic {
     pub cpu_cores_per_gpu: Option<f64>,
     #[serde(default)]
     pub memory_gib_per_gpu: Option<f64>,
+    #[serde(default)]
+    pub measured_on: Option<String>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]
