@@ -38,33 +38,63 @@ impl Default for MetricsOptions {
 /// A value in seconds (or a ratio) and whether it is right-censored (a lower bound).
 pub type Censored = (f64, bool);
 
-/// One eligible job's figures.
+/// One eligible job's figures (compact: a million of them are built per summary).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct JobFigures {
     /// Index of the job in the workload.
-    pub job: usize,
+    pub job: u32,
     /// Tenant index.
     pub tenant: u32,
     /// How it ended.
     pub outcome: JobOutcome,
-    /// Time to first start, seconds (censored: never started).
-    pub wait: Censored,
-    /// Total queueing delay, seconds (censored: still open at the end).
-    pub queue_delay: Censored,
-    /// Completion time, seconds (censored: still open at the end).
-    pub jct: Censored,
+    /// True if it started (else its wait is counted to the end: censored).
+    pub started: bool,
+    /// True if it was still open (queued or running) at the end: its queueing delay, JCT,
+    /// slowdowns and rho are lower bounds.
+    pub open: bool,
+    /// Time to first start, seconds.
+    pub wait_s: f64,
+    /// Total queueing delay, seconds.
+    pub queue_delay_s: f64,
+    /// Completion time (end - submit), seconds.
+    pub jct_s: f64,
     /// Run time with nothing in the way, seconds.
-    pub run: f64,
-    /// JCT / run time (`None` for a job of no work).
-    pub slowdown: Option<Censored>,
+    pub run_s: f64,
     /// max(1, JCT / max(run, tau)).
-    pub bounded_slowdown: Censored,
-    /// Finish-time fairness rho = JCT / T_id.
-    pub ftf: Option<Censored>,
+    pub bounded_slowdown: f64,
+    /// Finish-time fairness rho = JCT / T_id (NaN for a job of no work).
+    pub rho: f64,
     /// GPU-hours the job held over all its runs.
     pub gpu_hours: f64,
-    /// GPU-hours it would hold running once at the speed its run time assumes (GPUs x r).
+    /// GPU-hours it needs running once at the speed its run time assumes (GPUs x r).
     pub demand_gpu_hours: f64,
+}
+
+impl JobFigures {
+    /// Wait to first start, censored if it never started.
+    pub fn wait(&self) -> Censored {
+        (self.wait_s, !self.started)
+    }
+    /// Total queueing delay, censored if open at the end.
+    pub fn queue_delay(&self) -> Censored {
+        (self.queue_delay_s, self.open)
+    }
+    /// Completion time, censored if open at the end.
+    pub fn jct(&self) -> Censored {
+        (self.jct_s, self.open)
+    }
+    /// JCT / run time (`None` for a job of no work).
+    pub fn slowdown(&self) -> Option<Censored> {
+        (self.run_s > 0.0).then(|| (self.jct_s / self.run_s, self.open))
+    }
+    /// Bounded slowdown.
+    pub fn bounded(&self) -> Censored {
+        (self.bounded_slowdown, self.open)
+    }
+    /// Finish-time fairness rho (`None` for a job of no work).
+    pub fn ftf(&self) -> Option<Censored> {
+        (!self.rho.is_nan()).then_some((self.rho, self.open))
+    }
 }
 
 /// Figures of every eligible job (submitted and not rejected), in job order, plus the
@@ -109,42 +139,36 @@ pub fn job_table(w: &Workload, r: &RunResult, opts: &MetricsOptions) -> JobTable
         let j = &w.jobs[i];
         let ended = matches!(rec.outcome, JobOutcome::Completed | JobOutcome::Failed);
         let secs = |t: SimTime| t.since(j.submit).secs_f64();
-        let wait = match rec.start {
-            Some(s) => (secs(s), false),
-            None => (secs(r.end), true),
+        let open = !(ended && rec.end.is_some());
+        let jct_s = match (open, rec.end) {
+            (false, Some(e)) => secs(e),
+            _ => secs(r.end),
         };
-        let jct = match (ended, rec.end) {
-            (true, Some(e)) => (secs(e), false),
-            _ => (secs(r.end), true),
-        };
-        let speed = match (ended, rec.pool) {
-            (true, Some(p)) => r.pools.get(p as usize).map_or(1.0, |u| u.speed),
+        let speed = match (open, rec.pool) {
+            (false, Some(p)) => r.pools.get(p as usize).map_or(1.0, |u| u.speed),
             _ => slowest,
         };
-        let run = j.work.secs_f64() / speed;
-        let censored = jct.1;
-        let slowdown = (run > 0.0).then(|| (jct.0 / run, censored));
-        let bounded = ((jct.0 / run.max(bound_s)).max(1.0), censored);
+        let run_s = j.work.secs_f64() / speed;
         let gpus = j.gpus.gpus_f64();
         let t_id = if gpus > share && share > 0.0 {
-            run * gpus / share
+            run_s * gpus / share
         } else {
-            run
+            run_s
         };
-        let ftf = (t_id > 0.0).then(|| (jct.0 / t_id, censored));
         jobs.push(JobFigures {
-            job: i,
+            job: i as u32,
             tenant: j.tenant,
             outcome: rec.outcome,
-            wait,
-            queue_delay: (rec.queue_delay.secs_f64(), censored),
-            jct,
-            run,
-            slowdown,
-            bounded_slowdown: bounded,
-            ftf,
+            started: rec.start.is_some(),
+            open,
+            wait_s: secs(rec.start.unwrap_or(r.end)),
+            queue_delay_s: rec.queue_delay.secs_f64(),
+            jct_s,
+            run_s,
+            bounded_slowdown: (jct_s / run_s.max(bound_s)).max(1.0),
+            rho: if t_id > 0.0 { jct_s / t_id } else { f64::NAN },
             gpu_hours: rec.gpu_milli_ms as f64 / 1000.0 / 3.6e6,
-            demand_gpu_hours: gpus * run / 3600.0,
+            demand_gpu_hours: gpus * run_s / 3600.0,
         });
     }
     JobTable {

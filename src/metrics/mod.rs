@@ -7,6 +7,7 @@ mod fairness;
 mod jobs;
 mod research;
 mod sketch;
+mod sort;
 mod summary;
 
 pub use cost::{

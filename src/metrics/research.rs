@@ -129,7 +129,7 @@ pub struct TenantResearch {
 }
 
 fn censored(v: impl Iterator<Item = (f64, bool)>) -> CensoredQuantiles {
-    CensoredQuantiles::of(v.collect())
+    CensoredQuantiles::of_iter(v)
 }
 
 fn plain(v: impl Iterator<Item = f64>) -> Quantiles {
@@ -150,15 +150,19 @@ pub fn research_figures(w: &Workload, r: &RunResult, t: &JobTable) -> ResearchFi
     let jobs = &t.jobs;
     let done = |f: &&JobFigures| f.outcome == JobOutcome::Completed;
     let ended = |f: &&JobFigures| matches!(f.outcome, JobOutcome::Completed | JobOutcome::Failed);
-    let ftf: Vec<(f64, bool)> = jobs.iter().filter_map(|f| f.ftf).collect();
-    let ftf_q = CensoredQuantiles::of(ftf.clone());
-    let above = ftf.iter().filter(|x| x.0 > 1.0).count();
-    let first_submit = jobs.iter().map(|f| w.jobs[f.job].submit).min();
-    let open = jobs.iter().any(|f| f.jct.1);
+    let ftf_q = censored(jobs.iter().filter_map(|f| f.ftf()));
+    let (above, ftf_max) = jobs
+        .iter()
+        .filter_map(|f| f.ftf())
+        .fold((0u64, 0f64), |(n, m), x| {
+            (n + (x.0 > 1.0) as u64, m.max(x.0))
+        });
+    let first_submit = jobs.iter().map(|f| w.jobs[f.job as usize].submit).min();
+    let open = jobs.iter().any(|f| f.open);
     let last_end = jobs
         .iter()
         .filter(ended)
-        .filter_map(|f| r.jobs[f.job].end)
+        .filter_map(|f| r.jobs[f.job as usize].end)
         .max();
     let makespan = match (first_submit, open, last_end) {
         (Some(s), true, _) => r.end.since(s).secs_f64(),
@@ -166,7 +170,7 @@ pub fn research_figures(w: &Workload, r: &RunResult, t: &JobTable) -> ResearchFi
         _ => 0.0,
     };
     let per_job = |count: &dyn Fn(usize) -> u32| {
-        let total: u64 = jobs.iter().map(|f| count(f.job) as u64).sum();
+        let total: u64 = jobs.iter().map(|f| count(f.job as usize) as u64).sum();
         PerJob {
             total,
             per_job: if jobs.is_empty() {
@@ -174,7 +178,7 @@ pub fn research_figures(w: &Workload, r: &RunResult, t: &JobTable) -> ResearchFi
             } else {
                 round(total as f64 / jobs.len() as f64, 6)
             },
-            jobs: jobs.iter().filter(|f| count(f.job) > 0).count() as u64,
+            jobs: jobs.iter().filter(|f| count(f.job as usize) > 0).count() as u64,
         }
     };
     let mut by_outcome = GpuHoursByOutcome::default();
@@ -188,27 +192,27 @@ pub fn research_figures(w: &Workload, r: &RunResult, t: &JobTable) -> ResearchFi
     let completed = jobs.iter().filter(done).count();
     let hours = r.end.hours_f64();
     ResearchFigures {
-        queue_delay_s: plain(jobs.iter().filter(ended).map(|f| f.queue_delay.0)),
-        queue_delay_all_s: censored(jobs.iter().map(|f| f.queue_delay)),
+        queue_delay_s: plain(jobs.iter().filter(ended).map(|f| f.queue_delay_s)),
+        queue_delay_all_s: censored(jobs.iter().map(|f| f.queue_delay())),
         slowdown: plain(
             jobs.iter()
                 .filter(done)
-                .filter_map(|f| f.slowdown.map(|s| s.0)),
+                .filter_map(|f| f.slowdown().map(|s| s.0)),
         ),
-        slowdown_all: censored(jobs.iter().filter_map(|f| f.slowdown)),
-        bounded_slowdown: plain(jobs.iter().filter(done).map(|f| f.bounded_slowdown.0)),
-        bounded_slowdown_all: censored(jobs.iter().map(|f| f.bounded_slowdown)),
+        slowdown_all: censored(jobs.iter().filter_map(|f| f.slowdown())),
+        bounded_slowdown: plain(jobs.iter().filter(done).map(|f| f.bounded_slowdown)),
+        bounded_slowdown_all: censored(jobs.iter().map(|f| f.bounded())),
         slowdown_bound_s: t.bound_s,
         finish_time_fairness: FinishTimeFairness {
             mean: ftf_q.mean,
             p50: ftf_q.p50,
             p95: ftf_q.p95,
             p99: ftf_q.p99,
-            max: round(ftf.iter().map(|x| x.0).fold(0.0, f64::max), 3),
-            share_above_1: if ftf.is_empty() {
+            max: round(ftf_max, 3),
+            share_above_1: if ftf_q.jobs == 0 {
                 0.0
             } else {
-                round(above as f64 / ftf.len() as f64, 6)
+                round(above as f64 / ftf_q.jobs as f64, 6)
             },
             jobs: ftf_q.jobs,
             censored: ftf_q.censored,
@@ -242,9 +246,9 @@ fn tenant_fairness(w: &Workload, t: &JobTable) -> TenantFairness {
     let mut need = vec![0.0; n];
     for f in &t.jobs {
         let k = (f.tenant as usize).min(n - 1);
-        bsld[k].0 += f.bounded_slowdown.0;
+        bsld[k].0 += f.bounded_slowdown;
         bsld[k].1 += 1;
-        if let Some(x) = f.ftf {
+        if let Some(x) = f.ftf() {
             rho[k].0 += x.0;
             rho[k].1 += 1;
         }
@@ -284,11 +288,14 @@ pub fn tenant_research(w: &Workload, t: &JobTable) -> Vec<TenantResearch> {
     of.into_iter()
         .map(|js| TenantResearch {
             jobs: js.len() as u64,
-            wait_all_s: censored(js.iter().map(|f| f.wait)),
-            queue_delay_all_s: censored(js.iter().map(|f| f.queue_delay)),
-            jct_all_s: censored(js.iter().map(|f| f.jct)),
-            bounded_slowdown_all: censored(js.iter().map(|f| f.bounded_slowdown)),
-            finish_time_fairness_mean: round(mean(js.iter().filter_map(|f| f.ftf.map(|x| x.0))), 6),
+            wait_all_s: censored(js.iter().map(|f| f.wait())),
+            queue_delay_all_s: censored(js.iter().map(|f| f.queue_delay())),
+            jct_all_s: censored(js.iter().map(|f| f.jct())),
+            bounded_slowdown_all: censored(js.iter().map(|f| f.bounded())),
+            finish_time_fairness_mean: round(
+                mean(js.iter().filter_map(|f| f.ftf().map(|x| x.0))),
+                6,
+            ),
             gpu_hours: round(js.iter().map(|f| f.gpu_hours).sum(), 3),
         })
         .collect()

@@ -17,7 +17,6 @@
 //! to 10 years occupy at most about 1,000 buckets.
 
 use super::jobs::JobTable;
-use std::collections::BTreeMap;
 
 /// Values below this count as zero.
 pub const MIN_POSITIVE: f64 = 1e-3;
@@ -39,7 +38,10 @@ pub struct QuantileSketch {
     alpha: f64,
     ln_gamma: f64,
     zeros: u64,
-    buckets: BTreeMap<i32, u64>,
+    /// Bucket index of `counts[0]`.
+    offset: i32,
+    /// Counts of buckets `offset`, `offset + 1`, ...; first and last non-zero (canonical).
+    counts: Vec<u64>,
     count: u64,
     censored: u64,
     sum: f64,
@@ -68,7 +70,8 @@ impl QuantileSketch {
             alpha,
             ln_gamma: ((1.0 + alpha) / (1.0 - alpha)).ln(),
             zeros: 0,
-            buckets: BTreeMap::new(),
+            offset: 0,
+            counts: Vec::new(),
             count: 0,
             censored: 0,
             sum: 0.0,
@@ -101,7 +104,31 @@ impl QuantileSketch {
 
     /// Occupied buckets (besides the zero count).
     pub fn buckets(&self) -> usize {
-        self.buckets.len()
+        self.counts.iter().filter(|&&c| c > 0).count()
+    }
+
+    /// Occupied buckets as `(index, count)`, in increasing index.
+    fn occupied(&self) -> impl Iterator<Item = (i32, u64)> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(k, &c)| (self.offset + k as i32, c))
+    }
+
+    /// Adds `n` to bucket `i`, growing the range as needed.
+    fn bump(&mut self, i: i32, n: u64) {
+        if self.counts.is_empty() {
+            self.offset = i;
+            self.counts.push(0);
+        } else if i < self.offset {
+            let grow = (self.offset - i) as usize;
+            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
+            self.offset = i;
+        } else if (i - self.offset) as usize >= self.counts.len() {
+            self.counts.resize((i - self.offset) as usize + 1, 0);
+        }
+        self.counts[(i - self.offset) as usize] += n;
     }
 
     fn index(&self, x: f64) -> i32 {
@@ -124,7 +151,7 @@ impl QuantileSketch {
         }
         self.sum += x;
         let x = x.min(f64::MAX / 4.0);
-        *self.buckets.entry(self.index(x)).or_insert(0) += 1;
+        self.bump(self.index(x), 1);
     }
 
     /// Adds every value of `other` (which must have the same accuracy; otherwise its buckets
@@ -134,15 +161,14 @@ impl QuantileSketch {
         self.censored += other.censored;
         self.zeros += other.zeros;
         self.sum += other.sum;
-        if other.alpha == self.alpha {
-            for (&i, &n) in &other.buckets {
-                *self.buckets.entry(i).or_insert(0) += n;
-            }
-        } else {
-            for (&i, &n) in &other.buckets {
-                let k = self.index(other.value_of(i));
-                *self.buckets.entry(k).or_insert(0) += n;
-            }
+        let same = other.alpha == self.alpha;
+        for (i, n) in other.occupied() {
+            let k = if same {
+                i
+            } else {
+                self.index(other.value_of(i))
+            };
+            self.bump(k, n);
         }
     }
 
@@ -156,28 +182,27 @@ impl QuantileSketch {
             return 0.0;
         }
         let mut seen = self.zeros;
-        for (&i, &n) in &self.buckets {
+        let mut last = 0.0;
+        for (i, n) in self.occupied() {
             seen += n;
+            last = self.value_of(i);
             if seen >= rank {
-                return self.value_of(i);
+                return last;
             }
         }
-        self.buckets
-            .keys()
-            .last()
-            .map_or(0.0, |&i| self.value_of(i))
+        last
     }
 
     /// The empirical CDF as `(value, share of values at or below)` steps, one per occupied
     /// bucket (and one for the zeros), in increasing value.
     pub fn cdf(&self) -> Vec<(f64, f64)> {
         let n = self.count.max(1) as f64;
-        let mut out = Vec::with_capacity(self.buckets.len() + 1);
+        let mut out = Vec::with_capacity(self.counts.len() + 1);
         let mut seen = self.zeros;
         if self.zeros > 0 {
             out.push((0.0, seen as f64 / n));
         }
-        for (&i, &c) in &self.buckets {
+        for (i, c) in self.occupied() {
             seen += c;
             out.push((self.value_of(i), seen as f64 / n));
         }
@@ -192,7 +217,7 @@ impl QuantileSketch {
             self.alpha, self.count, self.censored, self.zeros, self.sum
         );
         let mut prev = 0i32;
-        for (&i, &n) in &self.buckets {
+        for (i, n) in self.occupied() {
             s.push_str(&format!(" {}:{n}", i - prev));
             prev = i;
         }
@@ -220,8 +245,13 @@ impl QuantileSketch {
             let d: i64 = d.parse().map_err(|_| bad("bucket index"))?;
             let n: u64 = n.parse().map_err(|_| bad("bucket count"))?;
             prev += d;
-            let i = i32::try_from(prev).map_err(|_| bad("bucket index"))?;
-            *s.buckets.entry(i).or_insert(0) += n;
+            let i = i32::try_from(prev)
+                .ok()
+                .filter(|i| i.abs() < 1_000_000)
+                .ok_or_else(|| bad("bucket index"))?;
+            if n > 0 {
+                s.bump(i, n);
+            }
             total = total.saturating_add(n);
         }
         if total != s.count || s.censored > s.count {
@@ -250,7 +280,7 @@ impl RunSketches {
             .map(|_| QuantileSketch::default())
             .collect();
         for f in &table.jobs {
-            for (k, v) in [f.wait, f.queue_delay, f.jct, f.bounded_slowdown]
+            for (k, v) in [f.wait(), f.queue_delay(), f.jct(), f.bounded()]
                 .into_iter()
                 .enumerate()
             {

@@ -29,14 +29,15 @@ impl Quantiles {
         if v.is_empty() {
             return Quantiles::default();
         }
-        v.sort_by(f64::total_cmp);
         let n = v.len();
-        let rank = |p: f64| v[((p / 100.0 * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let rank = |p: f64| ((p / 100.0 * n as f64).ceil() as usize).clamp(1, n);
+        let mean = super::sort::sum(&v) / n as f64;
+        let at = super::sort::at_ranks(&mut v, &[rank(50.0), rank(95.0), rank(99.0)]);
         Quantiles {
-            mean: v.iter().sum::<f64>() / n as f64,
-            p50: rank(50.0),
-            p95: rank(95.0),
-            p99: rank(99.0),
+            mean,
+            p50: at[0],
+            p95: at[1],
+            p99: at[2],
         }
     }
 }
@@ -63,10 +64,16 @@ pub struct CensoredQuantiles {
 
 impl CensoredQuantiles {
     /// From `(value, censored)` pairs, values in seconds (rounded to the millisecond).
-    pub(super) fn of(v: Vec<(f64, bool)>) -> CensoredQuantiles {
-        let censored = v.iter().filter(|x| x.1).count() as u64;
-        let jobs = v.len() as u64;
-        let q = round_q(Quantiles::of(v.into_iter().map(|x| x.0).collect()));
+    pub(super) fn of_iter(v: impl Iterator<Item = (f64, bool)>) -> CensoredQuantiles {
+        let mut censored = 0u64;
+        let values: Vec<f64> = v
+            .map(|(x, c)| {
+                censored += c as u64;
+                x
+            })
+            .collect();
+        let jobs = values.len() as u64;
+        let q = round_q(Quantiles::of(values));
         CensoredQuantiles {
             mean: q.mean,
             p50: q.p50,
@@ -358,8 +365,8 @@ pub fn build_summary_from(
         jobs,
         wait_s: round_q(Quantiles::of(waits)),
         jct_s: round_q(Quantiles::of(jcts)),
-        wait_all_s: CensoredQuantiles::of(table.jobs.iter().map(|f| f.wait).collect()),
-        jct_all_s: CensoredQuantiles::of(table.jobs.iter().map(|f| f.jct).collect()),
+        wait_all_s: CensoredQuantiles::of_iter(table.jobs.iter().map(|f| f.wait())),
+        jct_all_s: CensoredQuantiles::of_iter(table.jobs.iter().map(|f| f.jct())),
         research: research_figures(w, r, table),
         gpu_hours: GpuHours {
             provisioned: round(gh.provisioned, 3),

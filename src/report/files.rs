@@ -127,7 +127,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             .filter(|(_, (_, rec))| rec.submitted)
             .map(|(i, (j, rec))| {
                 // The job's research figures (none for a rejected job), in job order.
-                let fig = figures.next_if(|f| f.job == i);
+                let fig = figures.next_if(|f| f.job as usize == i);
                 let gpus = match j.gpus {
                     GpuRequest::None => "0".to_string(),
                     other => f(other.gpus_f64()),
@@ -179,13 +179,13 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                     Some(x) => {
                         let opt = |v: Option<(f64, bool)>| v.map(|v| f(v.0)).unwrap_or_default();
                         row.extend([
-                            f(x.queue_delay.0),
-                            f(x.run),
-                            opt(x.slowdown),
-                            f(x.bounded_slowdown.0),
-                            opt(x.ftf),
+                            f(x.queue_delay_s),
+                            f(x.run_s),
+                            opt(x.slowdown()),
+                            f(x.bounded_slowdown),
+                            opt(x.ftf()),
                             f(x.gpu_hours),
-                            x.jct.1.to_string(),
+                            x.open.to_string(),
                         ]);
                     }
                     None => row.extend(std::iter::repeat_n(String::new(), 7)),

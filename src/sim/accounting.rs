@@ -113,7 +113,9 @@ impl Accounting {
         *self.tenant_busy.entry((p as u32, tenant)).or_insert(0) += x;
         let r = &mut self.records[id as usize];
         r.add_segment(times, span);
-        r.gpu_milli_ms += x;
+        r.gpu_milli_ms = r
+            .gpu_milli_ms
+            .saturating_add(x.min(u64::MAX as u128) as u64);
         held
     }
 

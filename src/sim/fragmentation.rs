@@ -10,13 +10,15 @@
 //! itself uses in a time-based run ([`TypicalWorkload::of_workload`]: task types by
 //! popularity until they cover 95 % of the GPU demand).
 //!
-//! Cost: one pass over the nodes per timeline sample (never per event); wholly busy nodes
-//! are skipped (they have nothing free to fragment), and nodes in the same state within a
-//! sample are scored once.
+//! Cost: per timeline sample (never per event), one look at each up node with a free GPU
+//! (wholly busy nodes have nothing to fragment and are not visited), nodes in the same
+//! state scored once. The typical workload of a very large trace is drawn from a
+//! systematic sample of its jobs (see `TYPICAL_SAMPLE`).
 
 use crate::model::{Cluster, Workload};
-use crate::sched::placement::{task_fragment, NodeState, NodeType, Task, TaskMix, TypicalWorkload};
-use std::collections::HashMap;
+use crate::sched::placement::{
+    task_fragment, NodeState, NodeType, Task, TaskMix, TypicalWorkload, FULL,
+};
 
 /// Measures each pool's fragmentation against a fixed typical workload.
 pub(super) struct Fragmentation {
@@ -24,20 +26,38 @@ pub(super) struct Fragmentation {
     types: Vec<(Task, u64)>,
     /// Sum of the counts.
     total: u64,
+    /// The most CPU any typical task asks: more free CPU than this never matters.
+    max_cpu: u32,
     /// The node being scored.
     scratch: NodeState,
-    /// Scores of the node states seen in the current sample (cleared per pool).
-    seen: HashMap<(u32, Vec<u16>), u128>,
+    /// Scores of whole-GPU node states in the current pool: (free GPUs, CPU key, score).
+    seen: Vec<(usize, u32, u128)>,
 }
+
+/// Workloads up to this many jobs give FGD's typical workload from every job; larger ones
+/// from every k-th job (k = ceil(jobs / this)), which estimates the task types' shares to
+/// within a fraction of a percent at a bounded cost.
+const TYPICAL_SAMPLE: usize = 100_000;
 
 impl Fragmentation {
     /// A meter for `w`'s typical workload.
     pub(super) fn of_workload(w: &Workload) -> Fragmentation {
-        let types = TypicalWorkload::of_workload(w).types;
+        let types = if w.jobs.len() <= TYPICAL_SAMPLE {
+            TypicalWorkload::of_workload(w).types
+        } else {
+            let k = w.jobs.len().div_ceil(TYPICAL_SAMPLE);
+            let sample = Workload {
+                jobs: w.jobs.iter().step_by(k).cloned().collect(),
+                ..Default::default()
+            };
+            TypicalWorkload::of_workload(&sample).types
+        };
         let total = types.iter().map(|t| t.1).sum();
+        let max_cpu = types.iter().map(|t| t.0.cpu_milli).max().unwrap_or(0);
         Fragmentation {
             types,
             total,
+            max_cpu,
             scratch: NodeState {
                 ty: 0,
                 cpu_free: 0,
@@ -45,14 +65,27 @@ impl Fragmentation {
                 gpu_free: Vec::new(),
                 mix: TaskMix::Empty,
             },
-            seen: HashMap::new(),
+            seen: Vec::new(),
         }
     }
 
+    /// The weighted fragment of the node in `self.scratch` (milli-GPU x task counts).
+    fn score(&self, ty: &NodeType) -> u128 {
+        self.types
+            .iter()
+            .map(|(t, w)| *w as u128 * task_fragment(ty, &self.scratch, t) as u128)
+            .sum()
+    }
+
     /// Fragmentation of each pool's up nodes now, in milli-GPU (rounded).
+    ///
+    /// Wholly busy nodes are never visited: the cluster's index lists the up nodes by
+    /// wholly free GPUs, and those with a partly used GPU apart. A node without partly
+    /// used GPUs is scored by (free GPUs, free CPU up to what any typical task asks) once
+    /// per sample; a node with one is scored on its own.
     pub(super) fn measure(&mut self, cluster: &Cluster) -> Vec<u64> {
         let mut out = Vec::with_capacity(cluster.pools().len());
-        for (p, pool) in cluster.pools().iter().enumerate() {
+        for pool in cluster.pools() {
             if self.total == 0 {
                 out.push(0);
                 continue;
@@ -67,40 +100,47 @@ impl Fragmentation {
             self.seen.clear();
             // Weighted sum in milli-GPU x task counts; divided by the total count once.
             let mut sum: u128 = 0;
-            for n in cluster.pool_nodes(p) {
+            let partly = |free: &[u16]| free.iter().any(|&f| f > 0 && f < FULL);
+            for k in 1..pool.bucket_count() {
+                for &n in pool.bucket(k) {
+                    let free = cluster.node_free_milli(n);
+                    if partly(free) {
+                        continue;
+                    }
+                    let cpu = cluster.node_free_host(n).0;
+                    let key = if cpu >= self.max_cpu { u32::MAX } else { cpu };
+                    let f = match self.seen.iter().find(|s| s.0 == k && s.1 == key) {
+                        Some(s) => s.2,
+                        None => {
+                            self.fill(cpu, free);
+                            let f = self.score(&ty);
+                            self.seen.push((k, key, f));
+                            f
+                        }
+                    };
+                    sum += f;
+                }
+            }
+            for &n in pool.partial() {
                 if !cluster.is_up(n) {
                     continue;
                 }
-                let free = cluster.node_free_milli(n);
-                if free.iter().all(|&f| f == 0) {
-                    continue;
-                }
                 let cpu = cluster.node_free_host(n).0;
-                self.scratch.cpu_free = cpu;
-                self.scratch.gpu_free.clear();
-                self.scratch.gpu_free.extend_from_slice(free);
-                self.scratch.gpu_free.sort_unstable_by(|a, b| b.cmp(a));
-                let key = (cpu, std::mem::take(&mut self.scratch.gpu_free));
-                let f = match self.seen.get(&key) {
-                    Some(&f) => f,
-                    None => {
-                        self.scratch.gpu_free = key.1.clone();
-                        let f = self
-                            .types
-                            .iter()
-                            .map(|(t, w)| *w as u128 * task_fragment(&ty, &self.scratch, t) as u128)
-                            .sum();
-                        self.seen.insert(key.clone(), f);
-                        f
-                    }
-                };
-                self.scratch.gpu_free = key.1;
-                sum += f;
+                self.fill(cpu, cluster.node_free_milli(n));
+                sum += self.score(&ty);
             }
             let total = self.total as u128;
             out.push(((sum + total / 2) / total) as u64);
         }
         out
+    }
+
+    /// Puts a node's free CPU and free GPU shares (sorted, most free first) in `scratch`.
+    fn fill(&mut self, cpu: u32, free: &[u16]) {
+        self.scratch.cpu_free = cpu;
+        self.scratch.gpu_free.clear();
+        self.scratch.gpu_free.extend_from_slice(free);
+        self.scratch.gpu_free.sort_unstable_by(|a, b| b.cmp(a));
     }
 }
 

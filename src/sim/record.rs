@@ -69,7 +69,7 @@ pub struct JobRecord {
     /// When its current wait in the queue began (`None` while running or ended).
     pub queued_since: Option<SimTime>,
     /// Milli-GPU x milliseconds held over all its run segments (GPU-time, any pool).
-    pub gpu_milli_ms: u128,
+    pub gpu_milli_ms: u64,
 }
 
 impl JobRecord {
