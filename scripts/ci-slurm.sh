@@ -94,7 +94,7 @@ SelectTypeParameters=CR_CPU
 SchedulerType=sched/backfill
 ReturnToService=2
 MinJobAge=600
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) State=UNKNOWN
 PartitionName=ci Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
 slurmctld -c
@@ -110,7 +110,14 @@ echo "== local reference run"
 "$BIN" sweep "$SWEEP" --out "$WORK/local" --quiet --threads 2
 
 echo "== sweep as a job array of $SHARDS tasks + merge"
-ids=$("$BIN" sweep "$SWEEP" --out "$WORK/out" --slurm --shards $SHARDS --threads 1 | tail -n 1)
+# The sbatch arguments go into the scripts' #SBATCH lines (with an estimated --mem), so a
+# task resubmitted alone keeps them; --dry-run shows them.
+SBATCH_ARGS=(--sbatch-arg=--partition=ci --sbatch-arg=--time=00:30:00)
+"$BIN" sweep "$SWEEP" --out "$WORK/dry" --slurm --shards $SHARDS --threads 1 "${SBATCH_ARGS[@]}" --dry-run | tee "$WORK/dry.txt"
+grep -q '#SBATCH --time=00:30:00' "$WORK/dry.txt"
+grep -q '^#SBATCH --partition=ci$' "$WORK/dry/slurm/array.sh"
+grep -q '^#SBATCH --mem=[0-9]*M$' "$WORK/dry/slurm/array.sh"
+ids=$("$BIN" sweep "$SWEEP" --out "$WORK/out" --slurm --shards $SHARDS --threads 1 "${SBATCH_ARGS[@]}" | tail -n 1)
 read -r ARRAY MERGE <<<"$ids"
 echo "array job $ARRAY, merge job $MERGE"
 for i in $(seq 1 600); do
@@ -127,6 +134,24 @@ for k in $(seq 1 $SHARDS); do
 done
 state=$(scontrol show job "$MERGE" | grep -o 'JobState=[A-Z_]*')
 echo "merge: $state"
+[ "$state" = JobState=COMPLETED ] || exit 1
+
+echo "== the tasks ran with the scripts' time limit and memory"
+show=$(scontrol show job "${ARRAY}_1")
+echo "$show" | grep -q 'TimeLimit=00:30:00' || { echo "task 1 lost its time limit: $show" >&2; exit 1; }
+echo "$show" | grep -q 'Partition=ci' || { echo "task 1 lost its partition: $show" >&2; exit 1; }
+echo "$show" | grep -Eq 'MinMemoryNode=[0-9]+M' || { echo "task 1 has no memory request: $show" >&2; exit 1; }
+echo "== one task resubmitted alone keeps them (and resumes: nothing left to run)"
+again=$(sbatch --parsable --array=1 "$WORK/out/slurm/array.sh" | cut -d';' -f1)
+scontrol show job "${again}_1" 2>/dev/null | grep -q 'TimeLimit=00:30:00' \
+  || scontrol show job "$again" | grep -q 'TimeLimit=00:30:00' \
+  || { echo "resubmitted task lost its time limit" >&2; scontrol show job "$again" >&2; exit 1; }
+for i in $(seq 1 240); do
+  if [ -z "$(squeue -h -j "$again" 2>/dev/null)" ]; then break; fi
+  sleep 0.5
+done
+state=$(scontrol show job "$again" | grep -o 'JobState=[A-Z_]*' | head -n 1)
+echo "resubmitted task: $state"
 [ "$state" = JobState=COMPLETED ] || exit 1
 
 echo "== compare with the local run"

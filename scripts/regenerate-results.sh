@@ -29,7 +29,7 @@ CANONICAL=(
   "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
 )
 # The files compared by --check (charts are redrawn from these).
-SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv tco.csv"
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv tco.csv fragmentation.csv"
 
 check=0
 [ "${1:-}" = "--check" ] && check=1

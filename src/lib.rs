@@ -26,19 +26,21 @@
 //!
 //! Each takes one new file and one registry line (plus its README row):
 //! - a **queue policy**: `src/sched/<name>.rs` implementing [`sched::QueuePolicy`], and a
-//!   line in the `PolicyKind` enum and its `build_with` in `src/sched/mod.rs`;
+//!   line in the `queue_policies!` list of `src/sched/mod.rs`;
 //! - a **placement**: `src/sched/placement/<name>.rs` implementing
 //!   [`sched::placement::Placement`], and a line in the `placements!` list of
-//!   `src/sched/placement/registry.rs`;
-//! - a **trace format**: `src/workload/<format>.rs` (a reader returning a
-//!   [`model::Workload`]), and a line in [`workload::TraceFormat`]'s match in
-//!   `src/workload/trace.rs`;
+//!   `src/sched/placement/mod.rs`;
+//! - a **trace format**: `src/workload/<format>.rs` (a reader implementing
+//!   [`workload::TraceReader`]), and a line in the `trace_formats!` list of
+//!   `src/workload/formats.rs`;
 //! - a **pricing model**: `src/pricing/<model>.rs` implementing [`pricing::PricingModel`]
 //!   (with its scenario table), and a line in the `pricing_models!` list of
 //!   `src/pricing/pool_pricing.rs`;
 //! - an **output column**: a field where the figure is computed (the job record in
 //!   `src/sim/record.rs` or the summary in `src/metrics/summary.rs`), its column in
-//!   `src/report/files.rs`, and its row in `docs/outputs.md`.
+//!   `src/report/files.rs` and its typed twin in `src/report/columns.rs` (Parquet and
+//!   Python; a test compares the two cell by cell), and its rows in `docs/outputs.md` (the
+//!   CSV table and the Parquet schema table).
 #![warn(missing_docs)]
 
 pub mod cli;

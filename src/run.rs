@@ -15,12 +15,13 @@ use crate::metrics::{build_summary_with, RunCost, RunMeta, Summary};
 use crate::model::Workload;
 use crate::pricing::SpotTraceError;
 use crate::pricing::{PricingModel, RunPricing};
-use crate::report::{write_run, RunOutput};
+use crate::report::{write_run, OutputFormat, RunOutput};
 use crate::scenario::Scenario;
 use crate::sched::spot_deadline::DeadlineRow;
-use crate::sim::{RunResult, Simulation};
+use crate::sim::{RunResult, Simulation, Watch};
 use crate::workload::TraceError;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Why a run could not be done or written.
@@ -32,6 +33,11 @@ pub enum RunError {
     /// The `[spot_deadline]` section could not be evaluated (bad input).
     #[error("{0}")]
     SpotDeadline(#[from] SpotTraceError),
+    /// Parquet output was asked of a build without the `parquet` feature (bad input).
+    #[error(
+        "this gpufleet was built without Parquet support (cargo feature `parquet`); use format csv"
+    )]
+    NoParquet,
     /// An output file could not be written (the environment, not the input).
     #[error("writing {}: {source}", path.display())]
     Write {
@@ -69,20 +75,51 @@ pub struct Execution {
 /// Runs scenario `s` with the random streams `streams`: builds its workload, then
 /// [`execute_workload`].
 pub fn execute(s: &Scenario, streams: &RngStreams) -> Result<Execution, RunError> {
+    execute_watched(s, streams, None)
+}
+
+/// [`execute`], publishing how far the simulation is into `watch` (for a progress bar).
+pub fn execute_watched(
+    s: &Scenario,
+    streams: &RngStreams,
+    watch: Option<Arc<Watch>>,
+) -> Result<Execution, RunError> {
     let workload = s.workload_from(streams)?;
-    Ok(execute_workload(s, workload, streams))
+    tracing::debug!(jobs = workload.jobs.len(), "workload built");
+    Ok(simulate(s, workload, streams, watch))
 }
 
 /// Runs scenario `s` on a workload the caller built (jobs in submit order, GPU types mapped
 /// onto the scenario's): simulates, prices the run and summarises it.
 pub fn execute_workload(s: &Scenario, workload: Workload, streams: &RngStreams) -> Execution {
+    simulate(s, workload, streams, None)
+}
+
+fn simulate(
+    s: &Scenario,
+    workload: Workload,
+    streams: &RngStreams,
+    watch: Option<Arc<Watch>>,
+) -> Execution {
     let clock = Instant::now();
     let mut sim = Simulation::new(s.sim.clone(), &workload).with_placement_rng(streams);
+    if let Some(w) = watch {
+        w.jobs.store(
+            workload.jobs.len() as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        sim = sim.with_watch(w);
+    }
     if let Some(f) = &s.faults {
         sim = sim.with_faults(f.clone(), streams);
     }
     let result = sim.run();
     let sim_wall = clock.elapsed();
+    tracing::debug!(
+        events = result.events,
+        seconds = sim_wall.as_secs_f64(),
+        "simulated"
+    );
     let pricing = s.run_pricing(streams);
     let cost = crate::metrics::price_run(&result, &pricing, |i| workload.jobs[i].tenant);
     let meta = RunMeta {
@@ -109,10 +146,10 @@ pub struct Written {
     pub deadline: Option<Vec<DeadlineRow>>,
 }
 
-/// Writes the run folder `dir`: `summary.json`, `jobs.csv`, `pools.csv`, `timeline.csv`,
-/// the charts and, for a scenario with `[spot_deadline]`, `spot_deadline.csv`.
-pub fn write_folder(s: &Scenario, e: &Execution, dir: &Path) -> Result<Written, RunError> {
-    let output = RunOutput {
+/// The run's output data (what its files are written from): for [`write_folder`], and for
+/// callers that want the tables without files ([`crate::report::columns::run_tables`]).
+pub fn output<'a>(s: &Scenario, e: &'a Execution) -> RunOutput<'a> {
+    RunOutput {
         workload: &e.workload,
         result: &e.result,
         summary: &e.summary,
@@ -130,11 +167,44 @@ pub fn write_folder(s: &Scenario, e: &Execution, dir: &Path) -> Result<Written, 
             .iter()
             .map(|p| p.kind_name().to_string())
             .collect(),
-    };
-    write_run(dir, &output).map_err(|source| RunError::Write {
+    }
+}
+
+/// Writes the run folder `dir`: `summary.json`, `jobs.csv`, `pools.csv`, `timeline.csv`,
+/// the charts and, for a scenario with `[spot_deadline]`, `spot_deadline.csv`. The table
+/// files follow the scenario's `output_format` ([`write_folder_as`]).
+pub fn write_folder(s: &Scenario, e: &Execution, dir: &Path) -> Result<Written, RunError> {
+    write_folder_as(s, e, dir, s.output_format)
+}
+
+/// [`write_folder`] with the table files in `format`: CSV, Parquet (`jobs.parquet`,
+/// `pools.parquet`, `timeline.parquet`; the charts are still drawn) or both.
+pub fn write_folder_as(
+    s: &Scenario,
+    e: &Execution,
+    dir: &Path,
+    format: OutputFormat,
+) -> Result<Written, RunError> {
+    if format.parquet() && !crate::report::PARQUET_BUILT {
+        return Err(RunError::NoParquet);
+    }
+    let output = output(s, e);
+    let write_err = |source| RunError::Write {
         path: dir.to_path_buf(),
         source,
-    })?;
+    };
+    write_run(dir, &output).map_err(write_err)?;
+    #[cfg(feature = "parquet")]
+    if format.parquet() {
+        crate::report::parquet::write_run_parquet(dir, &output).map_err(write_err)?;
+    }
+    if !format.csv() {
+        // The charts are drawn from the CSV tables; a Parquet-only folder keeps the charts
+        // and drops the tables' CSV copies.
+        for name in ["jobs.csv", "pools.csv", "timeline.csv"] {
+            std::fs::remove_file(dir.join(name)).map_err(write_err)?;
+        }
+    }
     let deadline = match &s.spot_deadline {
         Some(spec) => {
             let rows = crate::sched::spot_deadline::run_spec(spec)?;
@@ -149,4 +219,50 @@ pub fn write_folder(s: &Scenario, e: &Execution, dir: &Path) -> Result<Written, 
         None => None,
     };
     Ok(Written { deadline })
+}
+
+/// What [`validate`] found in a valid scenario.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Validated {
+    /// Scenario name.
+    pub scenario: String,
+    /// Number of pools.
+    pub pools: usize,
+    /// GPUs over every pool (an elastic pool: its maximum).
+    pub gpus: u64,
+    /// Jobs in the workload (after filters).
+    pub jobs: usize,
+    /// Queue policy.
+    pub policy: String,
+    /// Bad trace rows skipped (`skip_bad_rows = true`).
+    pub skipped_rows: u64,
+    /// Trace rows dropped by a filter or as unusable, by reason.
+    pub dropped: Vec<(String, u64)>,
+}
+
+/// Checks scenario `s` without running it: builds its workload under its own seed (a bad
+/// trace row is a bad scenario) and reads its `[spot_deadline]` trace, if any.
+pub fn validate(s: &Scenario) -> Result<Validated, RunError> {
+    let w = s.build_workload(s.seed)?;
+    if let Some(d) = &s.spot_deadline {
+        crate::sched::spot_deadline::read_trace(d)?;
+    }
+    Ok(Validated {
+        scenario: s.name.clone(),
+        pools: s.sim.pools.len(),
+        gpus: s
+            .sim
+            .pools
+            .iter()
+            .map(|p| p.nodes as u64 * p.node.gpus as u64)
+            .sum(),
+        jobs: w.jobs.len(),
+        policy: s.sim.policy.as_str().to_string(),
+        skipped_rows: w.skipped_rows,
+        dropped: w
+            .filtered
+            .iter()
+            .map(|(why, n)| (why.to_string(), *n))
+            .collect(),
+    })
 }

@@ -2,11 +2,14 @@
 //! fixtures in `tests/data/`.
 
 mod censoring;
+mod cli;
 mod common;
 mod economics;
 mod faults;
+mod fgd_artifact;
 mod foundation;
 mod layers;
+mod parquet;
 mod placement;
 mod scheduling;
 mod sweep;

@@ -10,8 +10,8 @@ use gpufleet::engine::RngStreams;
 use gpufleet::model::TypeMask;
 use gpufleet::sched::placement::{
     allocation_at_100, apply, fits, BestFit, Fgd, FgdExperiment, FirstFit, GpuPick, GroupedCluster,
-    NodeState, NodeType, Placement, PlacementContext, PlacementKind, Task, TypicalWorkload,
-    WorstFit, FULL,
+    NodeState, NodeType, Placement, PlacementContext, PlacementKind, Task, TypicalPod,
+    TypicalWorkload, WorstFit, FULL,
 };
 use gpufleet::workload::{read_openb_nodes, read_openb_pods, BadRows};
 use proptest::prelude::*;
@@ -80,8 +80,9 @@ fn best_fit_picks_the_tightest_node_and_worst_fit_the_emptiest() {
         Some(0)
     );
     // Node 0: 1 GPU free, 30 cores. Nodes 1, 2: 4 GPUs, 32 cores.
-    // Best fit for a 1-GPU, 1-core task: node 0 leaves 29/32 + 0/4 = 0.906, an empty
-    // node 31/32 + 3/4 = 1.719: node 0 is tightest.
+    // Best fit (the artifact's scales, 128 cores and 8 GPUs, half weight each) for a
+    // 1-GPU, 1-core task: node 0 leaves 0.5 x 29/128 + 0 = 0.113 -> score 88; an empty
+    // node 0.5 x 31/128 + 0.5 x 3/8 = 0.309 -> 69: node 0 is tightest.
     let mut bf = c.clone();
     assert_eq!(
         bf.place(&BestFit, &task(1000, 1, 1000), 0, &mut rng),
@@ -102,20 +103,21 @@ fn best_fit_picks_the_tightest_node_and_worst_fit_the_emptiest() {
 #[test]
 fn fgd_on_a_two_node_example_worked_by_hand() {
     // Two 2-GPU nodes of different models; tasks pinned by model bring them to
-    //   X (node 0): GPUs free [1000, 500]     Y (node 1): GPUs free [1000, 300].
-    // Typical workload: a whole 1-GPU task (weight 1) and a 500-milli shared task
-    // (weight 1); CPU is plentiful.
+    //   X (node 0): GPUs free [500, 1000]     Y (node 1): GPUs free [300, 1000].
+    // Typical workload: a whole 1-GPU task and a 500-milli shared task, half each; CPU
+    // is plentiful.
     //
-    // Fragmentation F = sum over types of weight x (free milli-GPU the type cannot use):
-    //   X: 1-GPU type fits (one full GPU), the 500-GPU is a fragment: 500; 500-type fits
-    //      everywhere, nothing below 500: 0.                          F(X) = 500
-    //   Y: 1-GPU type: 300; 500-type: the 300 GPU is too small: 300.    F(Y) = 600
-    // An arriving 200-milli task, every (node, GPU) option:
-    //   X/1000 -> [800, 500]: no full GPU, 1-GPU type loses all 1300; 500-type 0: 1300, +800
-    //   X/500  -> [1000, 300]: 300 + 300 = 600                                 , +100
-    //   Y/1000 -> [800, 300]: 1100 + 300 = 1400                                , +800
-    //   Y/300  -> [1000, 100]: 100 + 100 = 200                                 , -400
-    // FGD picks Y's 300 GPU (best fit, by node, would also pick Y but its roomiest GPU).
+    // Fragmentation F = sum over types of share x (free milli-GPU the type cannot use):
+    //   X: 1-GPU type fits (one full GPU), the 500-GPU is a fragment: 500; 500-type fits,
+    //      nothing below 500: 0.                                  F(X) = 0.5 x 500 = 250
+    //   Y: 1-GPU type: 300; 500-type: the 300 GPU is too small: 300.   F(Y) = 300
+    // An arriving 200-milli task, every (node, GPU) option, and the artifact's score
+    // int64(100 / (1 + exp(-(F before - F after) / 1000))):
+    //   X/GPU0 [300, 1000]: 0.5 x 300 + 0.5 x 300 = 300, change -50  -> 48.75 -> 48
+    //   X/GPU1 [500, 800]:  no full GPU: 0.5 x 1300 + 0 = 650, -400  -> 40.13 -> 40
+    //   Y/GPU0 [100, 1000]: 0.5 x 100 + 0.5 x 100 = 100, +200        -> 54.98 -> 54
+    //   Y/GPU1 [300, 800]:  0.5 x 1100 + 0.5 x 300 = 700, -400       -> 40
+    // FGD picks Y's GPU 0.
     let types = vec![gpu_type(0, 2, 64000), gpu_type(1, 2, 64000)];
     let mut c = GroupedCluster::new(types.clone(), &[0, 1], 0);
     let mut rng = RngStreams::new(3).stream("placement");
@@ -125,30 +127,31 @@ fn fgd_on_a_two_node_example_worked_by_hand() {
     };
     assert_eq!(c.place(&FirstFit, &pin(0, 500), 0, &mut rng), Some(0));
     assert_eq!(c.place(&FirstFit, &pin(1, 700), 0, &mut rng), Some(1));
-    assert_eq!(c.state_of(0).gpu_free, vec![1000, 500]);
-    assert_eq!(c.state_of(1).gpu_free, vec![1000, 300]);
+    assert_eq!(c.state_of(0).gpu_free, vec![500, 1000]);
+    assert_eq!(c.state_of(1).gpu_free, vec![300, 1000]);
     let typical = TypicalWorkload {
-        types: vec![(task(0, 1, 1000), 1), (task(0, 1, 500), 1)],
+        types: vec![(task(0, 1, 1000), 0.5), (task(0, 1, 500), 0.5)],
     };
     let fgd = Fgd::new(typical);
-    assert_eq!(fgd.fragmentation(&types[0], c.state_of(0)), 500);
-    assert_eq!(fgd.fragmentation(&types[1], c.state_of(1)), 600);
+    assert_eq!(fgd.fragmentation(&types[0], 64000, &[500, 1000]), 250.0);
+    assert_eq!(fgd.fragmentation(&types[1], 64000, &[300, 1000]), 300.0);
     let x = fgd
         .choose(&types[0], c.state_of(0), &task(0, 1, 200))
         .unwrap();
     let y = fgd
         .choose(&types[1], c.state_of(1), &task(0, 1, 200))
         .unwrap();
-    assert_eq!((x.score, y.score), (-100.0, 400.0));
+    assert_eq!((x.score, x.pick), (48.0, GpuPick::Share(0)));
+    assert_eq!((y.score, y.pick), (54.0, GpuPick::Share(0)));
     assert_eq!(c.place(&fgd, &task(0, 1, 200), 0, &mut rng), Some(1));
-    assert_eq!(c.state_of(1).gpu_free, vec![1000, 100]);
-    // A CPU-only type that no longer fits makes every free GPU a fragment.
-    let cpu_heavy = TypicalWorkload {
-        types: vec![(task(64001, 0, 0), 1)],
+    assert_eq!(c.state_of(1).gpu_free, vec![100, 1000]);
+    // A CPU-only type counts every free GPU as a fragment, fit or not.
+    let cpu_only = TypicalWorkload {
+        types: vec![(task(1000, 0, 0), 1.0)],
     };
     assert_eq!(
-        Fgd::new(cpu_heavy).fragmentation(&types[1], c.state_of(1)),
-        1100
+        Fgd::new(cpu_only).fragmentation(&types[1], 64000, &[100, 1000]),
+        1100.0
     );
 }
 
@@ -208,7 +211,7 @@ proptest! {
     fn placement_invariants(tasks in prop::collection::vec(arb_task(), 1..120), seed in 0u64..1000) {
         let types = vec![gpu_type(0, 8, 96_000), gpu_type(1, 2, 16_000), NodeType { model: None, gpus: 0, cpu_milli: 32_000, mem_mib: 1 << 20 }];
         let node_types = [0u32, 0, 1, 1, 1, 2];
-        let typical = TypicalWorkload::from_tasks(&tasks, 0.95);
+        let typical = TypicalWorkload::from_pods(tasks.iter().map(|&task| TypicalPod { task, spec: "" }), 0.95);
         let ctx = PlacementContext::new(typical, 96_000, 8);
         let mut shapes: Vec<Task> = Vec::new();
         for kind in PlacementKind::ALL {
@@ -273,108 +276,6 @@ fn apply_and_fits_agree_with_the_oracle_on_a_fixed_state() {
     }
 }
 
-// ------------------------------------------------------- the reproduction
-
-/// Mean of the artifact's column `100` per policy label, parsed independently.
-fn artifact_means(workload: &str) -> Vec<(String, f64)> {
-    let text = std::fs::read_to_string(
-        root().join("data/fgd-atc23/expected_alloc_default_gpushare40.csv"),
-    )
-    .unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = header.iter().position(|h| *h == "100").unwrap();
-    let mut out: Vec<(String, f64, u32)> = Vec::new();
-    for l in lines {
-        let f: Vec<&str> = l.split(',').collect();
-        if f[0] != workload {
-            continue;
-        }
-        let v: f64 = f[col].parse().unwrap();
-        match out.iter_mut().find(|(p, _, _)| p == f[1]) {
-            Some(e) => {
-                e.1 += v;
-                e.2 += 1;
-            }
-            None => out.push((f[1].to_string(), v, 1)),
-        }
-    }
-    out.into_iter().map(|(p, s, n)| (p, s / n as f64)).collect()
-}
-
-fn reproduce(trace: &str, seeds: &[u64]) -> Vec<(PlacementKind, f64, f64)> {
-    let dir = root().join("data/openb-2023");
-    let nodes = read_openb_nodes(&dir.join("openb_node_list_all_node.csv"), BadRows::Stop).unwrap();
-    let pods = read_openb_pods(
-        &dir.join(format!("openb_pod_list_{trace}.csv")),
-        BadRows::Stop,
-    )
-    .unwrap();
-    let exp = FgdExperiment::new(&nodes, &pods.pods, 1.3, 0.95).unwrap();
-    let runs = exp.run_all(&PlacementKind::FGD_PAPER, seeds);
-    let paper = artifact_means(&format!("openb_pod_list_{trace}"));
-    PlacementKind::FGD_PAPER
-        .iter()
-        .map(|&p| {
-            let v: Vec<f64> = runs
-                .iter()
-                .filter(|r| r.policy == p)
-                .map(|r| allocation_at_100(&r.curve))
-                .collect();
-            let ours = v.iter().sum::<f64>() / v.len() as f64;
-            let label = p.artifact_label().unwrap();
-            let theirs = paper.iter().find(|(l, _)| l == label).unwrap().1;
-            (p, ours, theirs)
-        })
-        .collect()
-}
-
-/// Known, documented gaps (README, "FGD reproduction"): on `default`, GPU packing and GPU
-/// clustering land 1.2-1.3 points under the artifact (within 1.0 on `gpushare40`), which
-/// also puts them under dot product there. Every other policy must be within 1.0 point.
-fn tolerance(trace: &str, p: PlacementKind) -> f64 {
-    match (trace, p) {
-        ("default", PlacementKind::GpuPacking | PlacementKind::GpuClustering) => 1.5,
-        _ => 1.0,
-    }
-}
-
-#[test]
-fn fgd_reproduction_matches_the_artifact() {
-    let seeds: Vec<u64> = (42..52).collect();
-    for trace in ["default", "gpushare40"] {
-        let r = reproduce(trace, &seeds);
-        for &(p, ours, theirs) in &r {
-            assert!(
-                (ours - theirs).abs() <= tolerance(trace, p),
-                "{trace} {}: ours {ours:.2}, artifact {theirs:.2}",
-                p.as_str()
-            );
-        }
-        for a in &r {
-            for b in &r {
-                let known = trace == "default"
-                    && a.0 == PlacementKind::DotProduct
-                    && matches!(
-                        b.0,
-                        PlacementKind::GpuPacking | PlacementKind::GpuClustering
-                    );
-                if a.2 + 0.5 < b.2 && !known {
-                    assert!(
-                        a.1 < b.1,
-                        "{trace}: {} should stay below {}",
-                        a.0.as_str(),
-                        b.0.as_str()
-                    );
-                }
-            }
-        }
-        // FGD is the best policy, by a clear margin over best fit, as published.
-        let get = |k| r.iter().find(|x| x.0 == k).unwrap().1;
-        assert!(get(PlacementKind::Fgd) > get(PlacementKind::BestFit) + 1.0);
-    }
-}
-
 // ------------------------------------------------------------------- CLI
 
 fn gpufleet() -> assert_cmd::Command {
@@ -394,15 +295,34 @@ fn fgd_scenario_writes_the_same_bytes_twice() {
             .assert()
             .success();
     }
-    let a = std::fs::read(dir.path().join("a/allocation.csv")).unwrap();
-    let b = std::fs::read(dir.path().join("b/allocation.csv")).unwrap();
-    assert_eq!(a, b);
-    let text = String::from_utf8(a).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("policy,seed,arrived_pct,allocated_pct"));
-    // 6 policies x 131 points, one seed.
-    assert_eq!(lines.count(), 6 * 131);
-    for f in ["comparison.csv", "summary.json", "allocation.svg"] {
+    for (file, header) in [
+        ("allocation.csv", "policy,seed,arrived_pct,allocated_pct"),
+        ("fragmentation.csv", "policy,seed,arrived_pct,frag_pct"),
+    ] {
+        let a = std::fs::read(dir.path().join("a").join(file)).unwrap();
+        let b = std::fs::read(dir.path().join("b").join(file)).unwrap();
+        assert_eq!(a, b, "{file}");
+        let text = String::from_utf8(a).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(header));
+        // 6 policies x 131 points (0..=130), one seed.
+        let rows: Vec<&str> = lines.collect();
+        assert_eq!(rows.len(), 6 * 131);
+        assert!(rows[0].starts_with("random,7,0,") && rows[130].starts_with("random,7,130,"));
+    }
+    let cmp = std::fs::read_to_string(dir.path().join("a/comparison.csv")).unwrap();
+    assert!(cmp
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(",mean_frag_pct_at_100,expected_frag_pct_at_100,frag_diff_at_100"));
+    for f in [
+        "summary.json",
+        "allocation.svg",
+        "allocation.png",
+        "fragmentation.svg",
+        "fragmentation.png",
+    ] {
         assert!(dir.path().join("a").join(f).is_file(), "{f}");
     }
 }
@@ -473,29 +393,38 @@ fn packing_clustering_and_dot_product_by_hand() {
     let mut rng = RngStreams::new(5).stream("placement");
     assert_eq!(c.place(&FirstFit, &pin(0, 1, 300), 0, &mut rng), Some(0));
     assert_eq!(c.place(&FirstFit, &pin(1, 1, 1000), 0, &mut rng), Some(1));
-    // Packing: a 500-milli task goes onto node 0's used GPU (700 left), not a fresh one.
+    // Packing: a 500-milli task goes onto node 0's used GPU (700 left: score
+    // 100 - 70 / 10 = 93), not a fresh one (idle node 2: 33 - 2 = 31; node 1's free GPU:
+    // 50 - 1 = 49).
     let mut p = c.clone();
     assert_eq!(p.place(&GpuPacking, &task(0, 1, 500), 0, &mut rng), Some(0));
-    assert_eq!(p.state_of(0).gpu_free, vec![1000, 200]);
-    // Packing: a whole GPU goes to a node in use (0 or 1), never the idle node 2.
-    for _ in 0..20 {
-        let mut q = c.clone();
-        let n = q
-            .place(&GpuPacking, &task(0, 1, 1000), 0, &mut rng)
-            .unwrap();
-        assert_ne!(n, 2);
-    }
-    // Clustering: another 300-milli task joins node 0 (only 300-milli tasks there).
+    assert_eq!(p.state_of(0).gpu_free, vec![200, 1000]);
+    // Packing: a whole GPU goes to a node in use (0 or 1: 49), never the idle node 2 (31).
+    let n = c
+        .clone()
+        .place(&GpuPacking, &task(0, 1, 1000), 0, &mut rng)
+        .unwrap();
+    assert_ne!(n, 2);
+    // Clustering: another shared task (of any size: one share-gpu tag) joins node 0
+    // (75 + 25 x (8000 - 1700) / 8000 = 94) before idle node 2 (25 + 18 = 43) and node 1
+    // (other tag only: 21).
     let mut k = c.clone();
     assert_eq!(
-        k.place(&GpuClustering, &task(0, 1, 300), 0, &mut rng),
+        k.place(&GpuClustering, &task(0, 1, 600), 0, &mut rng),
         Some(0)
     );
-    // Dot product, scaled by the largest node (10 cores, 2 GPUs), for a 1-core 1-GPU task:
-    //   node 0: 0.9 x 0.1 + (1700/2000) x 0.5 = 0.515
-    //   node 1: 0.9 x 0.1 + (1000/2000) x 0.5 = 0.340   <- smallest
-    //   node 2: 1.0 x 0.1 + (2000/2000) x 0.5 = 0.600
-    let dp = DotProduct::new(10_000, 2);
+    // A whole GPU under clustering: the idle node 2 (25 + 18 = 43) before node 0 (another
+    // tag only: 25 x 6300 / 8000 = 19), node 1 holds the same tag alone: 75 + 21 = 96.
+    assert_eq!(
+        c.clone()
+            .place(&GpuClustering, &task(0, 1, 1000), 0, &mut rng),
+        Some(1)
+    );
+    // Dot product, the artifact's scales (128 cores, 8 GPUs), for a 1-core 1-GPU task:
+    //   node 0: (9/128 x 1/128 + 1700/8000 x 1000/8000) / 2 = 0.01353 -> 100 x 0.98647 -> 98
+    //   node 1: (9/128 x 1/128 + 1000/8000 x 1/8) / 2 = 0.00809 -> 99
+    //   node 2: (10/128 x 1/128 + 2000/8000 x 1/8) / 2 = 0.01593 -> 98
+    let dp = DotProduct;
     let s: Vec<f64> = (0..3u32)
         .map(|n| {
             dp.choose(&types[n as usize], c.state_of(n), &task(1000, 1, 1000))
@@ -503,10 +432,7 @@ fn packing_clustering_and_dot_product_by_hand() {
                 .score
         })
         .collect();
-    assert!(
-        (s[0] + 0.515).abs() < 1e-12 && (s[1] + 0.34).abs() < 1e-12 && (s[2] + 0.6).abs() < 1e-12,
-        "{s:?}"
-    );
+    assert_eq!(s, vec![98.0, 99.0, 98.0]);
     assert_eq!(c.place(&dp, &task(1000, 1, 1000), 0, &mut rng), Some(1));
 }
 
@@ -690,7 +616,7 @@ fn every_placement_runs_in_the_fgd_experiment() {
         &path,
         format!(
             "name = \"all\"\n[fgd_experiment]\nnodes = \"{}\"\npods = \"{}\"\npolicies = [{}]\nseeds = [1]\n",
-            data.join("openb_node_list_all_node.csv").display(),
+            data.join("openb_node_list_gpu_node.csv").display(),
             data.join("openb_pod_list_default.csv").display(),
             list.join(", ")
         ),
@@ -706,4 +632,71 @@ fn every_placement_runs_in_the_fgd_experiment() {
         assert!(r.pods > 0 && r.failed < r.pods, "{}", r.policy.as_str());
         assert!(allocation_at_100(&r.curve) > 50.0, "{}", r.policy.as_str());
     }
+}
+
+#[test]
+fn trace_inspect_describes_an_openb_pod_list_without_times() {
+    // The artifact's multi-GPU lists have only name,cpu_milli,memory_mib,num_gpu,gpu_milli.
+    // Here: 2 CPU-only pods (4 + 2 cores), 2 shared (300 + 500 milli), one 8-GPU pod:
+    // GPU demand 0.3 + 0.5 + 8 = 8.8 GPUs; CPU 4 + 2 + 1 + 1 + 16 = 24 cores.
+    let dir = tempfile::tempdir().unwrap();
+    let pods = dir.path().join("multigpu.csv");
+    std::fs::write(
+        &pods,
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n\
+         p0,4000,1024,0,0\np1,2000,1024,0,0\np2,1000,512,1,300\np3,1000,512,1,500\n\
+         p4,16000,4096,8,1000\n",
+    )
+    .unwrap();
+    let out = gpufleet()
+        .args(["trace", "inspect", "--format", "openb", "--json"])
+        .arg(&pods)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["pods"], 5);
+    assert_eq!(v["has_times"], false);
+    assert_eq!(
+        (&v["cpu_only"], &v["shared_gpu"], &v["whole_gpu"]),
+        (&2.into(), &2.into(), &1.into())
+    );
+    assert!((v["gpu_demand"].as_f64().unwrap() - 8.8).abs() < 1e-9);
+    assert!((v["cpu_cores"].as_f64().unwrap() - 24.0).abs() < 1e-9);
+    // Shapes, most pods first: CPU-only (2), then 1 x 300, 1 x 500, 8 x 1000 (1 each).
+    let shapes = v["shapes"].as_array().unwrap();
+    assert_eq!(shapes[0]["pods"], 2);
+    assert_eq!(shapes[0]["num_gpu"], 0);
+    assert_eq!(shapes[3]["num_gpu"], 8);
+    let text = gpufleet()
+        .args(["trace", "inspect", "--format", "openb"])
+        .arg(&pods)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(text).unwrap();
+    assert!(text.contains("8.8 GPUs") && text.contains("none"), "{text}");
+    // A bad row still names file, row and column.
+    std::fs::write(
+        &pods,
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,4000,1024,1,1500\n",
+    )
+    .unwrap();
+    let err = gpufleet()
+        .args(["trace", "inspect", "--format", "openb"])
+        .arg(&pods)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(err).unwrap();
+    assert!(
+        err.contains("multigpu.csv:2") && err.contains("gpu_milli"),
+        "{err}"
+    );
 }

@@ -36,9 +36,6 @@ pub struct CompareArgs {
     /// Worker threads (default: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Print only the output folder.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 fn err(e: CompareError) -> CliError {
@@ -50,7 +47,7 @@ fn err(e: CompareError) -> CliError {
 }
 
 /// Runs `gpufleet compare`.
-pub fn compare(a: CompareArgs) -> Result<(), CliError> {
+pub fn compare(a: CompareArgs, quiet: bool) -> Result<(), CliError> {
     let text = std::fs::read_to_string(&a.file)
         .map_err(|e| CliError::BadInput(anyhow!("{}: cannot read: {e}", a.file.display())))?;
     let is_file = crate::compare::is_compare_file_text(&text);
@@ -86,7 +83,7 @@ pub fn compare(a: CompareArgs) -> Result<(), CliError> {
     for v in &spec.variants {
         for w in &v.scenario.warnings {
             if warned.insert(w.clone()) {
-                eprintln!("warning: {w}");
+                tracing::warn!("{w}");
             }
         }
     }
@@ -97,7 +94,7 @@ pub fn compare(a: CompareArgs) -> Result<(), CliError> {
         .unwrap_or_else(|| PathBuf::from("out").join(&spec.name));
     write_comparison(&dir, &c)
         .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
-    if a.quiet {
+    if quiet {
         println!("{}", dir.display());
         return Ok(());
     }

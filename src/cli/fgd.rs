@@ -2,7 +2,9 @@
 //! `[fgd_experiment]` table): the FGD paper's arrival-only placement experiment.
 
 use super::CliError;
-use crate::report::{mean_curve, write_fgd, FgdPolicySummary, FgdSummary};
+use crate::report::{
+    finite_mean, mean_curve, mean_frag_curve, write_fgd, FgdExpected, FgdPolicySummary, FgdSummary,
+};
 use crate::scenario::FgdScenario;
 use crate::sched::placement::{allocation_at_100, FgdExperiment, PlacementKind};
 use crate::workload::{read_expected_curves, read_openb_nodes, read_openb_pods, BadRows};
@@ -34,13 +36,24 @@ fn build(s: &FgdScenario) -> Result<(FgdExperiment, usize), CliError> {
     Ok((exp, pods.pods.len()))
 }
 
-/// Mean published curve per policy (by the artifact's label), where the scenario names one.
-fn expected(s: &FgdScenario) -> Result<Vec<Option<Vec<f64>>>, CliError> {
-    let Some((path, workload)) = &s.expected else {
-        return Ok(vec![None; s.policies.len()]);
+/// Mean published curve per policy (by the artifact's label) in `path`, rows of
+/// `workload`; points a row lacks are skipped.
+fn published(
+    path: Option<&Path>,
+    workload: Option<&str>,
+    policies: &[PlacementKind],
+) -> Result<Vec<Option<Vec<f64>>>, CliError> {
+    let (Some(path), Some(workload)) = (path, workload) else {
+        return Ok(vec![None; policies.len()]);
     };
     let curves = read_expected_curves(path, Some(workload)).map_err(bad)?;
-    Ok(s.policies
+    if curves.is_empty() {
+        return Err(bad(format!(
+            "{}: no rows of workload {workload:?}",
+            path.display()
+        )));
+    }
+    Ok(policies
         .iter()
         .map(|p| {
             let label = p.artifact_label()?;
@@ -52,11 +65,20 @@ fn expected(s: &FgdScenario) -> Result<Vec<Option<Vec<f64>>>, CliError> {
             let n = mine.iter().map(|c| c.len()).min()?;
             Some(
                 (0..n)
-                    .map(|x| mine.iter().map(|c| c[x]).sum::<f64>() / mine.len() as f64)
+                    .map(|x| finite_mean(mine.iter().map(|c| c[x])))
                     .collect(),
             )
         })
         .collect())
+}
+
+/// The published curves the scenario names.
+fn expected(s: &FgdScenario) -> Result<FgdExpected, CliError> {
+    let w = s.expected_workload.as_deref();
+    Ok(FgdExpected {
+        allocation: published(s.expected.as_deref(), w, &s.policies)?,
+        fragmentation: published(s.expected_fragmentation.as_deref(), w, &s.policies)?,
+    })
 }
 
 /// `gpufleet validate` on an FGD scenario: reads everything, runs nothing.
@@ -93,8 +115,15 @@ pub fn run(
     let policies: Vec<FgdPolicySummary> = s
         .policies
         .iter()
-        .zip(&expected)
-        .map(|(&p, e)| summary_of(&runs, p, e.as_deref()))
+        .enumerate()
+        .map(|(i, &p)| {
+            summary_of(
+                &runs,
+                p,
+                expected.allocation[i].as_deref(),
+                expected.fragmentation[i].as_deref(),
+            )
+        })
         .collect();
     let summary = FgdSummary {
         scenario: s.name.clone(),
@@ -121,25 +150,28 @@ pub fn run(
         runs.len()
     );
     println!(
-        "allocated GPU % at 100 % arrived demand (mean over {} seeds):",
+        "at 100 % arrived demand, mean over {} seeds (% of the cluster's GPUs):",
         s.seeds.len()
     );
     println!(
-        "{:<16} {:>8} {:>9} {:>7}",
-        "policy", "ours", "artifact", "diff"
+        "{:<16} {:>9} {:>9} {:>7} | {:>9} {:>9} {:>7}",
+        "policy", "allocated", "artifact", "diff", "fragment", "artifact", "diff"
     );
     for p in &summary.policies {
         let f = |v: Option<f64>, sign: bool| match v {
-            Some(x) if sign => format!("{x:+.2}"),
-            Some(x) => format!("{x:.2}"),
-            None => "-".into(),
+            Some(x) if sign && x.is_finite() => format!("{x:+.2}"),
+            Some(x) if x.is_finite() => format!("{x:.2}"),
+            _ => "-".into(),
         };
         println!(
-            "{:<16} {:>8.2} {:>9} {:>7}",
+            "{:<16} {:>9} {:>9} {:>7} | {:>9} {:>9} {:>7}",
             p.policy,
-            p.mean_allocated_pct_at_100,
+            f(Some(p.mean_allocated_pct_at_100), false),
             f(p.expected_pct_at_100, false),
-            f(p.diff_at_100, true)
+            f(p.diff_at_100, true),
+            f(Some(p.mean_frag_pct_at_100), false),
+            f(p.expected_frag_pct_at_100, false),
+            f(p.frag_diff_at_100, true)
         );
     }
     println!("output     {}", dir.display());
@@ -150,11 +182,15 @@ fn summary_of(
     runs: &[crate::sched::placement::FgdRun],
     p: PlacementKind,
     e: Option<&[f64]>,
+    ef: Option<&[f64]>,
 ) -> FgdPolicySummary {
     let curve = mean_curve(runs, p);
+    let frag = mean_frag_curve(runs, p);
     let mine: Vec<_> = runs.iter().filter(|r| r.policy == p).collect();
     let ours = allocation_at_100(&curve);
+    let ours_f = allocation_at_100(&frag);
     let exp100 = e.and_then(|e| e.get(100).copied());
+    let expf = ef.and_then(|e| e.get(100).copied());
     FgdPolicySummary {
         policy: p.as_str().to_string(),
         artifact_label: p.artifact_label().map(str::to_string),
@@ -164,5 +200,8 @@ fn summary_of(
         diff_at_100: exp100.map(|x| ours - x),
         mean_failed_pods: mine.iter().map(|r| r.failed as f64).sum::<f64>()
             / mine.len().max(1) as f64,
+        mean_frag_pct_at_100: ours_f,
+        expected_frag_pct_at_100: expf,
+        frag_diff_at_100: expf.map(|x| ours_f - x),
     }
 }

@@ -4,8 +4,10 @@
 
 mod compare;
 mod fgd;
+mod logging;
 mod placement_comparison;
 mod plot;
+mod progress;
 mod run;
 mod spot;
 mod sweep;
@@ -49,6 +51,14 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// More log output on stderr: -v info, -vv debug, -vvv trace (RUST_LOG, e.g.
+    /// `RUST_LOG=gpufleet=debug`, overrides).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// Less output: no progress bars, only errors logged; `run` prints only the output
+    /// folder.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
 }
 
 /// The subcommands.
@@ -67,9 +77,13 @@ pub enum Command {
         /// Master seed (default: the scenario's `seed`).
         #[arg(long)]
         seed: Option<u64>,
-        /// Print only the output folder.
-        #[arg(long, short)]
-        quiet: bool,
+        /// Table files: csv, parquet (jobs/pools/timeline.parquet) or both (default: the
+        /// scenario's `output_format`, else csv).
+        #[arg(long, value_enum)]
+        format: Option<crate::report::OutputFormat>,
+        /// Print the run's summary (summary.json) on stdout instead of the human summary.
+        #[arg(long)]
+        json: bool,
     },
     /// Buy versus rent: cost candidate fleets for a scenario's workload over years.
     #[command(
@@ -87,12 +101,21 @@ pub enum Command {
         /// Master seed (default: the scenario's `seed`).
         #[arg(long)]
         seed: Option<u64>,
+        /// Print the candidates' figures as JSON on stdout instead of the tables.
+        #[arg(long)]
+        json: bool,
     },
     /// Check a scenario file without running it.
-    #[command(after_help = "Example:\n  gpufleet validate scenarios/quickstart.toml")]
+    #[command(
+        after_help = "Examples:\n  gpufleet validate scenarios/quickstart.toml\n  gpufleet validate s.toml --json | jq .problems"
+    )]
     Validate {
         /// Scenario file (TOML).
         scenario: PathBuf,
+        /// Print the result as JSON on stdout (`ok`, counts, or `problems` with path,
+        /// line, column and message); the exit code is the same.
+        #[arg(long)]
+        json: bool,
     },
     /// Run a parameter sweep (or merge sweep shards).
     #[command(after_help = sweep::EXAMPLES)]
@@ -115,37 +138,96 @@ pub enum Command {
         after_help = "Examples:\n  gpufleet trace inspect log.swf --format swf\n  gpufleet trace convert --from philly cluster_job_log jobs.csv\n  gpufleet trace fit log.swf --format swf --out workload.toml"
     )]
     Trace(trace::TraceCommand),
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  gpufleet completions bash > ~/.local/share/bash-completion/completions/gpufleet\n  gpufleet completions zsh > ~/.zfunc/_gpufleet\n  gpufleet completions fish > ~/.config/fish/completions/gpufleet.fish"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (gpufleet.1), or write one page per command into a folder.
+    #[command(
+        after_help = "Examples:\n  gpufleet man | man -l -\n  gpufleet man --out /usr/local/share/man/man1"
+    )]
+    Man {
+        /// Write gpufleet.1 and gpufleet-<command>.1 into this folder instead.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 /// Runs the parsed command line.
 pub fn main_with(cli: Cli) -> Result<(), CliError> {
+    logging::init(cli.verbose, cli.quiet);
+    let quiet = cli.quiet;
     match cli.command {
         Command::Run {
             scenario,
             out,
             seed,
-            quiet,
+            format,
+            json,
         } => match scenario.as_deref() {
             Some(p) if fgd::is_fgd_file(p) => fgd::run(p, out, seed, quiet),
             Some(p) if placement_comparison::is_compare_file(p) => {
                 placement_comparison::run(p, out, quiet)
             }
-            _ => run::run(scenario.as_deref(), out, seed, quiet),
+            _ => run::run(
+                scenario.as_deref(),
+                run::RunFlags {
+                    out,
+                    seed,
+                    quiet,
+                    format,
+                    json,
+                },
+            ),
         },
-        Command::Validate { scenario } if fgd::is_fgd_file(&scenario) => fgd::validate(&scenario),
-        Command::Validate { scenario } if placement_comparison::is_compare_file(&scenario) => {
+        Command::Validate { scenario, .. } if fgd::is_fgd_file(&scenario) => {
+            fgd::validate(&scenario)
+        }
+        Command::Validate { scenario, .. } if placement_comparison::is_compare_file(&scenario) => {
             placement_comparison::validate(&scenario)
         }
-        Command::Validate { scenario } => run::validate(&scenario),
+        Command::Validate { scenario, json } => run::validate(&scenario, json),
         Command::Trace(cmd) => trace::trace(cmd),
         Command::Tco {
             scenario,
             out,
             simulate,
             seed,
-        } => tco::tco(&scenario, out, simulate, seed),
-        Command::Sweep(args) => sweep::sweep(args),
-        Command::Compare(args) => compare::compare(args),
+            json,
+        } => tco::tco(&scenario, out, simulate, seed, json),
+        Command::Sweep(args) => sweep::sweep(args, quiet),
+        Command::Compare(args) => compare::compare(args, quiet),
         Command::Plot { dir } => plot::plot(&dir),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "gpufleet", &mut std::io::stdout());
+            Ok(())
+        }
+        Command::Man { out } => man(out),
+    }
+}
+
+/// `gpufleet man [--out DIR]`.
+fn man(out: Option<PathBuf>) -> Result<(), CliError> {
+    let cmd = <Cli as clap::CommandFactory>::command();
+    let fail = |e: std::io::Error| CliError::Failure(anyhow::anyhow!("writing the man page: {e}"));
+    match out {
+        None => {
+            let mut buf = Vec::new();
+            clap_mangen::Man::new(cmd).render(&mut buf).map_err(fail)?;
+            use std::io::Write;
+            std::io::stdout().write_all(&buf).map_err(fail)
+        }
+        Some(dir) => {
+            std::fs::create_dir_all(&dir).map_err(fail)?;
+            clap_mangen::generate_to(cmd, &dir).map_err(fail)?;
+            println!("wrote {}", dir.display());
+            Ok(())
+        }
     }
 }

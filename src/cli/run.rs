@@ -2,7 +2,7 @@
 
 use super::CliError;
 use crate::run::RunError;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, ScenarioError};
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
@@ -11,11 +11,20 @@ fn load(path: Option<&Path>) -> Result<Scenario, CliError> {
         Some(p) => Scenario::load(p),
         None => Scenario::builtin(),
     }
-    .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    .map_err(|e| CliError::BadInput(anyhow!("{}", rendered(&e, path).trim_end())))?;
     for w in &s.warnings {
-        eprintln!("warning: {w}");
+        tracing::warn!("{w}");
     }
     Ok(s)
+}
+
+/// A scenario error with the offending text underlined (the file is read again for it).
+pub(super) fn rendered(e: &ScenarioError, path: Option<&Path>) -> String {
+    let text = match path {
+        Some(p) => std::fs::read_to_string(p).unwrap_or_default(),
+        None => crate::scenario::DEFAULT_SCENARIO.to_string(),
+    };
+    e.render(&text)
 }
 
 /// A run error with the exit code it deserves.
@@ -27,51 +36,122 @@ pub(super) fn run_error(e: RunError) -> CliError {
     }
 }
 
-/// `gpufleet validate FILE`.
-pub fn validate(path: &Path) -> Result<(), CliError> {
-    let s = load(Some(path))?;
-    // Reading the trace is part of validating: a bad row is a bad scenario.
-    let w = s
-        .build_workload(s.seed)
-        .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
-    if let Some(d) = &s.spot_deadline {
-        crate::sched::spot_deadline::read_trace(d)
-            .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+/// `gpufleet validate FILE [--json]`.
+pub fn validate(path: &Path, json: bool) -> Result<(), CliError> {
+    let checked = match Scenario::load(path) {
+        Ok(s) => crate::run::validate(&s).map_err(|e| (None, e.to_string())),
+        Err(e) => Err((Some(e.clone()), rendered(&e, Some(path)))),
+    };
+    match checked {
+        Ok(v) => {
+            for (why, n) in &v.dropped {
+                eprintln!("dropped {n} rows: {why}");
+            }
+            if v.skipped_rows > 0 {
+                eprintln!("skipped {} bad rows", v.skipped_rows);
+            }
+            if json {
+                let mut j = serde_json::to_value(&v).unwrap_or_default();
+                if let Some(m) = j.as_object_mut() {
+                    m.insert("ok".into(), true.into());
+                    m.insert("file".into(), path.display().to_string().into());
+                }
+                println!("{j}");
+            } else {
+                println!(
+                    "{}: ok ({} pools, {} GPUs, {} jobs, policy {})",
+                    path.display(),
+                    v.pools,
+                    v.gpus,
+                    v.jobs,
+                    v.policy
+                );
+            }
+            Ok(())
+        }
+        Err((e, message)) => {
+            if json {
+                println!("{}", problems_json(path, e.as_ref(), &message));
+            }
+            Err(CliError::BadInput(anyhow!("{}", message.trim_end())))
+        }
     }
-    super::trace::report_drops(&w);
-    println!(
-        "{}: ok ({} pools, {} GPUs, {} jobs, policy {})",
-        path.display(),
-        s.sim.pools.len(),
-        s.sim
-            .pools
-            .iter()
-            .map(|p| p.nodes as u64 * p.node.gpus as u64)
-            .sum::<u64>(),
-        w.jobs.len(),
-        s.sim.policy.as_str()
-    );
-    Ok(())
 }
 
-/// `gpufleet run [FILE] [--out DIR] [--seed N]`.
-pub fn run(
-    path: Option<&Path>,
-    out: Option<PathBuf>,
-    seed: Option<u64>,
-    quiet: bool,
-) -> Result<(), CliError> {
+/// A failed validation as JSON: each problem with its field path, line, column and
+/// message (a trace error is one problem without a path).
+fn problems_json(path: &Path, e: Option<&ScenarioError>, message: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let problems: Vec<serde_json::Value> = match e {
+        Some(e) => e
+            .problems
+            .iter()
+            .map(|p| {
+                let column = crate::scenario::column_of(&text, p);
+                serde_json::json!({
+                    "path": p.path,
+                    "line": p.line,
+                    "column": column,
+                    "message": p.message,
+                })
+            })
+            .collect(),
+        None => vec![serde_json::json!({
+            "path": "", "line": null, "column": null, "message": message.trim_end(),
+        })],
+    };
+    serde_json::json!({ "ok": false, "file": path.display().to_string(), "problems": problems })
+}
+
+/// The flags of `gpufleet run`.
+#[derive(Debug, Clone, Default)]
+pub struct RunFlags {
+    /// `--out`.
+    pub out: Option<PathBuf>,
+    /// `--seed`.
+    pub seed: Option<u64>,
+    /// `-q`.
+    pub quiet: bool,
+    /// `--format`.
+    pub format: Option<crate::report::OutputFormat>,
+    /// `--json`.
+    pub json: bool,
+}
+
+/// `gpufleet run [FILE] [--out DIR] [--seed N] [--format F] [--json]`.
+pub fn run(path: Option<&Path>, flags: RunFlags) -> Result<(), CliError> {
     let s = load(path)?;
-    let seed = seed.unwrap_or(s.seed);
+    let seed = flags.seed.unwrap_or(s.seed);
+    let format = flags.format.unwrap_or(s.output_format);
+    if format.parquet() && !crate::report::PARQUET_BUILT {
+        return Err(run_error(RunError::NoParquet));
+    }
     let streams = crate::engine::RngStreams::new(seed);
-    let exec = crate::run::execute(&s, &streams).map_err(run_error)?;
+    let bar = (!flags.quiet).then(|| super::progress::RunBar::start(s.sim.horizon));
+    let exec = crate::run::execute_watched(&s, &streams, bar.as_ref().map(|b| b.watch()));
+    if let Some(b) = &bar {
+        b.phase("writing outputs");
+    }
+    let exec = exec.map_err(run_error)?;
     super::trace::report_drops(&exec.workload);
     let wall = exec.sim_wall;
     let (result, summary) = (&exec.result, &exec.summary);
-    let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
-    let written = crate::run::write_folder(&s, &exec, &dir).map_err(run_error)?;
-    let deadline_rows = written.deadline;
-    if quiet {
+    let dir = flags
+        .out
+        .unwrap_or_else(|| PathBuf::from("out").join(&s.name));
+    let written = crate::run::write_folder_as(&s, &exec, &dir, format).map_err(run_error);
+    drop(bar);
+    let deadline_rows = written?.deadline;
+    tracing::info!(dir = %dir.display(), format = format.as_str(), "wrote the run folder");
+    if flags.json {
+        let mut j = serde_json::to_vec_pretty(summary)
+            .map_err(|e| CliError::Failure(anyhow!("summary: {e}")))?;
+        j.push(b'\n');
+        use std::io::Write;
+        let _ = std::io::stdout().write_all(&j);
+        return Ok(());
+    }
+    if flags.quiet {
         println!("{}", dir.display());
         return Ok(());
     }

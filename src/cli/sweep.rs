@@ -27,9 +27,6 @@ pub struct SweepArgs {
     /// Worker threads (default: all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// No progress output.
-    #[arg(long, short)]
-    pub quiet: bool,
     /// Keep runs already recorded in the output folder; run only the rest.
     #[arg(long)]
     pub resume: bool,
@@ -51,6 +48,18 @@ pub struct SweepArgs {
     /// With --slurm: write the scripts and print the sbatch commands without submitting.
     #[arg(long)]
     pub dry_run: bool,
+    /// Print what was done as JSON on stdout (counts, folder; with --check the plan; with
+    /// --slurm the job ids or, with --dry-run, the scripts and commands).
+    #[arg(long)]
+    pub json: bool,
+    /// Also write runs.parquet and points.parquet (typed columns) beside the CSV files:
+    /// `parquet` or `both` (the CSV files are always written: merge and resume read them).
+    #[arg(long, value_enum)]
+    pub format: Option<crate::report::OutputFormat>,
+    /// With --slurm: memory per array task in MiB (default: estimated from the largest
+    /// run; an `--sbatch-arg=--mem=...` wins over both).
+    #[arg(long)]
+    pub mem_mb: Option<u64>,
 }
 
 /// `gpufleet sweep merge`.
@@ -79,20 +88,59 @@ fn absolute(p: &Path) -> Result<PathBuf, CliError> {
     std::path::absolute(p).map_err(|e| CliError::Failure(anyhow!("{}: {e}", p.display())))
 }
 
-/// Runs `gpufleet sweep`.
-pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
-    if let Some(SweepAction::Merge { dirs, out }) = a.action {
-        let n = merge(&dirs, &out).map_err(err)?;
-        super::plot::plot_quiet(&out)?;
-        println!("merged {n} runs into {}", out.display());
+fn parquet_too(a: &SweepArgs, out: &Path) -> Result<(), CliError> {
+    if !a.format.is_some_and(|f| f.parquet()) {
         return Ok(());
     }
-    let (Some(file), Some(out)) = (a.file, a.out) else {
+    #[cfg(feature = "parquet")]
+    {
+        crate::report::parquet::write_sweep_parquet(out)
+            .map_err(|e| CliError::Failure(anyhow!("writing Parquet into {}: {e}", out.display())))
+    }
+    #[cfg(not(feature = "parquet"))]
+    {
+        let _ = out;
+        Err(super::run::run_error(crate::run::RunError::NoParquet))
+    }
+}
+
+/// Runs `gpufleet sweep`.
+pub fn sweep(a: SweepArgs, quiet: bool) -> Result<(), CliError> {
+    if let Some(SweepAction::Merge { dirs, out }) = &a.action {
+        let n = merge(dirs, out).map_err(err)?;
+        super::plot::plot_quiet(out)?;
+        parquet_too(&a, out)?;
+        if a.json {
+            println!(
+                "{}",
+                serde_json::json!({ "merged": n, "out": out.display().to_string() })
+            );
+        } else {
+            println!("merged {n} runs into {}", out.display());
+        }
+        return Ok(());
+    }
+    let (Some(file), Some(out)) = (a.file.clone(), a.out.clone()) else {
         return Err(CliError::BadInput(anyhow!(
             "sweep: give FILE and --out DIR"
         )));
     };
     let plan = Plan::load(&file).map_err(err)?;
+    if a.check && a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "ok": true,
+                "file": file.display().to_string(),
+                "sweep": plan.name,
+                "points": plan.points.len(),
+                "seeds": plan.seeds,
+                "runs": plan.runs(),
+                "params": plan.params,
+            })
+        );
+        return Ok(());
+    }
     if a.check {
         println!(
             "{}: ok ({} points x {} seeds = {} runs; parameters {})",
@@ -108,28 +156,71 @@ pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
         if a.shards == 0 {
             return Err(CliError::BadInput(anyhow!("--shards must be at least 1")));
         }
+        let threads = a.threads.max(1);
+        let mem_mb = match a.mem_mb {
+            Some(m) => Some(m),
+            None => Some(crate::sweep::slurm::estimate_task_mem_mb(&plan, threads)),
+        };
         let sp = SlurmPlan {
             sweep_file: absolute(&file)?,
             out: absolute(&out)?,
             shards: a.shards,
-            threads: a.threads.max(1),
-            sbatch_args: a.sbatch_args,
+            threads,
+            sbatch_args: a.sbatch_args.clone(),
             binary: std::env::current_exe()
                 .map_err(|e| CliError::Failure(anyhow!("finding the gpufleet binary: {e}")))?,
+            mem_mb,
         };
+        sp.check_args()
+            .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
         if a.dry_run {
             let (arr, m) = sp
                 .write_scripts()
                 .map_err(|e| CliError::Failure(anyhow!("writing scripts: {e}")))?;
-            println!(
+            let array_cmd = format!(
                 "sbatch --parsable --array=1-{} {}",
                 sp.shards,
                 arr.display()
             );
-            println!("sbatch --dependency=afterok:<array job id> {}", m.display());
+            let merge_cmd = format!("sbatch --dependency=afterok:<array job id> {}", m.display());
+            if a.json {
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "array_script": arr.display().to_string(),
+                        "merge_script": m.display().to_string(),
+                        "commands": [array_cmd, merge_cmd],
+                        "array_directives": sp.array_directives(),
+                        "merge_directives": sp.merge_directives(),
+                        "runs": plan.runs(),
+                    })
+                );
+                return Ok(());
+            }
+            println!("{array_cmd}");
+            for d in sp.array_directives() {
+                println!("  #SBATCH {d}");
+            }
+            println!("{merge_cmd}");
+            for d in sp.merge_directives() {
+                println!("  #SBATCH {d}");
+            }
             return Ok(());
         }
         let (array, merge_id) = sp.submit().map_err(|e| CliError::Failure(anyhow!("{e}")))?;
+        if a.json {
+            println!(
+                "{}",
+                serde_json::json!({
+                    "array_job": array,
+                    "merge_job": merge_id,
+                    "tasks": sp.shards,
+                    "runs": plan.runs(),
+                    "out": sp.out.display().to_string(),
+                })
+            );
+            return Ok(());
+        }
         println!(
             "submitted array job {array} ({} tasks, {} runs) and merge job {merge_id}; results in {}",
             sp.shards,
@@ -142,7 +233,7 @@ pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
     let opts = SweepOptions {
         out: out.clone(),
         threads: a.threads,
-        progress: if a.quiet {
+        progress: if quiet || a.json {
             Progress::Quiet
         } else {
             Progress::Auto
@@ -155,7 +246,25 @@ pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
     if a.shard.is_none() {
         super::plot::plot_quiet(&out)?;
     }
-    if !a.quiet {
+    parquet_too(&a, &out)?;
+    let seconds = started.elapsed().as_secs_f64();
+    tracing::info!(runs = o.runs, seconds, "sweep done");
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "sweep": plan.name,
+                "runs": o.runs,
+                "ran": o.ran,
+                "kept": o.kept,
+                "redone": o.redone,
+                "seconds": seconds,
+                "out": out.display().to_string(),
+            })
+        );
+        return Ok(());
+    }
+    if !quiet {
         println!(
             "sweep {}: {} runs ({} run now, {} kept, {} redone) in {:.1} s; wrote {}",
             plan.name,
@@ -163,7 +272,7 @@ pub fn sweep(a: SweepArgs) -> Result<(), CliError> {
             o.ran,
             o.kept,
             o.redone,
-            started.elapsed().as_secs_f64(),
+            seconds,
             out.display()
         );
     }

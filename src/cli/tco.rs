@@ -195,14 +195,28 @@ fn money(x: f64) -> String {
     }
 }
 
-/// `gpufleet tco FILE [--out DIR] [--simulate] [--seed N]`.
+/// `gpufleet tco FILE [--out DIR] [--simulate] [--seed N] [--json]`.
 pub fn tco(
     path: &Path,
     out: Option<PathBuf>,
     simulate_too: bool,
     seed: Option<u64>,
+    json: bool,
 ) -> Result<(), CliError> {
-    let s = Scenario::load(path).map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
+    // With --json, stdout gets one JSON object instead of the tables.
+    macro_rules! say {
+        ($($t:tt)*) => {
+            if !json {
+                println!($($t)*);
+            }
+        };
+    }
+    let s = Scenario::load(path).map_err(|e| {
+        CliError::BadInput(anyhow!(
+            "{}",
+            super::run::rendered(&e, Some(path)).trim_end()
+        ))
+    })?;
     let spec = s.tco.clone().ok_or_else(|| {
         CliError::BadInput(anyhow!(
             "{}: no [tco] section; add one with horizon_years, gpus_per_node, owned and candidates (see README)",
@@ -230,20 +244,26 @@ pub fn tco(
         (spec.demand_nodes(), "from [tco].demand")
     };
     let rows = spec.analytic(&demand);
-    println!(
+    say!(
         "gpufleet tco | scenario {} | horizon {} years | discount rate {:.1} % | rental price decline {:.0} %/year",
         s.name,
         spec.horizon_years,
         spec.discount_rate * 100.0,
         spec.price_decline_per_year * 100.0
     );
-    println!("analytic path (demand profile {source}):");
-    println!(
+    say!("analytic path (demand profile {source}):");
+    say!(
         "  {:<20} {:>12} {:>12} {:>10} {:>9} {:>9} {:>10}",
-        "candidate", "total", "NPV", "$/GPU-h", "util", "unserved", "break-even"
+        "candidate",
+        "total",
+        "NPV",
+        "$/GPU-h",
+        "util",
+        "unserved",
+        "break-even"
     );
     for r in &rows {
-        println!(
+        say!(
             "  {:<20} {:>12} {:>12} {:>10.3} {:>8.1}% {:>8.1}% {:>10}",
             r.candidate,
             money(r.total_usd),
@@ -259,17 +279,24 @@ pub fn tco(
     let sims = if simulate_too {
         let sims = simulate(&s, &spec, seed)?;
         let period = s.sim.horizon.map(|h| h.hours_f64() / 24.0);
-        println!(
+        say!(
             "simulated path: each candidate ran the scenario's {} as a representative period, scaled to {} years (fixed-size pools: rented nodes are held, and paid, for the whole period):",
             period.map(|d| format!("{d:.1} days")).unwrap_or_else(|| "workload".into()),
             spec.horizon_years
         );
-        println!(
+        say!(
             "  {:<20} {:>12} {:>12} {:>12} {:>10} {:>10} {:>10} {:>6}",
-            "candidate", "period", "total", "NPV", "$/GPU-h", "wait p50", "wait p95", "unfin"
+            "candidate",
+            "period",
+            "total",
+            "NPV",
+            "$/GPU-h",
+            "wait p50",
+            "wait p95",
+            "unfin"
         );
         for r in &sims {
-            println!(
+            say!(
                 "  {:<20} {:>12} {:>12} {:>12} {:>10.3} {:>9.0}s {:>9.0}s {:>6}",
                 r.candidate,
                 money(r.period_usd),
@@ -295,8 +322,62 @@ pub fn tco(
     };
     w("tco.csv", &csv)?;
     w("tco.svg", tco_chart(&spec, &s.name).as_bytes())?;
-    println!("wrote {}", dir.display());
+    if json {
+        println!("{}", tco_json(&s.name, &spec, &rows, &sims, &dir));
+    }
+    say!("wrote {}", dir.display());
     Ok(())
+}
+
+/// The `--json` output: the analytic and simulated candidates with their figures.
+fn tco_json(
+    name: &str,
+    spec: &TcoSpec,
+    rows: &[TcoRow],
+    sims: &[SimulatedTco],
+    dir: &Path,
+) -> serde_json::Value {
+    let analytic: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "candidate": r.candidate,
+                "total_usd": r.total_usd,
+                "npv_usd": r.npv_usd,
+                "useful_gpu_hours": r.useful_gpu_hours,
+                "usd_per_useful_gpu_hour": r.usd_per_useful_gpu_hour,
+                "utilization": r.utilization,
+                "unserved_share": r.unserved_share,
+                "break_even_utilization": r.break_even_utilization,
+            })
+        })
+        .collect();
+    let simulated: Vec<serde_json::Value> = sims
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "candidate": r.candidate,
+                "period_usd": r.period_usd,
+                "total_usd": r.total_usd,
+                "npv_usd": r.npv_usd,
+                "busy_gpu_hours": r.busy_gpu_hours,
+                "usd_per_busy_gpu_hour": r.usd_per_busy_gpu_hour,
+                "wait_p50_s": r.wait_p50_s,
+                "wait_p95_s": r.wait_p95_s,
+                "unfinished_jobs": r.unfinished,
+                "utilization": r.utilization,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "scenario": name,
+        "horizon_years": spec.horizon_years,
+        "discount_rate": spec.discount_rate,
+        "price_decline_per_year": spec.price_decline_per_year,
+        "analytic": analytic,
+        "simulated": simulated,
+        "out": dir.display().to_string(),
+    })
 }
 
 fn tco_csv(rows: &[TcoRow], sims: &[SimulatedTco]) -> Result<Vec<u8>, csv::Error> {

@@ -318,6 +318,26 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
             json,
             read,
         } => {
+            if format == TraceFormat::Openb {
+                // A pod list without times (the FGD artifact's multi-GPU lists) is described
+                // as a list of pods; only replay in time needs the times.
+                let b = if read.skip_bad_rows {
+                    BadRows::Skip
+                } else {
+                    BadRows::Stop
+                };
+                let pods = crate::workload::read_openb_pods(&file, b).map_err(bad)?;
+                if !pods.has_times {
+                    let st = crate::workload::OpenbPodSummary::of(&pods);
+                    return if json {
+                        let text = serde_json::to_string_pretty(&st)
+                            .map_err(|e| CliError::Failure(anyhow!("{e}")))?;
+                        say(&format!("{text}\n"))
+                    } else {
+                        say(&format!("{}\n{}", file.display(), st.to_text()))
+                    };
+                }
+            }
             let s = spec(&file, format, &read)?;
             let (w, meta) = s
                 .load(&crate::engine::RngStreams::new(read.seed), 0.0)

@@ -3,11 +3,13 @@
 //! temporary name, then renamed, so an interrupted run never leaves a half file that looks
 //! whole. Columns are documented in `docs/outputs.md`.
 
+pub mod columns;
 mod compare_charts;
 mod data;
 mod deadline;
 mod fgd;
 mod files;
+mod format;
 mod labels;
 mod render;
 mod run_charts;
@@ -16,8 +18,11 @@ mod sweep_charts;
 pub use compare_charts::{cdf_series, plot_compare_dir, CdfOverlay, CHARTED};
 pub use data::{Table, TableError};
 pub use deadline::write_deadline_csv;
-pub use fgd::{mean_curve, write_fgd, FgdPolicySummary, FgdSummary};
+pub use fgd::{
+    finite_mean, mean_curve, mean_frag_curve, write_fgd, FgdExpected, FgdPolicySummary, FgdSummary,
+};
 pub use files::{write_atomic, write_run, RunOutput};
+pub use format::{OutputFormat, PARQUET_BUILT};
 pub use labels::{metric_label, time_unit, Label};
 mod tco_chart;
 
@@ -25,3 +30,5 @@ pub use render::{render, Chart, ChartError, DrawResult};
 pub use run_charts::plot_run_dir;
 pub use sweep_charts::{pareto_front, plot_sweep_dir};
 pub use tco_chart::tco_chart;
+#[cfg(feature = "parquet")]
+pub mod parquet;

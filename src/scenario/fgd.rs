@@ -2,17 +2,21 @@
 //! `[fgd_experiment]` table instead of pools and a workload. `gpufleet run` and
 //! `gpufleet validate` recognise such files with [`is_fgd_scenario`].
 //!
+//! Any openb pod list and node list can be named by path (the artifact's 23 pod lists,
+//! with or without time columns).
+//!
 //! ```toml
 //! name = "fgd-openb-default"
 //! [fgd_experiment]
-//! nodes = "../data/openb-2023/openb_node_list_all_node.csv"
+//! nodes = "../data/openb-2023/openb_node_list_gpu_node.csv"   # the artifact's cluster
 //! pods = "../data/openb-2023/openb_pod_list_default.csv"
 //! policies = ["random", "dot_product", "gpu_clustering", "gpu_packing", "best_fit", "fgd"]
 //! seeds = [42, 43, 44, 45, 46, 47, 48, 49, 50, 51]
 //! tune = 1.3                 # arrived demand grows to 130 % of the cluster's GPUs
-//! typical_coverage = 0.95    # FGD's typical workload: 95 % of the GPU demand
+//! typical_coverage = 0.95    # FGD's typical pod types: 95 % of the pods, by count
 //! expected = "../data/fgd-atc23/expected_alloc_default_gpushare40.csv"  # optional
-//! expected_workload = "openb_pod_list_default"                           # its rows
+//! expected_fragmentation = "../data/fgd-atc23/expected_frag_default_gpushare40.csv"
+//! expected_workload = "openb_pod_list_default"                           # their rows
 //! ```
 
 use super::{locate, text_hash, Problem, ScenarioError};
@@ -45,6 +49,8 @@ struct RawFgd {
     #[serde(default)]
     expected: Option<String>,
     #[serde(default)]
+    expected_fragmentation: Option<String>,
+    #[serde(default)]
     expected_workload: Option<String>,
 }
 
@@ -67,13 +73,18 @@ pub struct FgdScenario {
     pub seeds: Vec<u64>,
     /// Target arrived demand as a multiple of the cluster's GPUs.
     pub tune: f64,
-    /// Share of the trace's GPU demand FGD's typical workload covers.
+    /// Share of the trace's pods (by count, CPU-only pods included) FGD's typical pod
+    /// types cover (the artifact's `podPopularityThreshold`, 95 %).
     pub typical_coverage: f64,
     /// Skip bad trace rows (counted) instead of stopping at the first.
     pub skip_bad_rows: bool,
-    /// Published curves to compare with (the artifact's CSV) and the workload name of
-    /// their rows.
-    pub expected: Option<(PathBuf, String)>,
+    /// Published allocation curves to compare with (the artifact's
+    /// `analysis_allo_discrete.csv`).
+    pub expected: Option<PathBuf>,
+    /// Published fragmentation curves (the artifact's `analysis_frag_discrete.csv`).
+    pub expected_fragmentation: Option<PathBuf>,
+    /// The workload name of the published rows to compare with (`openb_pod_list_default`).
+    pub expected_workload: Option<String>,
 }
 
 /// True when the TOML text is an FGD experiment scenario (has `[fgd_experiment]`).
@@ -163,18 +174,22 @@ impl FgdScenario {
         };
         let nodes = resolve(&f.nodes, "fgd_experiment.nodes", &mut problems);
         let pods = resolve(&f.pods, "fgd_experiment.pods", &mut problems);
-        let expected = match (f.expected, f.expected_workload) {
-            (Some(e), Some(w)) => Some((resolve(&e, "fgd_experiment.expected", &mut problems), w)),
-            (None, None) => None,
-            _ => {
-                problems.push(problem(
-                    text,
-                    "fgd_experiment.expected",
-                    "give both expected and expected_workload, or neither".into(),
-                ));
-                None
-            }
-        };
+        let expected = f
+            .expected
+            .map(|e| resolve(&e, "fgd_experiment.expected", &mut problems));
+        let expected_fragmentation = f
+            .expected_fragmentation
+            .map(|e| resolve(&e, "fgd_experiment.expected_fragmentation", &mut problems));
+        let has_curves = expected.is_some() || expected_fragmentation.is_some();
+        if has_curves != f.expected_workload.is_some() {
+            problems.push(problem(
+                text,
+                "fgd_experiment.expected_workload",
+                "give expected_workload (the workload name of the published rows) with \
+                 expected or expected_fragmentation, and not without"
+                    .into(),
+            ));
+        }
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -190,6 +205,8 @@ impl FgdScenario {
             typical_coverage: coverage,
             skip_bad_rows: f.skip_bad_rows.unwrap_or(false),
             expected,
+            expected_fragmentation,
+            expected_workload: f.expected_workload,
         })
     }
 }

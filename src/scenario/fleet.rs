@@ -40,6 +40,7 @@ impl Scenario {
             measured_on: None,
             metrics: Default::default(),
             warnings: Vec::new(),
+            output_format: Default::default(),
         }
     }
 

@@ -26,7 +26,9 @@ mod raw_pricing;
 mod raw_trace;
 mod scheduler;
 mod sections;
+mod snippet;
 mod spot_interruptions;
+mod suggest;
 mod synthetic;
 mod typed;
 mod validate;
@@ -37,6 +39,8 @@ pub use compare::{is_compare_scenario, CompareScenario};
 pub use fgd::{is_fgd_scenario, FgdScenario};
 pub use measured::MeasuredOn;
 pub use pricing::MeanRevertingSpec;
+pub use snippet::{column_of, span_of_path};
+pub use suggest::{closest, with_suggestion};
 pub use typed::{Scenario, WorkloadSource};
 
 use std::fmt;
@@ -123,7 +127,7 @@ impl Scenario {
             problems: vec![Problem {
                 path: String::new(),
                 line: e.span().map(|s| locate::line_of_offset(text, s.start)),
-                message: e.message().trim().to_string(),
+                message: suggest::with_suggestion(e.message().trim()),
             }],
         })?;
         validate::validate(raw, text, base).map_err(|problems| problems.into_error(file, text))

@@ -90,6 +90,7 @@ impl Problems {
             if p.line.is_none() {
                 p.line = locate::line_of_path(text, &p.path);
             }
+            p.message = super::suggest::with_suggestion(&p.message);
         }
         problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
         ScenarioError {

@@ -43,6 +43,9 @@ pub struct RawScenario {
     /// `[metrics]`: parameters of the research metrics.
     #[serde(default)]
     pub metrics: Option<RawMetrics>,
+    /// `output_format = "csv" | "parquet" | "both"`: the run folder's table files.
+    #[serde(default)]
+    pub output_format: Option<crate::report::OutputFormat>,
 }
 
 /// `[metrics]`.

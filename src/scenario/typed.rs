@@ -72,6 +72,8 @@ pub struct Scenario {
     /// Things the file leaves to defaults that a user should hear about (printed by the
     /// commands, never fatal).
     pub warnings: Vec<String>,
+    /// The run folder's table files (`output_format`; default CSV).
+    pub output_format: crate::report::OutputFormat,
 }
 
 impl Scenario {

@@ -93,6 +93,7 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &Path) -> Result<Scen
         measured_on: s.measured_on,
         metrics: s.metrics,
         warnings: s.warnings,
+        output_format: raw.output_format.unwrap_or_default(),
     })
 }
 

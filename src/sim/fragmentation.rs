@@ -16,22 +16,18 @@
 //! systematic sample of its jobs (see `TYPICAL_SAMPLE`).
 
 use crate::model::{Cluster, Workload};
-use crate::sched::placement::{
-    task_fragment, NodeState, NodeType, Task, TaskMix, TypicalWorkload, FULL,
-};
+use crate::sched::placement::{NodeState, NodeType, TaskMix, TypicalWorkload, FULL};
 
 /// Measures each pool's fragmentation against a fixed typical workload.
 pub(super) struct Fragmentation {
-    /// Typical task types and their counts.
-    types: Vec<(Task, u64)>,
-    /// Sum of the counts.
-    total: u64,
+    /// Typical task types and their shares (FGD's popularity).
+    typical: TypicalWorkload,
     /// The most CPU any typical task asks: more free CPU than this never matters.
     max_cpu: u32,
     /// The node being scored.
     scratch: NodeState,
     /// Scores of whole-GPU node states in the current pool: (free GPUs, CPU key, score).
-    seen: Vec<(usize, u32, u128)>,
+    seen: Vec<(usize, u32, f64)>,
 }
 
 /// Workloads up to this many jobs give FGD's typical workload from every job; larger ones
@@ -42,39 +38,39 @@ const TYPICAL_SAMPLE: usize = 100_000;
 impl Fragmentation {
     /// A meter for `w`'s typical workload.
     pub(super) fn of_workload(w: &Workload) -> Fragmentation {
-        let types = if w.jobs.len() <= TYPICAL_SAMPLE {
-            TypicalWorkload::of_workload(w).types
+        let typical = if w.jobs.len() <= TYPICAL_SAMPLE {
+            TypicalWorkload::of_workload(w)
         } else {
             let k = w.jobs.len().div_ceil(TYPICAL_SAMPLE);
             let sample = Workload {
                 jobs: w.jobs.iter().step_by(k).cloned().collect(),
                 ..Default::default()
             };
-            TypicalWorkload::of_workload(&sample).types
+            TypicalWorkload::of_workload(&sample)
         };
-        let total = types.iter().map(|t| t.1).sum();
-        let max_cpu = types.iter().map(|t| t.0.cpu_milli).max().unwrap_or(0);
+        let max_cpu = typical
+            .types
+            .iter()
+            .map(|t| t.0.cpu_milli)
+            .max()
+            .unwrap_or(0);
         Fragmentation {
-            types,
-            total,
+            typical,
             max_cpu,
             scratch: NodeState {
                 ty: 0,
                 cpu_free: 0,
                 mem_free: 0,
                 gpu_free: Vec::new(),
-                mix: TaskMix::Empty,
+                mix: TaskMix::EMPTY,
             },
             seen: Vec::new(),
         }
     }
 
-    /// The weighted fragment of the node in `self.scratch` (milli-GPU x task counts).
-    fn score(&self, ty: &NodeType) -> u128 {
-        self.types
-            .iter()
-            .map(|(t, w)| *w as u128 * task_fragment(ty, &self.scratch, t) as u128)
-            .sum()
+    /// The popularity-weighted fragment of the node in `self.scratch` (milli-GPU).
+    fn score(&self, ty: &NodeType) -> f64 {
+        self.typical.node_fragmentation(ty, &self.scratch)
     }
 
     /// Fragmentation of each pool's up nodes now, in milli-GPU (rounded).
@@ -86,7 +82,7 @@ impl Fragmentation {
     pub(super) fn measure(&mut self, cluster: &Cluster) -> Vec<u64> {
         let mut out = Vec::with_capacity(cluster.pools().len());
         for pool in cluster.pools() {
-            if self.total == 0 {
+            if self.typical.types.is_empty() {
                 out.push(0);
                 continue;
             }
@@ -98,8 +94,8 @@ impl Fragmentation {
                 mem_mib: spec.node.mem_mib,
             };
             self.seen.clear();
-            // Weighted sum in milli-GPU x task counts; divided by the total count once.
-            let mut sum: u128 = 0;
+            // Popularity-weighted fragment, milli-GPU, summed in node-index order.
+            let mut sum = 0.0f64;
             let partly = |free: &[u16]| free.iter().any(|&f| f > 0 && f < FULL);
             for k in 1..pool.bucket_count() {
                 for &n in pool.bucket(k) {
@@ -129,8 +125,7 @@ impl Fragmentation {
                 self.fill(cpu, cluster.node_free_milli(n));
                 sum += self.score(&ty);
             }
-            let total = self.total as u128;
-            out.push(((sum + total / 2) / total) as u64);
+            out.push(sum.round().max(0.0) as u64);
         }
         out
     }

@@ -109,6 +109,20 @@ pub struct Simulation<'w> {
     elastic: Option<elastic::Elastic>,
     /// Failures; `None` keeps the common case free of fault bookkeeping.
     faults: Option<faults::Faults>,
+    /// Where a watcher (a progress bar) reads how far the run is; `None` by default.
+    watch: Option<std::sync::Arc<Watch>>,
+}
+
+/// How far a running simulation is, readable from another thread (updated once per
+/// simulated instant with relaxed stores: cheap, and only ever approximately current).
+#[derive(Debug, Default)]
+pub struct Watch {
+    /// Jobs in the workload (set by the run path before the run starts).
+    pub jobs: std::sync::atomic::AtomicU64,
+    /// Jobs arrived so far.
+    pub arrived: std::sync::atomic::AtomicU64,
+    /// Simulated time reached, in milliseconds.
+    pub now_ms: std::sync::atomic::AtomicU64,
 }
 
 impl<'w> Simulation<'w> {
@@ -172,6 +186,7 @@ impl<'w> Simulation<'w> {
             wake: Wake::default(),
             elastic,
             faults: None,
+            watch: None,
         }
     }
 
@@ -187,6 +202,12 @@ impl<'w> Simulation<'w> {
             &self.cluster,
             &mut self.queue,
         ));
+        self
+    }
+
+    /// Publishes the run's progress into `watch` as it goes.
+    pub fn with_watch(mut self, watch: std::sync::Arc<Watch>) -> Self {
+        self.watch = Some(watch);
         self
     }
 
@@ -266,6 +287,11 @@ impl<'w> Simulation<'w> {
             }
             if changed {
                 self.pass(t);
+            }
+            if let Some(w) = &self.watch {
+                use std::sync::atomic::Ordering::Relaxed;
+                w.arrived.store(self.next_arrival as u64, Relaxed);
+                w.now_ms.store(t.0, Relaxed);
             }
             if sample_due {
                 sample_due = false;

@@ -21,6 +21,59 @@ pub struct SlurmPlan {
     pub sbatch_args: Vec<String>,
     /// The gpufleet binary the tasks run.
     pub binary: PathBuf,
+    /// Memory per array task in MiB (`#SBATCH --mem`), unless an sbatch argument sets
+    /// `--mem`, `--mem-per-cpu` or `--mem-per-gpu` itself.
+    pub mem_mb: Option<u64>,
+}
+
+/// Resident memory of a gpufleet process besides its runs, in MiB (binary, allocator,
+/// thread stacks): a one-run sweep of 15k jobs peaks at 13 MiB; 64 leaves room.
+pub const BASE_MIB: u64 = 64;
+/// Bytes one run of a sweep holds per job of its workload (the workload, the job records,
+/// the queue and the policy's state). Measured peak RSS of `gpufleet sweep` (one thread,
+/// sweep-base.toml's fleet): 13 MiB at 14,579 jobs, 248 MiB at 719,943, so about 350
+/// bytes a job; 1 KiB leaves about 3x for fault, preemption and policy records.
+pub const BYTES_PER_JOB: u64 = 1024;
+
+/// The memory an array task of `plan` needs with `threads` runs at once, in MiB: the
+/// largest run's estimate (its workload's job count times [`BYTES_PER_JOB`], plus its
+/// timeline samples) times the threads, plus [`BASE_MIB`]. Workloads are built to count
+/// their jobs: every point's when there are at most 64, else 64 spread evenly from the
+/// first to the last; a point whose workload cannot be built counts as zero (its run
+/// will report the error).
+pub fn estimate_task_mem_mb(plan: &crate::sweep::Plan, threads: usize) -> u64 {
+    let n = plan.points.len();
+    let picks: Vec<usize> = if n <= 64 {
+        (0..n).collect()
+    } else {
+        (0..64).map(|i| i * (n - 1) / 63).collect()
+    };
+    let seed = plan.seeds.first().copied().unwrap_or(1);
+    let largest = picks
+        .iter()
+        .map(|&i| {
+            let s = &plan.points[i].scenario;
+            let jobs = s.build_workload(seed).map_or(0, |w| w.jobs.len() as u64);
+            let samples = match (s.sim.horizon, s.sim.sample_every) {
+                (Some(h), Some(dt)) if dt.0 > 0 => h.0 / dt.0 + 1,
+                _ => 0,
+            };
+            // A timeline sample holds a few words per pool.
+            jobs * BYTES_PER_JOB + samples * (64 + 24 * s.sim.pools.len() as u64)
+        })
+        .max()
+        .unwrap_or(0);
+    BASE_MIB + (largest * threads.max(1) as u64).div_ceil(1 << 20)
+}
+
+/// An sbatch argument that cannot go into a script.
+#[derive(Debug, thiserror::Error)]
+#[error("--sbatch-arg {arg:?}: {why}")]
+pub struct SbatchArgError {
+    /// The argument.
+    pub arg: String,
+    /// What is wrong with it.
+    pub why: &'static str,
 }
 
 fn quote(p: &Path) -> String {
@@ -29,19 +82,85 @@ fn quote(p: &Path) -> String {
 }
 
 impl SlurmPlan {
+    /// Refuses sbatch arguments that would break the scripts: empty ones, ones that are
+    /// not options, and ones holding a line break.
+    pub fn check_args(&self) -> Result<(), SbatchArgError> {
+        for a in &self.sbatch_args {
+            let why = if a.trim().is_empty() {
+                Some("empty")
+            } else if a.contains('\n') || a.contains('\r') {
+                Some("holds a line break")
+            } else if !a.starts_with('-') {
+                Some("not an option (write it as --name=value, e.g. --partition=cpu)")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(SbatchArgError {
+                    arg: a.clone(),
+                    why,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn sets_memory(&self) -> bool {
+        self.sbatch_args.iter().any(|a| {
+            ["--mem", "--mem-per-cpu", "--mem-per-gpu"]
+                .iter()
+                .any(|m| a == m || a.starts_with(&format!("{m}=")))
+        })
+    }
+
+    /// The `#SBATCH` options of the array script, after `#SBATCH `: job name, CPUs,
+    /// memory, log file, then the user's sbatch arguments (so a resubmitted task keeps
+    /// its partition and time limit; later options win in sbatch).
+    pub fn array_directives(&self) -> Vec<String> {
+        let mut d = vec![
+            "--job-name=gpufleet-sweep".to_string(),
+            format!("--cpus-per-task={}", self.threads),
+        ];
+        if let (Some(m), false) = (self.mem_mb, self.sets_memory()) {
+            d.push(format!("--mem={m}M"));
+        }
+        d.push(format!(
+            "--output={}/shard-%a.log",
+            self.out.join("slurm").display()
+        ));
+        d.extend(self.sbatch_args.iter().cloned());
+        d
+    }
+
+    /// The `#SBATCH` options of the merge script (the user's arguments too).
+    pub fn merge_directives(&self) -> Vec<String> {
+        let mut d = vec![
+            "--job-name=gpufleet-merge".to_string(),
+            "--cpus-per-task=1".to_string(),
+            format!("--output={}/merge.log", self.out.join("slurm").display()),
+        ];
+        d.extend(self.sbatch_args.iter().cloned());
+        d
+    }
+
+    fn header(directives: &[String]) -> String {
+        directives
+            .iter()
+            .map(|d| format!("#SBATCH {d}\n"))
+            .collect()
+    }
+
     /// The array task script.
     pub fn array_script(&self) -> String {
         format!(
             "#!/bin/bash\n\
              # One shard of a gpufleet sweep; submitted as a job array of {n} tasks.\n\
-             #SBATCH --job-name=gpufleet-sweep\n\
-             #SBATCH --cpus-per-task={t}\n\
-             #SBATCH --output={log}/shard-%a.log\n\
+             {head}\
              set -euo pipefail\n\
              exec {bin} sweep {file} --out {out}/shards/$SLURM_ARRAY_TASK_ID --shard $SLURM_ARRAY_TASK_ID/{n} --threads {t} --resume --quiet\n",
             n = self.shards,
             t = self.threads,
-            log = self.out.join("slurm").display(),
+            head = Self::header(&self.array_directives()),
             bin = quote(&self.binary),
             file = quote(&self.sweep_file),
             out = quote(&self.out),
@@ -56,14 +175,12 @@ impl SlurmPlan {
         format!(
             "#!/bin/bash\n\
              # Merges the {n} shards of a gpufleet sweep once all have succeeded.\n\
-             #SBATCH --job-name=gpufleet-merge\n\
-             #SBATCH --cpus-per-task=1\n\
-             #SBATCH --output={log}/merge.log\n\
+             {head}\
              set -euo pipefail\n\
              {bin} sweep merge {dirs} --out {out}\n\
              exec {bin} plot {out}\n",
             n = self.shards,
-            log = self.out.join("slurm").display(),
+            head = Self::header(&self.merge_directives()),
             bin = quote(&self.binary),
             dirs = dirs.join(" "),
             out = quote(&self.out),
@@ -81,7 +198,8 @@ impl SlurmPlan {
         Ok((a, m))
     }
 
-    /// Submits the array and the merge job with `sbatch`; returns their job ids.
+    /// Submits the array and the merge job with `sbatch`; returns their job ids. The
+    /// user's sbatch arguments are in the scripts' `#SBATCH` lines, not on the command.
     pub fn submit(&self) -> Result<(String, String), SlurmError> {
         let (a, m) = self.write_scripts().map_err(SlurmError::Scripts)?;
         let array = sbatch(
@@ -90,7 +208,6 @@ impl SlurmPlan {
                     "--parsable".to_string(),
                     format!("--array=1-{}", self.shards),
                 ],
-                self.sbatch_args.clone(),
                 vec![a.display().to_string()],
             ]
             .concat(),
@@ -101,7 +218,6 @@ impl SlurmPlan {
                     "--parsable".to_string(),
                     format!("--dependency=afterok:{array}"),
                 ],
-                self.sbatch_args.clone(),
                 vec![m.display().to_string()],
             ]
             .concat(),

@@ -1,6 +1,8 @@
-//! The FGD artifact's expected allocation curves (`analysis_allo_discrete.csv`):
-//! `workload,sc_policy,tune,seed,total_gpus,0,1,...,130`, one row per policy and seed,
-//! each arrived-demand column holding the allocated % of the cluster's GPUs.
+//! The FGD artifact's expected curves: allocation (`analysis_allo_discrete.csv`,
+//! `workload,sc_policy,tune,seed,total_gpus,0,1,...,130`) and fragmentation
+//! (`analysis_frag_discrete.csv`, the same without `total_gpus`), one row per workload,
+//! policy and seed, each arrived-demand column holding the allocated (or fragmented) % of
+//! the cluster's GPUs. An empty cell (a point the run never reached) reads as NaN.
 
 use super::TraceError;
 use std::path::Path;
@@ -37,12 +39,31 @@ pub fn read_expected_curves(
             reason: format!("cannot read the header row: {e}"),
         })?
         .clone();
-    let want = ["workload", "sc_policy", "tune", "seed", "total_gpus"];
+    let want = ["workload", "sc_policy", "tune", "seed"];
     if headers.len() < want.len() + 1 || headers.iter().zip(want).any(|(h, w)| h.trim() != w) {
         return Err(TraceError::File {
             file: path.to_path_buf(),
-            reason: format!("the header must start with {} then 0,1,...", want.join(",")),
+            reason: format!(
+                "the header must start with {} (then total_gpus, optional) then 0,1,...",
+                want.join(",")
+            ),
         });
+    }
+    let first = if headers.get(4).is_some_and(|h| h.trim() == "total_gpus") {
+        5
+    } else {
+        4
+    };
+    for (k, h) in headers.iter().enumerate().skip(first) {
+        if h.trim() != (k - first).to_string() {
+            return Err(TraceError::File {
+                file: path.to_path_buf(),
+                reason: format!(
+                    "column {} is {h:?}: the points must be 0,1,2,... in order",
+                    k + 1
+                ),
+            });
+        }
     }
     let mut out = Vec::new();
     for (i, rec) in rdr.records().enumerate() {
@@ -64,12 +85,18 @@ pub fn read_expected_curves(
             .trim()
             .parse()
             .map_err(|_| bad("seed", "not an integer".into()))?;
-        let mut curve = Vec::with_capacity(headers.len() - 5);
-        for k in 5..headers.len() {
+        let mut curve = Vec::with_capacity(headers.len() - first);
+        for k in first..headers.len() {
             let v = rec.get(k).unwrap_or("").trim();
+            if v.is_empty() {
+                curve.push(f64::NAN);
+                continue;
+            }
             curve.push(
                 v.parse::<f64>()
-                    .map_err(|_| bad(&headers[k], format!("{v:?} is not a number")))?,
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| bad(&headers[k], format!("{v:?} is not a number")))?,
             );
         }
         out.push(ExpectedCurve {

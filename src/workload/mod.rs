@@ -13,6 +13,7 @@ mod helios;
 mod load;
 mod model;
 mod openb;
+mod openb_summary;
 mod openb_trace;
 mod pai;
 mod pai_machines;
@@ -40,6 +41,7 @@ pub use openb::{
     group_openb_nodes, openb_workload, read_openb, read_openb_nodes, read_openb_pods, OpenbNode,
     OpenbPod, OpenbPods, OPENB_NODE_COLUMNS, OPENB_POD_COLUMNS,
 };
+pub use openb_summary::{OpenbPodSummary, PodShape};
 pub use openb_trace::read_openb_trace;
 pub use pai::{read_pai, read_pai_from, read_pai_job_table, read_pai_job_table_from, PaiUsers};
 pub use pai_machines::{read_pai_machines, read_pai_machines_from, MachineGroup, MachineList};

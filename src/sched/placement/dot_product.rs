@@ -1,42 +1,47 @@
-//! Dot product (Tetris-style alignment, as the FGD paper's baseline): the node whose free
-//! CPU and GPU have the smallest dot product with the task's request, both vectors scaled
-//! by the largest node of the cluster (so a small node is not mistaken for an empty one).
+//! Dot product (Tetris-style alignment), as the FGD artifact scores it:
+//! `DotProductScorePlugin.Score` and `calculateDotProductScore`
+//! (`pkg/simulator/plugin/dot_product_score.go`) with the experiment's `dimExtMethod =
+//! merge` and `normMethod = max` (`experiments/run_scripts/generate_run_scripts.py`):
+//! free CPU and free milli-GPU of the node, and the task's request, each divided by the
+//! artifact's `MaxSpecCpu` (128000) and `MaxSpecGpu` (8000) (`GenerateSchedulingMatchGroups`,
+//! `pkg/utils/utils.go`); the score is `int64(100 * (1 - dot / 2))`, the smallest dot
+//! product first, nodes within one point tie and go to the first in the run's node order.
+//! CPU-only tasks are scored the same way (their GPU term is zero). A shared task takes the
+//! tightest GPU that holds it (`merge` keeps `gpuSelMethod = best`).
 
 use super::{
-    fits, roomiest_pick, Choice, NodeState, NodeType, Placement, PlacementContext, Task, FULL,
+    fits, tightest_pick, Choice, NodeState, NodeType, Placement, PlacementContext, Task,
+    MAX_NODE_SCORE, MAX_SPEC_CPU, MAX_SPEC_GPU,
 };
 
 /// Dot-product placement over CPU and GPU.
-#[derive(Debug, Clone, Copy)]
-pub struct DotProduct {
-    cpu_scale: f64,
-    gpu_scale: f64,
-}
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DotProduct;
 
-impl DotProduct {
-    /// Scaled by the cluster's largest CPU and GPU count per node.
-    pub fn new(max_cpu_milli: u32, max_gpus: u16) -> DotProduct {
-        DotProduct {
-            cpu_scale: max_cpu_milli.max(1) as f64,
-            gpu_scale: (max_gpus.max(1) as u32 * FULL as u32) as f64,
-        }
+/// The artifact's dot-product score of `task` (which fits) on `node`.
+pub fn dot_product_score(node: &NodeState, task: &Task) -> i64 {
+    let (c, g) = (MAX_SPEC_CPU as f64, MAX_SPEC_GPU as f64);
+    let free = [node.cpu_free as f64 / c, node.gpu_free_total() as f64 / g];
+    let req = [task.cpu_milli as f64 / c, task.gpu_total() as f64 / g];
+    let mut dot = 0.0;
+    for i in 0..2 {
+        dot += free[i] * req[i];
     }
+    let score = 1.0 - dot / 2.0;
+    (MAX_NODE_SCORE as f64 * score) as i64
 }
 
 impl Placement for DotProduct {
-    fn build(ctx: &PlacementContext) -> Self {
-        DotProduct::new(ctx.max_cpu_milli, ctx.max_gpus)
+    fn build(_: &PlacementContext) -> Self {
+        DotProduct
     }
     fn choose(&self, ty: &NodeType, node: &NodeState, task: &Task) -> Option<Choice> {
         if !fits(ty, node, task) {
             return None;
         }
-        let (c, g) = (self.cpu_scale, self.gpu_scale);
-        let dot = (node.cpu_free as f64 / c) * (task.cpu_milli as f64 / c)
-            + (node.gpu_free_total() as f64 / g) * (task.gpu_total() as f64 / g);
         Some(Choice {
-            score: -dot,
-            pick: roomiest_pick(node, task),
+            score: dot_product_score(node, task) as f64,
+            pick: tightest_pick(node, task),
         })
     }
 }

@@ -1,131 +1,43 @@
 //! Fragmentation gradient descent (Weng et al., "Beware of Fragmentation: Scheduling
-//! GPU-Sharing Workloads with Fragmentation Gradient Descent", USENIX ATC'23), from the
-//! paper's definitions.
+//! GPU-Sharing Workloads with Fragmentation Gradient Descent", USENIX ATC'23), as its
+//! artifact scores it: `FGDScorePlugin.Score` and `calculateGpuShareFragExtendScore`
+//! (`pkg/simulator/plugin/fgd_score.go`).
 //!
-//! A node's fragmentation for one task type is the free GPU capacity that task could not
-//! use there: all of it when the task cannot run on the node at all (too little CPU, no
-//! GPU of its model, not enough GPU room), otherwise the free milli-GPU of each GPU too
-//! small for the task's request (for whole-GPU tasks: every partly used GPU). A CPU-only
-//! task that fits leaves no fragment. The node's fragmentation for the workload is the
-//! popularity-weighted sum over the typical task types. A task goes where (node and GPU)
-//! that fragmentation grows least.
+//! The node's fragmentation for the typical workload ([`TypicalWorkload::fragmentation`])
+//! is measured before and after the task; the score is
+//! `int64(sigmoid((before - after) / 1000) * 100)`, an **integer** from 0 to 100, so
+//! nodes whose fragmentation grows by amounts less than about 40 milli-GPU apart tie, and
+//! the tie goes to the first node in the run's node order (as for every policy). The
+//! paper describes the choice as the least fragmentation growth; the artifact's integer
+//! score with its ties is followed.
+//!
+//! - A shared-GPU task is tried on each GPU that holds it, in device order; the first GPU
+//!   with the highest score is the one taken (`allocateGpuIdBasedOnFGDScore`, the
+//!   experiment's `gpuSelMethod = FGDScore`).
+//! - A whole-GPU task takes the first wholly free GPUs (`NodeResource.Sub`,
+//!   `AllocateExclusiveGpuId`).
+//! - A CPU-only task is scored the same way (its CPU changes the node's fragmentation
+//!   for the typical types that need CPU).
+//!
+//! `exp` is the platform's; Go's `math.Exp` may differ in the last bit, which moves a
+//! score only when it sits exactly on an integer.
 
 use super::{
-    apply, fits, share_picks, Choice, GpuPick, NodeState, NodeType, Placement, PlacementContext,
-    Task, FULL,
+    fits, share_picks, Choice, GpuPick, NodeState, NodeType, Placement, PlacementContext, Task,
+    TypicalWorkload, FULL,
 };
-use super::node::task_shape;
-use crate::model::{TypeMask, Workload};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-/// The typical workload: task types (memory ignored) with their popularity (counts).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TypicalWorkload {
-    /// Task types and how many tasks of each the trace holds, most popular first.
-    pub types: Vec<(Task, u64)>,
-}
-
-impl TypicalWorkload {
-    /// Task types in order of popularity (task count), taken until they cover
-    /// `coverage` (0..=1) of the trace's GPU demand; CPU-only types are kept in their
-    /// place in that order (they add no GPU demand, but do count as task types). Each
-    /// type's weight is its task count. Ties in popularity go by the type's fields, so the
-    /// result never depends on input order.
-    ///
-    /// Coverage counts GPU demand, not tasks: by task count, 95 % leaves out the
-    /// 8-GPU tasks (0.5 % of openb's pods but 5.8 % of its GPU demand), FGD then sees no
-    /// cost in breaking up empty 8-GPU nodes and falls about 3.7 points below the
-    /// artifact's curve.
-    pub fn from_tasks<'a>(tasks: impl IntoIterator<Item = &'a Task>, coverage: f64) -> Self {
-        let mut counts: HashMap<Task, u64> = HashMap::new();
-        for t in tasks {
-            let key = Task { mem_mib: 0, ..*t };
-            *counts.entry(key).or_insert(0) += 1;
-        }
-        let mut all: Vec<(Task, u64)> = counts.into_iter().collect();
-        all.sort_by(|a, b| {
-            let ka = (a.0.cpu_milli, a.0.num_gpu, a.0.gpu_milli, a.0.models.0);
-            let kb = (b.0.cpu_milli, b.0.num_gpu, b.0.gpu_milli, b.0.models.0);
-            b.1.cmp(&a.1).then(ka.cmp(&kb))
-        });
-        let gpu_total: u64 = all.iter().map(|(t, c)| t.gpu_total() * c).sum();
-        let need = (coverage.clamp(0.0, 1.0) * gpu_total as f64).ceil() as u64;
-        let mut types = Vec::new();
-        let mut cum = 0u64;
-        for (t, c) in all {
-            if cum >= need && !types.is_empty() {
-                break;
-            }
-            cum += t.gpu_total() * c;
-            types.push((t, c));
-        }
-        TypicalWorkload { types }
-    }
-
-    /// The typical workload of a time-based workload's jobs (single-node shapes; 95 % of
-    /// the GPU demand, as in the experiment).
-    pub fn of_workload(w: &Workload) -> Self {
-        let tasks: Vec<Task> = w
-            .jobs
-            .iter()
-            .map(|j| {
-                let (num_gpu, gpu_milli) = task_shape(j.gpus);
-                Task {
-                    cpu_milli: j.cpu_milli,
-                    mem_mib: 0,
-                    num_gpu,
-                    gpu_milli,
-                    models: TypeMask::ANY,
-                }
-            })
-            .collect();
-        TypicalWorkload::from_tasks(&tasks, 0.95)
-    }
-}
-
-/// Free milli-GPU of a node that task `t` could not use.
-pub fn task_fragment(ty: &NodeType, node: &NodeState, t: &Task) -> u64 {
-    if ty.gpus == 0 {
-        return 0;
-    }
-    let all = node.gpu_free_total();
-    if node.cpu_free < t.cpu_milli {
-        return all;
-    }
-    if t.num_gpu == 0 {
-        return 0;
-    }
-    if !ty.model.is_some_and(|m| t.models.allows(m)) {
-        return all;
-    }
-    if t.is_shared() {
-        let m = t.gpu_milli as u16;
-        if node.gpu_free.first().is_none_or(|&f| f < m) {
-            return all;
-        }
-        node.gpu_free
-            .iter()
-            .filter(|&&f| f < m)
-            .map(|&f| f as u64)
-            .sum()
-    } else {
-        if node.full_gpus() < t.num_gpu as usize {
-            return all;
-        }
-        node.gpu_free
-            .iter()
-            .filter(|&&f| f < FULL)
-            .map(|&f| f as u64)
-            .sum()
-    }
-}
+/// The key a node's fragmentation depends on: GPU model, free CPU, free milli-GPU
+/// (sorted; the measure does not depend on the GPUs' order).
+type FragKey = (u32, u32, Vec<u16>);
 
 /// FGD placement, with a cache of each node state's fragmentation.
 #[derive(Debug, Default)]
 pub struct Fgd {
     typical: TypicalWorkload,
-    cache: Mutex<HashMap<NodeState, u64>>,
+    cache: Mutex<HashMap<FragKey, f64>>,
 }
 
 impl Fgd {
@@ -137,23 +49,27 @@ impl Fgd {
         }
     }
 
-    /// The node's fragmentation for the typical workload: sum over task types of
-    /// popularity (count) times [`task_fragment`], in milli-GPU x tasks.
-    pub fn fragmentation(&self, ty: &NodeType, node: &NodeState) -> u64 {
+    /// The node's fragmentation for the typical workload (milli-GPU), cached.
+    pub fn fragmentation(&self, ty: &NodeType, cpu_free: u32, gpu_free: &[u16]) -> f64 {
+        let mut sorted = gpu_free.to_vec();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        let key = (ty.model.map_or(u32::MAX, |m| m as u32), cpu_free, sorted);
         // A poisoned lock only means another thread panicked mid-insert: the map is fine.
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&f) = cache.get(node) {
+        if let Some(&f) = cache.get(&key) {
             return f;
         }
-        let f = self
-            .typical
-            .types
-            .iter()
-            .map(|(t, w)| w * task_fragment(ty, node, t))
-            .sum();
-        cache.insert(node.clone(), f);
+        let f = self.typical.fragmentation(ty, cpu_free, &key.2);
+        cache.insert(key, f);
         f
     }
+}
+
+/// The artifact's score of a fragmentation change: `int64(sigmoid(d / 1000) * 100)`.
+pub fn fgd_score(before: f64, after: f64) -> i64 {
+    let x = (before - after) / 1000.0;
+    let sigmoid = 1.0 / (1.0 + (-x).exp());
+    (sigmoid * 100.0) as i64
 }
 
 impl Placement for Fgd {
@@ -164,28 +80,59 @@ impl Placement for Fgd {
         if !fits(ty, node, task) {
             return None;
         }
-        let before = self.fragmentation(ty, node) as i64;
-        let mut best: Option<(i64, GpuPick)> = None;
-        let mut consider = |pick: GpuPick| {
-            let after = self.fragmentation(ty, &apply(node, task, pick)) as i64;
-            let d = after - before;
-            // `<=`: among equal growth the later (tighter) GPU wins.
-            if best.is_none_or(|(b, _)| d <= b) {
-                best = Some((d, pick));
-            }
-        };
+        let before = self.fragmentation(ty, node.cpu_free, &node.gpu_free);
+        let cpu = node.cpu_free - task.cpu_milli;
+        let mut gpus = node.gpu_free.clone();
         if task.is_shared() {
-            for p in share_picks(node, task) {
-                consider(p);
+            let mut best: Option<(i64, GpuPick)> = None;
+            for pick in share_picks(node, task) {
+                let GpuPick::Share(i) = pick else { continue };
+                gpus[i as usize] -= task.gpu_milli as u16;
+                let s = fgd_score(before, self.fragmentation(ty, cpu, &gpus));
+                gpus[i as usize] += task.gpu_milli as u16;
+                // The first GPU in device order keeps a tie.
+                if best.is_none_or(|(b, _)| s > b) {
+                    best = Some((s, pick));
+                }
             }
-        } else if task.num_gpu == 0 {
-            consider(GpuPick::NoGpu);
-        } else {
-            consider(GpuPick::Whole);
+            return best.map(|(s, pick)| Choice {
+                score: s as f64,
+                pick,
+            });
         }
-        best.map(|(d, pick)| Choice {
-            score: -(d as f64),
+        let pick = if task.num_gpu == 0 {
+            GpuPick::NoGpu
+        } else {
+            let mut left = task.num_gpu;
+            for f in gpus.iter_mut() {
+                if left > 0 && *f == FULL {
+                    *f = 0;
+                    left -= 1;
+                }
+            }
+            GpuPick::Whole
+        };
+        let s = fgd_score(before, self.fragmentation(ty, cpu, &gpus));
+        Some(Choice {
+            score: s as f64,
             pick,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn score_is_the_artifacts_integer_sigmoid() {
+        // No change: sigmoid(0) = 0.5 -> 50. A growth of 1000 milli-GPU:
+        // 100 / (1 + e) = 26.89 -> 26. A drop of 1000: 100 / (1 + 1/e) = 73.11 -> 73.
+        assert_eq!(fgd_score(500.0, 500.0), 50);
+        assert_eq!(fgd_score(0.0, 1000.0), 26);
+        assert_eq!(fgd_score(1000.0, 0.0), 73);
+        // A growth of 30 milli-GPU still scores 49 (100 / (1 + e^0.03) = 49.25): ties
+        // with a growth of 20 (49.50).
+        assert_eq!(fgd_score(0.0, 30.0), fgd_score(0.0, 20.0));
     }
 }

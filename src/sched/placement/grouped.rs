@@ -5,8 +5,16 @@
 //! of nodes in it, and caches each policy's [`Choice`] per (state, task shape). Placing a
 //! task scans the live distinct states (not the nodes) and scores only states it has not
 //! seen with that shape before.
+//!
+//! Ties go to the lowest node number ([`TieBreak::LowestNode`]; the experiment numbers
+//! nodes in the run's random order) or uniformly at random over the tied nodes
+//! ([`TieBreak::Random`]). With a typical workload given ([`GroupedCluster::with_fragmentation`])
+//! the cluster also keeps its total fragmentation, each distinct state measured once.
 
-use super::{apply, Choice, NodeState, NodeType, Placement, Task, TieBreak};
+use super::node::{nth_share_gpu, share_gpu_count};
+use super::{
+    apply, Choice, GpuPick, NodeState, NodeType, Placement, Task, TieBreak, TypicalWorkload,
+};
 use crate::engine::SimRng;
 use rand::Rng;
 use std::collections::HashMap;
@@ -25,6 +33,9 @@ pub struct GroupedCluster {
     node_state: Vec<u32>,
     shapes: usize,
     cache: Vec<Option<Option<Choice>>>,
+    typical: Option<TypicalWorkload>,
+    state_frag: Vec<f64>,
+    frag_total: f64,
 }
 
 impl GroupedCluster {
@@ -41,6 +52,9 @@ impl GroupedCluster {
             node_state: Vec::with_capacity(node_types.len()),
             shapes,
             cache: Vec::new(),
+            typical: None,
+            state_frag: Vec::new(),
+            frag_total: 0.0,
         };
         for (n, &t) in node_types.iter().enumerate() {
             let s = c.intern(NodeState::empty(t, &c.types[t as usize]));
@@ -50,9 +64,35 @@ impl GroupedCluster {
         c
     }
 
+    /// Keeps the cluster's fragmentation for `typical` ([`Self::fragmentation`]).
+    pub fn with_fragmentation(mut self, typical: TypicalWorkload) -> GroupedCluster {
+        self.state_frag = self
+            .states
+            .iter()
+            .map(|st| typical.node_fragmentation(&self.types[st.ty as usize], st))
+            .collect();
+        self.frag_total = self
+            .node_state
+            .iter()
+            .map(|&s| self.state_frag[s as usize])
+            .sum();
+        self.typical = Some(typical);
+        self
+    }
+
+    /// The cluster's fragmentation (milli-GPU, summed over nodes) for the typical
+    /// workload given to [`Self::with_fragmentation`]; 0 without one.
+    pub fn fragmentation(&self) -> f64 {
+        self.frag_total
+    }
+
     fn intern(&mut self, state: NodeState) -> u32 {
         if let Some(&s) = self.index.get(&state) {
             return s;
+        }
+        if let Some(t) = &self.typical {
+            self.state_frag
+                .push(t.node_fragmentation(&self.types[state.ty as usize], &state));
         }
         let s = self.states.len() as u32;
         self.index.insert(state.clone(), s);
@@ -174,8 +214,20 @@ impl GroupedCluster {
                 .map(|&(s, c)| (s, self.members[s as usize][0], c))
                 .min_by_key(|&(_, n, _)| n)?,
         };
-        let next = apply(&self.states[s as usize], task, choice.pick);
+        let from = &self.states[s as usize];
+        let pick = match choice.pick {
+            GpuPick::RandomShare => {
+                let k = share_gpu_count(from, task.gpu_milli);
+                let r = rng.random_range(0..k.max(1));
+                GpuPick::Share(nth_share_gpu(from, task.gpu_milli, r)? as u8)
+            }
+            p => p,
+        };
+        let next = apply(from, task, pick);
         let t = self.intern(next);
+        if self.typical.is_some() {
+            self.frag_total += self.state_frag[t as usize] - self.state_frag[s as usize];
+        }
         self.leave(s, node);
         self.join(t, node);
         self.node_state[node as usize] = t;

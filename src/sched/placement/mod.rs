@@ -17,10 +17,14 @@
 //! `[placement_comparison] placements` and `[fgd_experiment] policies` alike.
 //!
 //! Where each rule lives: a policy's score, its GPU pick inside a node and how it treats
-//! CPU-only tasks are in its own file (`choose`); what a node holds is
-//! [`NodeState::mix`] (kept by [`apply`] in the experiment, read from the cluster's
-//! holdings on the time-based cluster when the policy's [`ClusterRule`] asks); the order
-//! ties go in is the policy's [`TieBreak`], applied by the cluster that asks.
+//! CPU-only tasks are in its own file (`choose`), each citing the FGD artifact's file and
+//! function it follows (hkust-adsl/kubernetes-scheduler-simulator, the code behind the
+//! paper's curves); what a node holds is [`NodeState::mix`] (kept by [`apply`] in the
+//! experiment, read from the cluster's holdings on the time-based cluster when the
+//! policy's [`ClusterRule`] asks); the order ties go in is the policy's [`TieBreak`],
+//! applied by the cluster that asks; the typical workload and the fragmentation measure
+//! are in `typical.rs`; the experiment's node order, pod order and tuning in
+//! `experiment.rs`.
 //!
 //! # Adding a placement
 //!
@@ -39,17 +43,18 @@ mod experiment;
 mod grouped;
 mod node;
 mod placer;
+mod typical;
 
 placements! {
     /// A node chosen uniformly at random among those that fit.
     Random => random::RandomFit,
     /// The smallest dot product of free resources and the request (Tetris-style).
     DotProduct => dot_product::DotProduct,
-    /// Nodes already holding tasks of the same GPU shape first.
+    /// Nodes already holding tasks of the same GPU affinity tag first, idle ones next.
     GpuClustering => gpu_clustering::GpuClustering,
-    /// Shared GPUs first, then partly used nodes, then idle nodes.
+    /// Used GPUs first, then free GPUs of used nodes, then small idle nodes.
     GpuPacking => gpu_packing::GpuPacking,
-    /// The node left with the least free CPU and GPU (normalised, summed); on the
+    /// The node left with the least free CPU and GPU (scaled, summed); on the
     /// time-based cluster, the node with the fewest free GPUs that fit. The default.
     #[default]
     BestFit => best_fit::BestFit,
@@ -62,28 +67,46 @@ placements! {
     WorstFit => worst_fit::WorstFit,
 }
 
+pub use best_fit::best_fit_score;
+pub use dot_product::dot_product_score;
 pub use experiment::{
     allocation_at_100, FgdExperiment, FgdExperimentError, FgdRun, ARRIVED_POINTS,
 };
-pub use fgd::{task_fragment, TypicalWorkload};
+pub use fgd::fgd_score;
+pub use gpu_clustering::clustering_score;
+pub use gpu_packing::packing_score;
 pub use grouped::GroupedCluster;
 pub use node::{
-    apply, fits, roomiest_pick, share_picks, tightest_pick, Choice, GpuPick, NodeState, NodeType,
+    apply, fits, share_picks, tightest_gpu, tightest_pick, Choice, GpuPick, NodeState, NodeType,
     Task, TaskMix, FULL,
 };
 pub use placer::Placer;
+pub use typical::{task_fragment, TypicalPod, TypicalWorkload};
 
 use crate::model::Workload;
-use node::left_shares;
 use std::sync::OnceLock;
+
+/// Kubernetes' `framework.MaxNodeScore`: the FGD artifact's scores run from 0 to this.
+pub const MAX_NODE_SCORE: i64 = 100;
+/// The FGD artifact's `MaxSpecCpu` (`pkg/type/open-gpu-share/utils/const.go`): the CPU
+/// (milli-cores) best fit and dot product divide by, the same for every node.
+pub const MAX_SPEC_CPU: i64 = 128_000;
+/// The FGD artifact's `MaxSpecGpu`: the milli-GPU best fit, dot product and GPU
+/// clustering divide by.
+pub const MAX_SPEC_GPU: i64 = 8_000;
 
 /// How ties between equally scored nodes are broken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TieBreak {
-    /// Uniformly at random over the tied nodes (as Kubernetes' scheduler does), from the
-    /// run's `placement` random stream.
+    /// Uniformly at random over the tied nodes, from the run's `placement` random stream
+    /// (random fit, whose every fitting node ties).
     Random,
-    /// The lowest node index: the first tied node in the cluster's node order.
+    /// The lowest node index: the first tied node in the cluster's node order. The FGD
+    /// artifact's patched scheduler takes the first node by name among equal scores
+    /// (`selectHost`, `vendor/k8s.io/kubernetes/pkg/scheduler/core/generic_scheduler.go`)
+    /// and prefixes node names with a random permutation drawn per run
+    /// (`syncClusterResourceList`, `pkg/simulator/simulator.go`); the experiment numbers
+    /// its nodes in such an order per seed.
     LowestNode,
 }
 
@@ -125,7 +148,7 @@ pub trait Placement: Send + Sync {
 
     /// How ties are broken in the FGD experiment ([`GroupedCluster`]).
     fn tie_break(&self) -> TieBreak {
-        TieBreak::Random
+        TieBreak::LowestNode
     }
 
     /// How the policy runs on the time-based cluster. The default scores every fitting
@@ -167,9 +190,10 @@ impl PlacementKind {
 /// What some policies need to know of the cluster and workload when they are built.
 #[derive(Debug, Clone, Default)]
 pub struct PlacementContext<'w> {
-    /// The most CPU any node has (dot product's scale).
+    /// The most CPU any node has (for policies scaled by the cluster; the FGD artifact's
+    /// scale by the fixed [`MAX_SPEC_CPU`] instead).
     pub max_cpu_milli: u32,
-    /// The most GPUs any node has (dot product's scale).
+    /// The most GPUs any node has.
     pub max_gpus: u16,
     typical: OnceLock<TypicalWorkload>,
     workload: Option<&'w Workload>,

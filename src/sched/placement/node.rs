@@ -1,6 +1,11 @@
 //! What a placement policy sees of a node, and the task it places: the node's hardware
-//! ([`NodeType`]), its free capacity and what it holds ([`NodeState`]), and the helpers
-//! every policy shares (does the task fit, which GPU it takes, the state after).
+//! ([`NodeType`]), its free capacity and the GPU tags of what it holds ([`NodeState`]),
+//! and the helpers every policy shares (does the task fit, which GPU it takes, the state
+//! after).
+//!
+//! A node's GPUs are kept in device order (index = GPU number), as the FGD artifact keeps
+//! them (`NodeResource.MilliGpuLeftList`, `pkg/type/resource.go`): some of its rules pick
+//! the first GPU in that order among equals.
 
 use crate::model::{GpuRequest, TypeMask, MILLI_PER_GPU};
 
@@ -20,15 +25,42 @@ pub struct NodeType {
     pub mem_mib: u64,
 }
 
-/// The GPU shape of the tasks a node holds (what GPU clustering groups by).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum TaskMix {
-    /// No GPU task yet.
-    Empty,
-    /// Only GPU tasks of this `(num_gpu, gpu_milli)`.
-    Same(u32, u32),
-    /// GPU tasks of different shapes.
-    Mixed,
+/// The GPU affinity tags of the tasks a node holds, as the FGD artifact's GPU clustering
+/// reads them (`GetGpuAffinityFromPodAnnotation`, `pkg/type/open-gpu-share/utils/pod.go`):
+/// every shared-GPU task carries one tag `share-gpu` whatever its size, a task of `n`
+/// whole GPUs the tag `n-gpu`, a CPU-only task none. Bit 0 is `share-gpu`, bit `n` is
+/// `n-gpu` (tasks of 63 or more whole GPUs share bit 63).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaskMix(pub u64);
+
+impl TaskMix {
+    /// No GPU task.
+    pub const EMPTY: TaskMix = TaskMix(0);
+
+    /// The tag bit of a task of `num_gpu` GPUs of `gpu_milli` each (0 for CPU-only).
+    pub fn tag_of(num_gpu: u32, gpu_milli: u32) -> u64 {
+        match (num_gpu, gpu_milli) {
+            (0, _) => 0,
+            (1, m) if m < MILLI_PER_GPU => 1,
+            (n, _) => 1u64 << n.min(63),
+        }
+    }
+
+    /// The tags with `task`'s added.
+    pub fn with(self, task: &Task) -> TaskMix {
+        TaskMix(self.0 | TaskMix::tag_of(task.num_gpu, task.gpu_milli))
+    }
+
+    /// How many distinct tags the node holds.
+    pub fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    /// True when the node holds a task with `task`'s tag.
+    pub fn has_tag_of(self, task: &Task) -> bool {
+        let t = TaskMix::tag_of(task.num_gpu, task.gpu_milli);
+        t != 0 && self.0 & t != 0
+    }
 }
 
 /// The free capacity of a node: all a placement score may look at.
@@ -40,9 +72,9 @@ pub struct NodeState {
     pub cpu_free: u32,
     /// Free memory, MiB.
     pub mem_free: u64,
-    /// Free milli-GPU of each GPU, sorted in descending order (GPUs are interchangeable).
+    /// Free milli-GPU of each GPU, in device order.
     pub gpu_free: Vec<u16>,
-    /// GPU tasks already placed.
+    /// GPU tags of the tasks already placed.
     pub mix: TaskMix,
 }
 
@@ -54,7 +86,7 @@ impl NodeState {
             cpu_free: ty.cpu_milli,
             mem_free: ty.mem_mib,
             gpu_free: vec![FULL; ty.gpus as usize],
-            mix: TaskMix::Empty,
+            mix: TaskMix::EMPTY,
         }
     }
 
@@ -65,8 +97,7 @@ impl NodeState {
 
     /// Wholly free GPUs.
     pub fn full_gpus(&self) -> usize {
-        // Sorted descending: the wholly free GPUs come first.
-        self.gpu_free.iter().take_while(|&&f| f == FULL).count()
+        self.gpu_free.iter().filter(|&&f| f == FULL).count()
     }
 }
 
@@ -110,10 +141,15 @@ pub(crate) fn task_shape(req: GpuRequest) -> (u32, u32) {
 pub enum GpuPick {
     /// No GPU (CPU-only task).
     NoGpu,
-    /// `num_gpu` wholly free GPUs.
+    /// The first `num_gpu` wholly free GPUs in device order (the artifact's
+    /// `AllocateExclusiveGpuId`, `pkg/type/resource.go`).
     Whole,
-    /// A share of the GPU at this index of [`NodeState::gpu_free`].
+    /// A share of the GPU at this device index.
     Share(u8),
+    /// A share of a GPU drawn uniformly among the node's GPUs that hold it (the
+    /// artifact's `allocateGpuIdBasedOnRandomFit`, `pkg/simulator/plugin/open_gpu_share.go`);
+    /// the cluster that places the task draws it.
+    RandomShare,
 }
 
 /// A feasible placement on a node state: its score (higher is better) and GPU pick.
@@ -125,7 +161,9 @@ pub struct Choice {
     pub pick: GpuPick,
 }
 
-/// True when `task` fits a node of type `ty` in state `node` (CPU, memory, GPU model, GPUs).
+/// True when `task` fits a node of type `ty` in state `node` (CPU, memory, GPU model, GPUs):
+/// the artifact's filters (Kubernetes' `NodeResourcesFit` for CPU and memory, its
+/// `Open-Gpu-Share` `Filter` for the GPU model and room).
 pub fn fits(ty: &NodeType, node: &NodeState, task: &Task) -> bool {
     if node.cpu_free < task.cpu_milli || node.mem_free < task.mem_mib {
         return false;
@@ -137,60 +175,47 @@ pub fn fits(ty: &NodeType, node: &NodeState, task: &Task) -> bool {
         return false;
     }
     if task.is_shared() {
-        node.gpu_free
-            .first()
-            .is_some_and(|&f| f as u32 >= task.gpu_milli)
+        node.gpu_free.iter().any(|&f| f as u32 >= task.gpu_milli)
     } else {
         node.full_gpus() >= task.num_gpu as usize
     }
 }
 
-/// A GPU pick for a fitting task: whole GPUs, or the tightest GPU that still holds the
-/// share (best fit within the node).
+/// The tightest GPU that holds a share of `milli` (the first in device order among
+/// equals), if any.
+pub fn tightest_gpu(node: &NodeState, milli: u32) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (i, &f) in node.gpu_free.iter().enumerate() {
+        if f as u32 >= milli && best.is_none_or(|b| f < node.gpu_free[b]) {
+            best = Some(i);
+        }
+    }
+    best
+}
+
+/// The artifact's default GPU pick (`allocateGpuIdBasedOnBestFit`,
+/// `pkg/simulator/plugin/open_gpu_share.go`, its `gpuSelMethod = best`): whole GPUs, or
+/// the tightest GPU that still holds the share, first in device order among equals.
 pub fn tightest_pick(node: &NodeState, task: &Task) -> GpuPick {
     if task.num_gpu == 0 {
         GpuPick::NoGpu
     } else if task.is_shared() {
-        // Descending order: the last GPU with enough room is the tightest.
-        let i = node
-            .gpu_free
-            .iter()
-            .rposition(|&f| f as u32 >= task.gpu_milli)
-            .unwrap_or(0);
-        GpuPick::Share(i as u8)
+        GpuPick::Share(tightest_gpu(node, task.gpu_milli).unwrap_or(0) as u8)
     } else {
         GpuPick::Whole
     }
 }
 
-/// The baselines' GPU pick for a fitting task: whole GPUs, or the GPU with the most room
-/// (the FGD artifact's baselines behave so: with the tightest GPU instead, its random and
-/// best-fit curves come out about 2 and 0.5 points higher than published).
-pub fn roomiest_pick(node: &NodeState, task: &Task) -> GpuPick {
-    if task.num_gpu == 0 {
-        GpuPick::NoGpu
-    } else if task.is_shared() {
-        // Descending order: the first GPU has the most room (and fits, if the task does).
-        debug_assert!(node
-            .gpu_free
-            .first()
-            .is_some_and(|&f| f as u32 >= task.gpu_milli));
-        GpuPick::Share(0)
-    } else {
-        GpuPick::Whole
-    }
-}
-
-/// Distinct share picks for a fitting shared task (one per distinct free amount).
+/// Device indices of the GPUs that hold a share of `milli`, in device order.
 pub fn share_picks<'a>(node: &'a NodeState, task: &Task) -> impl Iterator<Item = GpuPick> + 'a {
     let m = task.gpu_milli;
-    (0..node.gpu_free.len()).filter_map(move |i| {
-        let f = node.gpu_free[i];
-        (f as u32 >= m && (i == 0 || node.gpu_free[i - 1] != f)).then_some(GpuPick::Share(i as u8))
-    })
+    (0..node.gpu_free.len())
+        .filter(move |&i| node.gpu_free[i] as u32 >= m)
+        .map(|i| GpuPick::Share(i as u8))
 }
 
-/// The state after placing `task` with `pick` (which must fit).
+/// The state after placing `task` with `pick` (which must fit and not be
+/// [`GpuPick::RandomShare`], which the cluster resolves first).
 pub fn apply(node: &NodeState, task: &Task, pick: GpuPick) -> NodeState {
     let mut n = node.clone();
     n.cpu_free -= task.cpu_milli;
@@ -198,32 +223,37 @@ pub fn apply(node: &NodeState, task: &Task, pick: GpuPick) -> NodeState {
     match pick {
         GpuPick::NoGpu => return n,
         GpuPick::Whole => {
-            for f in n.gpu_free.iter_mut().take(task.num_gpu as usize) {
-                *f = 0;
+            let mut left = task.num_gpu;
+            for f in n.gpu_free.iter_mut() {
+                if left == 0 {
+                    break;
+                }
+                if *f == FULL {
+                    *f = 0;
+                    left -= 1;
+                }
             }
         }
         GpuPick::Share(i) => n.gpu_free[i as usize] -= task.gpu_milli as u16,
+        GpuPick::RandomShare => unreachable!("the cluster resolves a random share first"),
     }
-    n.gpu_free.sort_unstable_by(|a, b| b.cmp(a));
-    let shape = (task.num_gpu, task.gpu_milli);
-    n.mix = match n.mix {
-        TaskMix::Empty => TaskMix::Same(shape.0, shape.1),
-        TaskMix::Same(a, b) if (a, b) == shape => TaskMix::Same(a, b),
-        _ => TaskMix::Mixed,
-    };
+    n.mix = n.mix.with(task);
     n
 }
 
-/// Free CPU and GPU left after placing `task`, each as a share of the node's capacity.
-pub(crate) fn left_shares(ty: &NodeType, node: &NodeState, task: &Task) -> (f64, f64) {
-    let cpu = (node.cpu_free - task.cpu_milli) as f64 / ty.cpu_milli.max(1) as f64;
-    let cap = ty.gpus as f64 * FULL as f64;
-    let gpu = if cap > 0.0 {
-        (node.gpu_free_total() - task.gpu_total()) as f64 / cap
-    } else {
-        0.0
-    };
-    (cpu, gpu)
+/// The `r`-th (from 0) GPU of `node` that holds a share of `milli`, in device order.
+pub(crate) fn nth_share_gpu(node: &NodeState, milli: u32, r: usize) -> Option<usize> {
+    node.gpu_free
+        .iter()
+        .enumerate()
+        .filter(|(_, &f)| f as u32 >= milli)
+        .nth(r)
+        .map(|(i, _)| i)
+}
+
+/// Number of GPUs of `node` that hold a share of `milli`.
+pub(crate) fn share_gpu_count(node: &NodeState, milli: u32) -> usize {
+    node.gpu_free.iter().filter(|&&f| f as u32 >= milli).count()
 }
 
 #[cfg(test)]
@@ -250,25 +280,38 @@ mod tests {
     }
 
     #[test]
-    fn fits_and_apply() {
+    fn fits_and_apply_in_device_order() {
         let t = ty();
         let s = NodeState::empty(0, &t);
         let a = task(1000, 1, 300);
         assert!(fits(&t, &s, &a));
+        // All GPUs free: the tightest is the first (device 0).
         let s2 = apply(&s, &a, tightest_pick(&s, &a));
-        assert_eq!(s2.gpu_free, vec![1000, 1000, 1000, 700]);
-        assert_eq!(s2.mix, TaskMix::Same(1, 300));
-        // The tightest GPU holding 600 is the one with 700 left.
+        assert_eq!(s2.gpu_free, vec![700, 1000, 1000, 1000]);
+        assert_eq!(s2.mix, TaskMix(1));
+        // The tightest GPU holding 600 is device 0 (700 left); two GPUs could hold it
+        // besides the wholly free ones: 4 in all.
         let b = task(1000, 1, 600);
-        assert_eq!(tightest_pick(&s2, &b), GpuPick::Share(3));
-        assert_eq!(share_picks(&s2, &b).count(), 2);
+        assert_eq!(tightest_pick(&s2, &b), GpuPick::Share(0));
+        assert_eq!(share_picks(&s2, &b).count(), 4);
+        // Three whole GPUs take the first three wholly free devices: 1, 2, 3.
         let s3 = apply(&s2, &task(0, 3, 1000), GpuPick::Whole);
         assert_eq!(s3.gpu_free, vec![700, 0, 0, 0]);
-        assert_eq!(s3.mix, TaskMix::Mixed);
+        assert_eq!(s3.mix, TaskMix(1 | 1 << 3));
+        assert_eq!(s3.mix.count(), 2);
         assert!(!fits(&t, &s3, &task(0, 1, 1000)));
         assert!(!fits(&t, &s3, &task(40000, 0, 0)));
         let mut wrong = task(0, 1, 1000);
         wrong.models = TypeMask::single(1);
         assert!(!fits(&t, &s, &wrong));
+    }
+
+    #[test]
+    fn every_shared_task_carries_one_tag() {
+        let m = TaskMix::EMPTY.with(&task(0, 1, 300));
+        assert!(m.has_tag_of(&task(0, 1, 700)));
+        assert!(!m.has_tag_of(&task(0, 1, 1000)));
+        assert!(!m.has_tag_of(&task(0, 0, 0)));
+        assert_eq!(m.with(&task(0, 0, 0)), m);
     }
 }

@@ -60,7 +60,7 @@ impl Placer {
                     cpu_free: 0,
                     mem_free: 0,
                     gpu_free: Vec::new(),
-                    mix: TaskMix::Empty,
+                    mix: TaskMix::EMPTY,
                 },
                 tied: Vec::new(),
             }),
@@ -156,24 +156,18 @@ impl Placer {
             (state.cpu_free, state.mem_free) = cluster.node_free_host(n);
             state.gpu_free.clear();
             state.gpu_free.extend_from_slice(free);
-            state.gpu_free.sort_unstable_by(|a, b| b.cmp(a));
             state.mix = if task_mix {
                 mix_of(cluster.holdings(n))
             } else {
-                TaskMix::Empty
+                TaskMix::EMPTY
             };
             let Some(c) = self.policy.choose(&ty, state, task) else {
                 continue;
             };
-            // A share pick names a GPU of the sorted view: find it among the node's GPUs.
+            // The view keeps the node's GPUs in device order: a share pick is the GPU.
             let gpu = match c.pick {
-                GpuPick::Share(i) => {
-                    let want = state.gpu_free[i as usize];
-                    match free.iter().position(|&f| f == want) {
-                        Some(g) => g as u16,
-                        None => continue,
-                    }
-                }
+                GpuPick::Share(i) => i as u16,
+                GpuPick::RandomShare => RANDOM_GPU,
                 GpuPick::Whole | GpuPick::NoGpu => 0,
             };
             if c.score > best || tied.is_empty() {
@@ -190,17 +184,29 @@ impl Placer {
             _ => tied[0],
         };
         drop(guard);
+        let g = if g == RANDOM_GPU {
+            // A GPU drawn uniformly among the node's GPUs that hold the share.
+            let m = task.gpu_milli as u16;
+            let free = cluster.node_free_milli(n);
+            let k = free.iter().filter(|&&f| f >= m).count();
+            let r = self.rng.borrow_mut().random_range(0..k.max(1));
+            free.iter().enumerate().filter(|(_, &f)| f >= m).nth(r)?.0 as u16
+        } else {
+            g
+        };
         on_node(cluster, p, n, req, g, cpu, mem)
     }
 }
 
-/// What a node holds, as GPU clustering reads it.
+/// Marks a tied node whose share GPU is still to be drawn ([`GpuPick::RandomShare`]).
+const RANDOM_GPU: u16 = u16::MAX;
+
+/// The GPU affinity tags of what a node holds, as GPU clustering reads them.
 fn mix_of(held: &[Holding]) -> TaskMix {
-    match held {
-        [] => TaskMix::Empty,
-        [h] => TaskMix::Same(h.gpus as u32, h.milli as u32),
-        _ => TaskMix::Mixed,
-    }
+    TaskMix(
+        held.iter()
+            .fold(0, |m, h| m | TaskMix::tag_of(h.gpus as u32, h.milli as u32)),
+    )
 }
 
 /// A single-node job on node `n` (GPU `g` for a share); `None` if it does not fit there.

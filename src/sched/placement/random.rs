@@ -1,9 +1,12 @@
-//! Random fit: any node that can hold the task, uniformly at random (on the time-based
-//! cluster too, from the run's `placement` stream).
+//! Random fit, as the FGD artifact does it: `RandomScorePlugin.PreScore`
+//! (`pkg/simulator/plugin/random_score.go`) draws one of the nodes that fit uniformly at
+//! random and scores it alone; a shared task then takes a GPU drawn uniformly among the
+//! node's GPUs that hold it (`gpuSelMethod = random`, `allocateGpuIdBasedOnRandomFit`,
+//! `open_gpu_share.go`). On the time-based cluster too, from the run's `placement` stream.
 
 use super::{
-    fits, roomiest_pick, Choice, ClusterRule, NodeState, NodeType, Placement, PlacementContext,
-    Task, TieBreak,
+    fits, Choice, ClusterRule, GpuPick, NodeState, NodeType, Placement, PlacementContext, Task,
+    TieBreak,
 };
 
 /// Random fit: every fitting node scores the same, so the random tie-break decides.
@@ -17,8 +20,17 @@ impl Placement for RandomFit {
     fn choose(&self, ty: &NodeType, node: &NodeState, task: &Task) -> Option<Choice> {
         fits(ty, node, task).then(|| Choice {
             score: 0.0,
-            pick: roomiest_pick(node, task),
+            pick: if task.num_gpu == 0 {
+                GpuPick::NoGpu
+            } else if task.is_shared() {
+                GpuPick::RandomShare
+            } else {
+                GpuPick::Whole
+            },
         })
+    }
+    fn tie_break(&self) -> TieBreak {
+        TieBreak::Random
     }
     fn on_cluster(&self) -> ClusterRule {
         ClusterRule::Score {

@@ -1,0 +1,225 @@
+"""The Python package against the command line: same scenario and seed, same summary and
+tables; bad input raises with the CLI's message; the GIL is released while simulating;
+Parquet files read back by pyarrow, polars and DuckDB with the documented types and the
+CSV's values.
+
+The CLI is ``$GPUFLEET_BIN`` (default: ``target/release/gpufleet`` of the repository)."""
+
+import csv
+import json
+import os
+import subprocess
+import threading
+import time
+import tomllib
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import gpufleet
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(os.environ.get("GPUFLEET_BIN", REPO / "target" / "release" / "gpufleet"))
+BASE = REPO / "tests" / "data" / "sweep-base.toml"
+
+
+def cli(*args, check=True):
+    env = {k: v for k, v in os.environ.items() if k != "RUST_LOG"}
+    r = subprocess.run([str(BIN), *map(str, args)], capture_output=True, text=True, env=env)
+    if check and r.returncode != 0:
+        raise AssertionError(f"gpufleet {args} exited {r.returncode}: {r.stderr}")
+    return r
+
+
+def documented(file):
+    """(column, type, nullable) of a Parquet file, from docs/outputs.md."""
+    doc = (REPO / "docs" / "outputs.md").read_text()
+    head = f"### {file}\n"
+    rest = doc[doc.index(head) + len(head):].splitlines()
+    rows = [l for l in rest[rest.index(next(l for l in rest if l.startswith("|"))):]]
+    out = []
+    for line in rows[2:]:
+        if not line.startswith("|"):
+            break
+        c = [x.strip() for x in line.strip("|").split("|")]
+        out.append((c[0].strip("`"), c[1], c[2] == "yes"))
+    return out
+
+
+def csv_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def assert_table_equals_csv(table: pa.Table, path: Path):
+    rows = csv_rows(path)
+    assert table.num_rows == len(rows), path
+    assert table.column_names == list(rows[0].keys()) if rows else True
+    cols = table.to_pydict()
+    for i, row in enumerate(rows):
+        for name, cell in row.items():
+            v = cols[name][i]
+            where = f"{path.name} row {i} {name}"
+            if v is None:
+                assert cell == "", where
+            elif isinstance(v, str):
+                assert v == cell, where
+            elif isinstance(v, int):
+                assert v == int(cell), where
+            else:
+                assert v == float(cell), f"{where}: {v} vs CSV {cell}"
+
+
+def test_run_equals_the_cli(tmp_path):
+    out = tmp_path / "cli"
+    cli("run", BASE, "--seed", 9, "--out", out, "-q")
+    r = gpufleet.run(BASE, seed=9)
+    assert r.seed == 9 and r.scenario == "sweep-base"
+    assert r.summary == json.loads((out / "summary.json").read_text())
+    assert_table_equals_csv(r.jobs, out / "jobs.csv")
+    assert_table_equals_csv(r.pools, out / "pools.csv")
+    assert_table_equals_csv(r.timeline, out / "timeline.csv")
+    # The built-in quickstart, as `gpufleet run` with no file.
+    q = tmp_path / "q"
+    cli("run", "--out", q, "-q", "--seed", 2)
+    assert gpufleet.run(None, seed=2).summary == json.loads((q / "summary.json").read_text())
+
+
+def test_out_writes_the_same_folder_as_the_cli(tmp_path):
+    cli("run", BASE, "--out", tmp_path / "cli", "-q", "--format", "both")
+    r = gpufleet.run(BASE, out=tmp_path / "py", format="both")
+    assert r.out == tmp_path / "py"
+    for f in ["summary.json", "jobs.csv", "pools.csv", "timeline.csv",
+              "jobs.parquet", "pools.parquet", "timeline.parquet"]:
+        assert (tmp_path / "py" / f).read_bytes() == (tmp_path / "cli" / f).read_bytes(), f
+
+
+def test_overrides_text_and_dict_scenarios(tmp_path):
+    text = BASE.read_text()
+    edited = text.replace('name = "rented"\ngpu_type = "H100"\nkind = "on_demand"\nnodes = 1',
+                          'name = "rented"\ngpu_type = "H100"\nkind = "on_demand"\nnodes = 3')
+    assert edited != text
+    by_text = gpufleet.run(edited)
+    by_override = gpufleet.run(BASE, **{"pools[1].nodes": 3})
+    by_dunder = gpufleet.run(BASE, pools__1__nodes=3)
+    strip = lambda s: {k: v for k, v in s.items() if k != "scenario_hash"}
+    assert strip(by_override.summary) == strip(by_text.summary) == strip(by_dunder.summary)
+    # 3 rented nodes of 8 GPUs, by hand.
+    gpus = dict(zip(by_override.pools["pool"].to_pylist(), by_override.pools["gpus"].to_pylist()))
+    assert gpus == {"owned": 16, "rented": 24}
+    # An integer where the scenario has a float is taken as a float.
+    assert gpufleet.run(BASE, **{"workload.rate_per_hour": 2}).summary["jobs"]["submitted"] > 0
+    # A dict of the same structure as the file.
+    d = tomllib.loads(text)
+    assert strip(gpufleet.run(d).summary) == strip(gpufleet.run(BASE).summary)
+
+
+def test_bad_scenario_raises_the_cli_message(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(BASE.read_text().replace('policy = "easy_backfill"', 'policy = "easy_backfil"'))
+    r = cli("run", bad, "--out", tmp_path / "o", check=False)
+    assert r.returncode == 2
+    message = r.stderr.strip().removeprefix("error: ")
+    with pytest.raises(gpufleet.ScenarioError) as e:
+        gpufleet.run(bad)
+    assert str(e.value) == message
+    assert "line 24, column 10" in message and "did you mean `easy_backfill`?" in message
+    assert isinstance(e.value, ValueError)
+    # validate: the same message as `gpufleet validate`.
+    r = cli("validate", bad, check=False)
+    with pytest.raises(gpufleet.ScenarioError) as e:
+        gpufleet.validate(bad)
+    assert str(e.value) == r.stderr.strip().removeprefix("error: ")
+    # A bad override names its path.
+    with pytest.raises(gpufleet.ScenarioError, match=r"pools\[9\]"):
+        gpufleet.run(BASE, **{"pools[9].nodes": 1})
+    with pytest.raises(gpufleet.ScenarioError, match="cannot read"):
+        gpufleet.run(tmp_path / "missing.toml")
+
+
+def test_validate_matches_the_cli_json():
+    got = gpufleet.validate(BASE)
+    want = json.loads(cli("validate", BASE, "--json").stdout)
+    assert got == want
+    assert got["ok"] and got["gpus"] == 24
+
+
+def test_the_gil_is_released_while_simulating():
+    ticks = []
+    stop = threading.Event()
+
+    def count():
+        n = 0
+        while not stop.is_set():
+            n += 1
+            if n % 1000 == 0:
+                ticks.append(time.perf_counter())
+
+    t = threading.Thread(target=count)
+    t.start()
+    time.sleep(0.05)
+    t0 = time.perf_counter()
+    # About 100k jobs: long enough to see the other thread run meanwhile.
+    r = gpufleet.run(BASE, **{"workload.rate_per_hour": 2000.0, "horizon": "48h"})
+    t1 = time.perf_counter()
+    stop.set()
+    t.join()
+    assert r.summary["jobs"]["submitted"] > 50_000
+    # With the GIL held for the whole call, the counter could not run between t0 and t1
+    # (bar a switch at the very start and end); released, it runs all along.
+    lo, hi = t0 + 0.2 * (t1 - t0), t1 - 0.2 * (t1 - t0)
+    inside = sum(1 for x in ticks if lo < x < hi)
+    assert t1 - t0 > 0.05, "the run is too short to tell"
+    # Each tick is 1,000 turns of the other thread's loop.
+    assert inside >= 10, f"{inside} ticks of the other thread during {t1 - t0:.2f} s"
+
+
+def test_sweep_equals_the_cli(tmp_path):
+    (tmp_path / "base.toml").write_text(BASE.read_text())
+    f = tmp_path / "sweep.toml"
+    f.write_text('name = "p"\nscenario = "base.toml"\nseeds = 2\n'
+                 '[[param]]\npath = "scheduler.policy"\nvalues = ["fifo", "sjf"]\n')
+    cli("sweep", f, "--out", tmp_path / "cli", "-q", "--threads", "2")
+    s = gpufleet.sweep(f, threads=2)
+    assert s.out is None and s.outcome["runs"] == 4
+    assert_table_equals_csv(s.runs, tmp_path / "cli" / "runs.csv")
+    assert_table_equals_csv(s.points, tmp_path / "cli" / "points.csv")
+    assert s.runs.schema.field("run").type == pa.int64()
+    assert s.runs.schema.field("scheduler.policy").type == pa.string()
+    assert s.points.schema.field("wait_s_p95_mean").type == pa.float64()
+
+
+def test_parquet_files_read_back_with_documented_types(tmp_path):
+    pl = pytest.importorskip("polars")
+    duckdb = pytest.importorskip("duckdb")
+    out = tmp_path / "r"
+    cli("run", BASE, "--out", out, "--format", "both", "-q")
+    arrow_type = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string()}
+    polars_type = {"int64": pl.Int64, "float64": pl.Float64, "string": pl.String}
+    duck_type = {"int64": "BIGINT", "float64": "DOUBLE", "string": "VARCHAR"}
+    for stem in ["jobs", "pools", "timeline"]:
+        path = out / f"{stem}.parquet"
+        docs = documented(f"{stem}.parquet")
+        t = pq.read_table(path)
+        assert [(f.name, f.type, f.nullable) for f in t.schema] == \
+            [(c, arrow_type[ty], null) for c, ty, null in docs], stem
+        assert_table_equals_csv(t, out / f"{stem}.csv")
+        df = pl.read_parquet(path)
+        assert [(c, df.schema[c]) for c in df.columns] == [(c, polars_type[ty]) for c, ty, _ in docs]
+        assert df.to_arrow().cast(t.schema).equals(t)
+        con = duckdb.connect()
+        desc = con.execute(f"DESCRIBE SELECT * FROM read_parquet('{path}')").fetchall()
+        assert [(r[0], r[1]) for r in desc] == [(c, duck_type[ty]) for c, ty, _ in docs]
+        rows = con.execute(f"SELECT * FROM read_parquet('{path}')").fetchall()
+        assert rows == [tuple(r) for r in zip(*t.to_pydict().values())] or t.num_rows == 0
+    # The package's tables are the files' tables.
+    r = gpufleet.run(BASE)
+    assert r.jobs.equals(pq.read_table(out / "jobs.parquet"))
+    assert r.jobs.to_pandas().shape == (r.jobs.num_rows, r.jobs.num_columns)
+
+
+def test_plan_and_compare_are_exposed_when_built():
+    assert gpufleet.HAS_PLAN == hasattr(gpufleet, "plan")
+    assert gpufleet.HAS_COMPARE == hasattr(gpufleet, "compare")
