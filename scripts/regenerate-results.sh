@@ -22,6 +22,7 @@ CANONICAL=(
   "run spot-deadline-v100 scenarios/spot-deadline-v100.toml"
   "tco buy-vs-rent-h100-tco scenarios/buy-vs-rent-h100.toml"
   "run spot-checkpointing scenarios/spot-checkpointing.toml"
+  "run commitments-in-time scenarios/commitments-in-time.toml"
   "run fgd-openb-default scenarios/fgd-openb-default.toml"
   "run fgd-openb-gpushare40 scenarios/fgd-openb-gpushare40.toml"
   "run compare-schedulers-openb scenarios/compare-schedulers-openb.toml"
@@ -29,7 +30,7 @@ CANONICAL=(
   "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
 )
 # The files compared by --check (charts are redrawn from these).
-SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv tco.csv fragmentation.csv"
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv tco.csv tco_years.csv commitments.csv"
 
 check=0
 [ "${1:-}" = "--check" ] && check=1

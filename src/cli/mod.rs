@@ -12,6 +12,7 @@ mod run;
 mod spot;
 mod sweep;
 mod tco;
+mod tco_sim;
 mod trace;
 
 use clap::{Parser, Subcommand};

@@ -132,7 +132,15 @@ pub fn job_table(w: &Workload, r: &RunResult, opts: &MetricsOptions) -> JobTable
     let share = cluster_gpus / tenants as f64;
     let bound_s = opts.slowdown_bound.secs_f64();
     let mut jobs = Vec::with_capacity(r.jobs.len());
+    // GPU-time per job and pool, in job order: summed per job as the jobs go by.
+    let mut usage = r.job_usage.iter().peekable();
     for (i, rec) in r.jobs.iter().enumerate() {
+        let mut gpu_ms: u128 = 0;
+        while let Some(u) = usage.next_if(|u| u.job as usize <= i) {
+            if u.job as usize == i {
+                gpu_ms += u.gpu_ms;
+            }
+        }
         if !rec.submitted || rec.outcome == JobOutcome::Rejected {
             continue;
         }
@@ -167,7 +175,7 @@ pub fn job_table(w: &Workload, r: &RunResult, opts: &MetricsOptions) -> JobTable
             run_s,
             bounded_slowdown: (jct_s / run_s.max(bound_s)).max(1.0),
             rho: if t_id > 0.0 { jct_s / t_id } else { f64::NAN },
-            gpu_hours: rec.gpu_milli_ms as f64 / 1000.0 / 3.6e6,
+            gpu_hours: gpu_ms as f64 / 3.6e6,
             demand_gpu_hours: gpus * run_s / 3600.0,
         });
     }

@@ -11,8 +11,8 @@ mod sort;
 mod summary;
 
 pub use cost::{
-    apply_savings_plan, apply_transfer, held_intervals, ledger_from_run, price_run, run_cost,
-    usage_records, RunCost,
+    apply_transfer, held_intervals, ledger_from_run, price_run, run_cost, usage_records,
+    CommitmentUse, RunCost,
 };
 pub use fairness::{jain_index, tenant_slowdowns};
 pub use jobs::{job_table, Censored, JobFigures, JobTable, MetricsOptions};

@@ -4,6 +4,7 @@
 //! whole. Columns are documented in `docs/outputs.md`.
 
 pub mod columns;
+mod commitments;
 mod compare_charts;
 mod data;
 mod deadline;
@@ -15,6 +16,7 @@ mod render;
 mod run_charts;
 mod sweep_charts;
 
+pub use commitments::write_commitments_csv;
 pub use compare_charts::{cdf_series, plot_compare_dir, CdfOverlay, CHARTED};
 pub use data::{Table, TableError};
 pub use deadline::write_deadline_csv;
@@ -29,6 +31,6 @@ mod tco_chart;
 pub use render::{render, Chart, ChartError, DrawResult};
 pub use run_charts::plot_run_dir;
 pub use sweep_charts::{pareto_front, plot_sweep_dir};
-pub use tco_chart::tco_chart;
+pub use tco_chart::write_tco_charts;
 #[cfg(feature = "parquet")]
 pub mod parquet;

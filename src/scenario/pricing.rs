@@ -91,6 +91,15 @@ pub(super) fn pool_price(
         None => PoolPricing::default_for(&ctx, &mut scoped),
         Some(c) => c.build(&ctx, &mut scoped),
     };
+    if rp.autoscale.is_some() && !pricing.capacity_windows().is_empty() {
+        scoped.err(
+            "autoscale",
+            format!(
+                "a {} pricing bounds the pool's capacity to its window; such a pool cannot autoscale",
+                pricing.kind_name()
+            ),
+        );
+    }
     PoolPrice {
         rate: pricing.comparison_rate(nodes),
         pricing,

@@ -15,6 +15,9 @@ use crate::faults::SegmentTimes;
 use crate::model::{Cluster, JobId, Workload};
 use std::collections::BTreeMap;
 
+/// No pool yet (a job that never ran).
+const NO_POOL: u32 = u32::MAX;
+
 /// What a run has counted so far.
 pub(super) struct Accounting {
     records: Vec<JobRecord>,
@@ -24,6 +27,10 @@ pub(super) struct Accounting {
     busy_ms: Vec<u128>,
     /// Milli-GPU x ms held per (pool, tenant), over every run segment.
     tenant_busy: BTreeMap<(u32, u32), u128>,
+    /// Per job: the first pool it ran in, its tenant, and milli-GPU x ms held there.
+    first: Vec<(u32, u32, u64)>,
+    /// Milli-GPU x ms held per (job, pool) in pools other than the job's first (rare).
+    elsewhere: BTreeMap<(u32, u32), u128>,
     stopped_runs: Vec<StoppedRun>,
     timeline: Vec<TimelineRow>,
     /// The fragmentation meter, set up at the first timeline sample.
@@ -38,6 +45,8 @@ pub(super) struct Counted {
     pub busy_gpu_ms: Vec<u128>,
     /// GPU-milliseconds held per (pool, tenant), in key order.
     pub tenant_busy_gpu_ms: Vec<((u32, u32), u128)>,
+    /// GPU-time per job and pool, in (job, pool) order.
+    pub job_usage: Vec<super::JobPoolUsage>,
     /// Runs stopped by preemption, in stop order.
     pub stopped_runs: Vec<StoppedRun>,
     /// Sampled state over time.
@@ -52,6 +61,8 @@ impl Accounting {
             busy_milli: vec![0; pools],
             busy_ms: vec![0; pools],
             tenant_busy: BTreeMap::new(),
+            first: vec![(NO_POOL, 0, 0); jobs],
+            elsewhere: BTreeMap::new(),
             stopped_runs: Vec::new(),
             timeline: Vec::new(),
             frag: None,
@@ -111,11 +122,16 @@ impl Accounting {
         let x = held as u128 * span.0 as u128;
         self.busy_ms[p] += x;
         *self.tenant_busy.entry((p as u32, tenant)).or_insert(0) += x;
-        let r = &mut self.records[id as usize];
-        r.add_segment(times, span);
-        r.gpu_milli_ms = r
-            .gpu_milli_ms
-            .saturating_add(x.min(u64::MAX as u128) as u64);
+        let first = &mut self.first[id as usize];
+        if first.0 == NO_POOL {
+            *first = (p as u32, tenant, 0);
+        }
+        if first.0 == p as u32 {
+            first.2 = first.2.saturating_add(x.min(u64::MAX as u128) as u64);
+        } else {
+            *self.elsewhere.entry((id, p as u32)).or_insert(0) += x;
+        }
+        self.records[id as usize].add_segment(times, span);
         held
     }
 
@@ -204,7 +220,31 @@ impl Accounting {
                 r.queue_delay = r.queue_delay.plus(end.since(q));
             }
         }
+        let mut job_usage = Vec::with_capacity(self.first.len());
+        let mut others = self.elsewhere.into_iter().peekable();
+        for (job, &(pool, tenant, ms)) in self.first.iter().enumerate() {
+            if pool == NO_POOL {
+                continue;
+            }
+            let start = job_usage.len();
+            job_usage.push(super::JobPoolUsage {
+                job: job as u32,
+                pool,
+                tenant,
+                gpu_ms: ms as u128 / 1000,
+            });
+            while let Some(((_, q), x)) = others.next_if(|((j, _), _)| *j == job as u32) {
+                job_usage.push(super::JobPoolUsage {
+                    job: job as u32,
+                    pool: q,
+                    tenant,
+                    gpu_ms: x / 1000,
+                });
+            }
+            job_usage[start..].sort_unstable_by_key(|u| u.pool);
+        }
         Counted {
+            job_usage,
             jobs: self.records,
             busy_gpu_ms: self.busy_ms.into_iter().map(|x| x / 1000).collect(),
             tenant_busy_gpu_ms: self

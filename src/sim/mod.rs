@@ -12,7 +12,10 @@
 //! - elastic pools (`elastic.rs`, only when a pool autoscales): nodes held, queued demand,
 //!   the held intervals billing reads; its events are [`ElasticEvent`]s;
 //! - faults (`faults.rs`, only when failures are configured): nodes down and why, failure
-//!   and spot streams, the jobs on each node; its events are [`FaultEvent`]s.
+//!   and spot streams, the jobs on each node; its events are [`FaultEvent`]s;
+//! - commitments (`commitments.rs`, only when a pool's pricing bounds its capacity or its
+//!   billing periods): capacity that exists only in a commitment's window, and busy
+//!   GPU-time split at each commitment's term; its events are [`WindowEvent`]s.
 //!
 //! The loop matches [`Event`] exhaustively and hands each part its own sub-event; what
 //! crosses parts (starting a run, the one `stop_run` behind completions, preemptions,
@@ -43,6 +46,7 @@
 //! [`PreemptionCost`]: crate::sched::PreemptionCost
 
 mod accounting;
+mod commitments;
 mod elastic;
 mod event;
 mod faults;
@@ -51,9 +55,10 @@ mod progress;
 mod record;
 mod runs;
 
-pub use event::{ElasticEvent, Event, FaultEvent};
+pub use event::{ElasticEvent, Event, FaultEvent, WindowEvent};
 pub use record::{
-    FaultSummary, JobOutcome, JobRecord, PoolUsage, RunResult, StoppedRun, TimelineRow,
+    CheckpointMove, DownSpan, FaultSummary, JobOutcome, JobPoolUsage, JobRecord, PoolUsage,
+    RunResult, StoppedRun, TimelineRow,
 };
 
 use crate::engine::{EventQueue, RngStreams, SimTime};
@@ -109,6 +114,8 @@ pub struct Simulation<'w> {
     elastic: Option<elastic::Elastic>,
     /// Failures; `None` keeps the common case free of fault bookkeeping.
     faults: Option<faults::Faults>,
+    /// Commitment windows and billing periods; `None` when no pool has any.
+    commitments: Option<commitments::Commitments>,
     /// Where a watcher (a progress bar) reads how far the run is; `None` by default.
     watch: Option<std::sync::Arc<Watch>>,
 }
@@ -186,8 +193,27 @@ impl<'w> Simulation<'w> {
             wake: Wake::default(),
             elastic,
             faults: None,
+            commitments: None,
             watch: None,
         }
+    }
+
+    /// Adds commitments: per pool, the `windows` its capacity exists in (a capacity
+    /// block, a reservation whose nodes are there only during its terms; empty: always
+    /// there) and the `bounds` of its billing periods (busy GPU-time is split there, see
+    /// [`RunResult::busy_by_period`]). A run's pricing gives both
+    /// ([`crate::pricing::PricingModel::capacity_windows`], `period_bounds`).
+    pub fn with_commitments(
+        mut self,
+        windows: Vec<Vec<crate::pricing::CapacityWindow>>,
+        bounds: Vec<Vec<SimTime>>,
+    ) -> Self {
+        self.commitments =
+            commitments::Commitments::new(windows, bounds, &mut self.cluster, &mut self.queue);
+        if self.commitments.is_some() {
+            self.policy.invalidate();
+        }
+        self
     }
 
     /// Adds failures, maintenance and checkpointing (see [`crate::faults`]). Each pool
@@ -274,6 +300,10 @@ impl<'w> Simulation<'w> {
                         self.fault_event(ev, t);
                         changed = true;
                     }
+                    Event::Window(ev) => {
+                        self.window_event(ev, t);
+                        changed = true;
+                    }
                     Event::Sample => sample_due = true,
                     Event::Horizon => stop = true,
                 }
@@ -351,6 +381,7 @@ impl<'w> Simulation<'w> {
         self.elastic
             .as_ref()
             .and_then(|e| e.up_nodes(p))
+            .or_else(|| self.commitments.as_ref().and_then(|c| c.present_nodes(p)))
             .unwrap_or(self.cluster.pools()[p].spec.nodes as u64)
     }
 
@@ -380,6 +411,7 @@ impl<'w> Simulation<'w> {
         }
         let cluster = &self.cluster;
         let elastic = self.elastic.as_ref();
+        let commitments = self.commitments.as_ref();
         let counted = self.acct.into_counted(end);
         let pools = cluster
             .pools()
@@ -387,13 +419,16 @@ impl<'w> Simulation<'w> {
             .enumerate()
             .map(|(p, pool)| {
                 let usage = elastic.and_then(|e| e.usage(p, end));
+                let there = commitments
+                    .and_then(|c| c.present_time(p, end))
+                    .unwrap_or(end);
                 PoolUsage {
                     name: pool.spec.name.clone(),
                     kind: pool.spec.kind,
                     nodes: pool.spec.nodes,
                     gpus: cluster.pool_gpus(p),
                     provisioned_gpu_ms: usage
-                        .map_or(cluster.pool_gpus(p) as u128 * end.0 as u128, |e| e.0),
+                        .map_or(cluster.pool_gpus(p) as u128 * there.0 as u128, |e| e.0),
                     busy_gpu_ms: counted.busy_gpu_ms[p],
                     billed_node_ms: usage.map(|e| e.1),
                     speed: pool.spec.speed,
@@ -401,10 +436,26 @@ impl<'w> Simulation<'w> {
             })
             .collect();
         let transfers = self.progress.into_transfers();
-        let faults = self
+        let mut faults = self
             .faults
             .as_ref()
             .map(|f| f.summary(end, cluster, transfers));
+        let pools_n = cluster.pools().len();
+        let (windows, busy_by_period) = match commitments {
+            Some(c) => {
+                if c.kills > 0 && faults.is_none() {
+                    faults = Some(FaultSummary {
+                        interruptions: vec![("commitment end".to_string(), c.kills)],
+                        ..Default::default()
+                    });
+                }
+                (
+                    (0..pools_n).map(|p| c.windows_within(p, end)).collect(),
+                    (0..pools_n).map(|p| c.busy_by_period(p, end)).collect(),
+                )
+            }
+            None => (vec![Vec::new(); pools_n], vec![Vec::new(); pools_n]),
+        };
         RunResult {
             end,
             events: self.events,
@@ -418,6 +469,9 @@ impl<'w> Simulation<'w> {
                 .unwrap_or_default(),
             faults,
             tenant_busy_gpu_ms: counted.tenant_busy_gpu_ms,
+            job_usage: counted.job_usage,
+            windows,
+            busy_by_period,
         }
     }
 }

@@ -10,7 +10,6 @@
 use crate::engine::SimTime;
 use crate::faults::{
     Checkpointing, FailureProcess, FaultConfig, Migration, Segment, SegmentEnd, SegmentTimes,
-    TransferKind,
 };
 use crate::model::{Job, JobId, JobMap};
 use crate::sched::{PoolChoice, PreemptionCost, Progress};
@@ -60,8 +59,8 @@ pub(super) struct Checkpoints {
     /// Failure processes, for the checkpoint interval policies that depend on the rate.
     processes: Vec<(FailureProcess, Vec<usize>)>,
     segs: JobMap<Segment>,
-    /// Checkpoints moved between places: (destination pool, tenant, GB, kind).
-    transfers: Vec<(u32, u32, f64, TransferKind)>,
+    /// Checkpoints moved between places, in order.
+    transfers: Vec<super::CheckpointMove>,
 }
 
 impl Checkpoints {
@@ -170,7 +169,13 @@ impl JobProgress {
                     gb,
                     c.migration.bandwidth_gbps,
                 ));
-                c.transfers.push((p as u32, run.tenant, gb, kind));
+                c.transfers.push(super::CheckpointMove {
+                    job: id,
+                    pool: p as u32,
+                    tenant: run.tenant,
+                    gb,
+                    kind,
+                });
             }
         }
         let rate =
@@ -292,7 +297,7 @@ impl JobProgress {
     }
 
     /// Checkpoints moved between places, in order.
-    pub(super) fn into_transfers(self) -> Vec<(u32, u32, f64, TransferKind)> {
+    pub(super) fn into_transfers(self) -> Vec<super::CheckpointMove> {
         match self.work {
             Work::Plain(_) => Vec::new(),
             Work::Checkpointed(c) => c.transfers,

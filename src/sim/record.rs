@@ -68,8 +68,6 @@ pub struct JobRecord {
     pub queue_delay: SimTime,
     /// When its current wait in the queue began (`None` while running or ended).
     pub queued_since: Option<SimTime>,
-    /// Milli-GPU x milliseconds held over all its run segments (GPU-time, any pool).
-    pub gpu_milli_ms: u64,
 }
 
 impl JobRecord {
@@ -92,8 +90,57 @@ pub struct FaultSummary {
     pub interruptions: Vec<(String, u64)>,
     /// Node-milliseconds down (failed or in maintenance), per pool.
     pub down_node_ms: Vec<u128>,
-    /// Checkpoints moved between places: (destination pool, tenant, GB, kind), in order.
-    pub transfers: Vec<(u32, u32, f64, crate::faults::TransferKind)>,
+    /// Checkpoints moved between places, in order.
+    pub transfers: Vec<CheckpointMove>,
+    /// Spans during which nodes of spot pools were down, in the order they ended (spans
+    /// still open at the end of the run end there). Billing reads them: a spot node is
+    /// paid for while it is up, and each up span is an instance of its own.
+    pub spot_down: Vec<DownSpan>,
+}
+
+/// A checkpoint moved with a job that restarted in another zone or region.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckpointMove {
+    /// The job.
+    pub job: u32,
+    /// The pool it restarted in (the move is booked there).
+    pub pool: u32,
+    /// The job's tenant.
+    pub tenant: u32,
+    /// Gigabytes moved.
+    pub gb: f64,
+    /// Between zones or regions.
+    pub kind: crate::faults::TransferKind,
+}
+
+/// A span during which a node was down (any reason: failure, maintenance, the provider
+/// taking spot capacity back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DownSpan {
+    /// The node.
+    pub node: u32,
+    /// Its pool.
+    pub pool: u32,
+    /// When it went down.
+    pub from: SimTime,
+    /// When it came back (or the end of the run).
+    pub to: SimTime,
+    /// When the provider reclaimed the instance, if the provider took the node away (a
+    /// spot interruption or outage: the notice's end). The instance is billed until then.
+    pub reclaimed: Option<SimTime>,
+}
+
+/// The GPU-time one job held in one pool, over all its run segments there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobPoolUsage {
+    /// The job.
+    pub job: u32,
+    /// The pool.
+    pub pool: u32,
+    /// The job's tenant.
+    pub tenant: u32,
+    /// GPU-milliseconds held there.
+    pub gpu_ms: u128,
 }
 
 /// A run that a policy stopped (preempted) before the job's end.
@@ -172,4 +219,16 @@ pub struct RunResult {
     pub faults: Option<FaultSummary>,
     /// GPU-milliseconds held per (pool, tenant), in key order.
     pub tenant_busy_gpu_ms: Vec<((u32, u32), u128)>,
+    /// GPU-time each job held in each pool it ran in, in (job, pool) order: a job that
+    /// ran on spot and then on demand has one entry per pool, so each segment can be
+    /// charged at its own pool's price.
+    pub job_usage: Vec<JobPoolUsage>,
+    /// Capacity that exists only inside a commitment's window: per pool, the spans
+    /// `[open, close)` within the run during which its nodes were there (empty for a
+    /// pool whose nodes are there throughout).
+    pub windows: Vec<Vec<(SimTime, SimTime)>>,
+    /// Busy GPU-milliseconds of each pool split at its billing periods' boundaries (see
+    /// `Simulation::with_periods`): per pool, `(from, to, busy GPU-ms)` covering the run
+    /// (empty for a pool without periods).
+    pub busy_by_period: Vec<Vec<(SimTime, SimTime, u128)>>,
 }

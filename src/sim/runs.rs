@@ -143,6 +143,9 @@ impl Simulation<'_> {
         let milli = self
             .acct
             .run_ended(id, job.tenant, p, held, release, &times);
+        if let Some(c) = self.commitments.as_mut() {
+            c.run_ended(p, run.start, t, milli);
+        }
         match why {
             Stop::Completed => self.acct.completed(id, t),
             Stop::Preempted => self.acct.preempted(id, p, milli, run.start, t),
@@ -178,7 +181,7 @@ impl Simulation<'_> {
     /// Kills running job `id` at `t`: it keeps its work up to its last checkpoint (all of
     /// it with `keep_all`, when it could checkpoint first), then requeues or, past its
     /// retry limit, fails. Returns false if it was not running.
-    fn kill_job(&mut self, id: JobId, t: SimTime, keep_all: bool) -> bool {
+    pub(super) fn kill_job(&mut self, id: JobId, t: SimTime, keep_all: bool) -> bool {
         let Some(run) = self.running.remove(id) else {
             return false;
         };
@@ -215,7 +218,7 @@ impl Simulation<'_> {
                 }
             }
             match s.change {
-                NodeChange::Down => self.take_down(node, t),
+                NodeChange::Down => self.take_down(node, t, s.reclaim),
                 NodeChange::Up => self.bring_up(node, t),
                 NodeChange::Same => {}
             }
@@ -225,8 +228,12 @@ impl Simulation<'_> {
         }
     }
 
-    fn take_down(&mut self, node: u32, t: SimTime) {
-        if self.faults.as_mut().is_some_and(|f| f.take_down(node, t)) {
+    fn take_down(&mut self, node: u32, t: SimTime, reclaim: Option<SimTime>) {
+        if self
+            .faults
+            .as_mut()
+            .is_some_and(|f| f.take_down(node, t, reclaim))
+        {
             self.cluster.set_up(node, false);
             self.policy.invalidate();
         }
@@ -239,8 +246,11 @@ impl Simulation<'_> {
             .as_mut()
             .is_some_and(|f| f.bring_up(node, pool, t))
         {
-            // An elastic pool's node that is not held stays down.
-            if self.elastic.as_ref().is_none_or(|e| e.holds(node)) {
+            // An elastic pool's node that is not held, or a node outside its commitment's
+            // window, stays down.
+            if self.elastic.as_ref().is_none_or(|e| e.holds(node))
+                && self.commitments.as_ref().is_none_or(|c| c.is_open(node))
+            {
                 self.cluster.set_up(node, true);
             }
             self.policy.invalidate();
