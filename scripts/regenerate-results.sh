@@ -9,6 +9,7 @@
 #   run   <name> <scenario file>     -> results/<name>/  (gpufleet run, scenario's seed)
 #   sweep <name> <sweep file>        -> results/<name>/  (gpufleet sweep)
 #   tco   <name> <scenario file>     -> results/<name>/  (gpufleet tco --simulate)
+#   compare <name> <compare file>    -> results/<name>/  (gpufleet compare)
 # Hooks for results that depend on other work, to be added as their scenarios land:
 #   none at the moment.
 set -euo pipefail
@@ -28,9 +29,13 @@ CANONICAL=(
   "run compare-schedulers-openb scenarios/compare-schedulers-openb.toml"
   "sweep quickstart-mix scenarios/sweeps/quickstart-mix.toml"
   "sweep quickstart-policies scenarios/sweeps/quickstart-policies.toml"
+  "compare mm1-fifo-vs-sjf scenarios/compare/mm1-fifo-vs-sjf.toml"
+  "compare swf-nasa-estimates scenarios/compare/swf-nasa-estimates.toml"
+  "compare philly-policies scenarios/compare/philly-policies.toml"
+  "compare tiresias-policies scenarios/compare/tiresias-policies.toml"
 )
 # The files compared by --check (charts are redrawn from these).
-SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv tco.csv tco_years.csv commitments.csv"
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv tco.csv tco_years.csv commitments.csv compare.csv differences.csv distributions.csv compare.json"
 
 check=0
 [ "${1:-}" = "--check" ] && check=1
@@ -55,6 +60,7 @@ for entry in "${CANONICAL[@]}"; do
       rm -rf "$out/runs"   # per-run records: runs.csv holds the same figures
       ;;
     tco) "$BIN" tco "$file" --simulate --out "$out" >/dev/null ;;
+    compare) "$BIN" -q compare "$file" --out "$out" >/dev/null ;;
     *) echo "unknown kind $kind" >&2; exit 1 ;;
   esac
   echo "$name: $out"

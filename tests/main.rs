@@ -4,6 +4,7 @@
 mod censoring;
 mod cli;
 mod common;
+mod compare;
 mod economics;
 mod faults;
 mod fgd_artifact;
@@ -11,6 +12,7 @@ mod foundation;
 mod layers;
 mod parquet;
 mod placement;
+mod research_metrics;
 mod scheduling;
 mod sweep;
 mod workload;
