@@ -12,6 +12,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
+/// Named CDF step series: `(legend, steps (value, share at or below))`.
+pub type CdfSeries = Vec<(String, Vec<(f64, f64)>)>;
+
 /// Empirical CDFs, one per series, over a time or ratio axis.
 pub struct CdfOverlay {
     /// Chart title.
@@ -23,7 +26,7 @@ pub struct CdfOverlay {
     /// Log x axis.
     pub log_x: bool,
     /// `(legend, steps (value, share at or below))`, values increasing.
-    pub series: Vec<(String, Vec<(f64, f64)>)>,
+    pub series: CdfSeries,
 }
 
 /// The smallest value with at least `q` of the series at or below it.
@@ -135,14 +138,14 @@ pub fn cdf_series(
     file: &str,
     key: &str,
     distribution: &str,
-) -> Result<Vec<(String, Vec<(f64, f64)>)>, ChartError> {
+) -> Result<CdfSeries, ChartError> {
     let (ck, cd, cv, cf) = (
         t.need(key, file)?,
         t.need("distribution", file)?,
         t.need("value", file)?,
         t.need("cdf", file)?,
     );
-    let mut out: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    let mut out: CdfSeries = Vec::new();
     for i in 0..t.rows.len() {
         if t.text(i, cd) != distribution {
             continue;

@@ -17,7 +17,7 @@ mod run_charts;
 mod sweep_charts;
 
 pub use commitments::write_commitments_csv;
-pub use compare_charts::{cdf_series, plot_compare_dir, CdfOverlay, CHARTED};
+pub use compare_charts::{cdf_series, plot_compare_dir, CdfOverlay, CdfSeries, CHARTED};
 pub use data::{Table, TableError};
 pub use deadline::write_deadline_csv;
 pub use fgd::{
