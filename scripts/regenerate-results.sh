@@ -10,6 +10,7 @@
 #   sweep <name> <sweep file>        -> results/<name>/  (gpufleet sweep)
 #   tco   <name> <scenario file>     -> results/<name>/  (gpufleet tco --simulate)
 #   plan  <name> <plan file>         -> results/<name>/  (gpufleet plan)
+#   compare <name> <compare file>    -> results/<name>/  (gpufleet compare)
 # Hooks for results that depend on other work, to be added as their scenarios land:
 #   none at the moment.
 set -euo pipefail
@@ -38,9 +39,13 @@ CANONICAL=(
   "plan plan-h100-team scenarios/plan-h100-team.toml"
   "plan plan-procurement scenarios/plan-procurement.toml"
   "plan plan-deadline-spot scenarios/plan-deadline-spot.toml"
+  "compare mm1-fifo-vs-sjf scenarios/compare/mm1-fifo-vs-sjf.toml"
+  "compare swf-nasa-estimates scenarios/compare/swf-nasa-estimates.toml"
+  "compare philly-policies scenarios/compare/philly-policies.toml"
+  "compare tiresias-policies scenarios/compare/tiresias-policies.toml"
 )
 # The files compared by --check (charts are redrawn from these).
-SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv fragmentation.csv tco.csv tco_years.csv commitments.csv plan.json candidates.csv fleets.csv frontier.csv plan.md"
+SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv fragmentation.csv tco.csv tco_years.csv commitments.csv plan.json candidates.csv fleets.csv frontier.csv plan.md compare.csv differences.csv distributions.csv compare.json"
 
 check=0
 [ "${1:-}" = "--check" ] && check=1
@@ -69,6 +74,7 @@ for entry in "${CANONICAL[@]}"; do
       "$BIN" plan "$file" --out "$out" --quiet >/dev/null
       rm -rf "$out/runs"   # per-replication records: candidates.csv holds the same figures
       ;;
+    compare) "$BIN" -q compare "$file" --out "$out" >/dev/null ;;
     *) echo "unknown kind $kind" >&2; exit 1 ;;
   esac
   echo "$name: $out"

@@ -11,7 +11,7 @@
 //! bare seed back into generators of its own.
 
 use crate::engine::RngStreams;
-use crate::metrics::{build_summary, RunCost, RunMeta, Summary};
+use crate::metrics::{build_summary_with, RunCost, RunMeta, Summary};
 use crate::model::Workload;
 use crate::pricing::SpotTraceError;
 use crate::pricing::{PricingModel, RunPricing};
@@ -138,7 +138,7 @@ fn simulate(
         seed: streams.seed(),
         policy: s.sim.policy.as_str().to_string(),
     };
-    let summary = build_summary(&meta, &workload, &result, &cost.ledger);
+    let summary = build_summary_with(&meta, &workload, &result, &cost.ledger, &s.metrics);
     Execution {
         workload,
         result,

@@ -5,6 +5,7 @@
 mod compare;
 mod fgd;
 mod logging;
+mod placement_comparison;
 mod plan;
 mod plot;
 mod progress;
@@ -121,6 +122,10 @@ pub enum Command {
     /// Run a parameter sweep (or merge sweep shards).
     #[command(after_help = sweep::EXAMPLES)]
     Sweep(sweep::SweepArgs),
+    /// Compare policies or scenario variants on the same workload (common random numbers,
+    /// paired differences to a baseline).
+    #[command(after_help = compare::EXAMPLES)]
+    Compare(compare::CompareArgs),
     /// Redraw the charts of a run folder or a sweep folder.
     #[command(
         after_help = "Examples:\n  gpufleet plot out/quickstart\n  gpufleet plot out/my-sweep"
@@ -171,7 +176,9 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             json,
         } => match scenario.as_deref() {
             Some(p) if fgd::is_fgd_file(p) => fgd::run(p, out, seed, quiet),
-            Some(p) if compare::is_compare_file(p) => compare::run(p, out, quiet),
+            Some(p) if placement_comparison::is_compare_file(p) => {
+                placement_comparison::run(p, out, quiet)
+            }
             Some(p) if plan::is_plan_file(p) => plan::run_file(p, out, seed, quiet),
             _ => run::run(
                 scenario.as_deref(),
@@ -187,8 +194,8 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         Command::Validate { scenario, .. } if fgd::is_fgd_file(&scenario) => {
             fgd::validate(&scenario)
         }
-        Command::Validate { scenario, .. } if compare::is_compare_file(&scenario) => {
-            compare::validate(&scenario)
+        Command::Validate { scenario, .. } if placement_comparison::is_compare_file(&scenario) => {
+            placement_comparison::validate(&scenario)
         }
         Command::Validate { scenario, .. } if plan::is_plan_file(&scenario) => {
             plan::validate(&scenario)
@@ -203,6 +210,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             json,
         } => tco::tco(&scenario, out, simulate, seed, json),
         Command::Sweep(args) => sweep::sweep(args, quiet),
+        Command::Compare(args) => compare::compare(args, quiet),
         Command::Plot { dir } => plot::plot(&dir),
         Command::Plan(mut args) => {
             args.quiet |= quiet;

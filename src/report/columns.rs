@@ -154,6 +154,24 @@ pub fn jobs(out: &RunOutput) -> Columns {
             )
         })
     };
+    // The research figures of each job (none for a rejected one), as in `jobs.csv`.
+    let opts = crate::metrics::MetricsOptions {
+        slowdown_bound: SimTime::from_secs_f64(out.summary.research.slowdown_bound_s),
+    };
+    let table = crate::metrics::job_table(w, r, &opts);
+    let mut figures: Vec<Option<&crate::metrics::JobFigures>> = vec![None; w.jobs.len()];
+    for x in &table.jobs {
+        if let Some(slot) = figures.get_mut(x.job as usize) {
+            *slot = Some(x);
+        }
+    }
+    let fig = |g: &dyn Fn(&crate::metrics::JobFigures) -> Option<f64>| {
+        Values::NullableFloat(
+            rows.iter()
+                .map(|&i| figures[i].and_then(g).map(|v| round(v, 6)))
+                .collect(),
+        )
+    };
     Columns {
         name: "jobs",
         columns: vec![
@@ -227,6 +245,20 @@ pub fn jobs(out: &RunOutput) -> Columns {
             col(
                 "cost_usd",
                 floats(&|i| round(out.job_usd.get(i).copied().unwrap_or(0.0), 4)),
+            ),
+            col("queue_delay_s", fig(&|x| Some(x.queue_delay_s))),
+            col("run_s", fig(&|x| Some(x.run_s))),
+            col("slowdown", fig(&|x| x.slowdown().map(|v| v.0))),
+            col("bounded_slowdown", fig(&|x| Some(x.bounded_slowdown))),
+            col("finish_time_fairness", fig(&|x| x.ftf().map(|v| v.0))),
+            col("gpu_hours", fig(&|x| Some(x.gpu_hours))),
+            col(
+                "open_at_end",
+                Values::NullableText(
+                    rows.iter()
+                        .map(|&i| figures[i].map(|x| x.open.to_string()))
+                        .collect(),
+                ),
             ),
         ]
         .into_iter()
@@ -367,6 +399,15 @@ pub fn timeline(out: &RunOutput) -> Columns {
             col(
                 "nodes_up",
                 int(&|t, p| tl[t].nodes.get(p).copied().unwrap_or(0)),
+            ),
+            col(
+                "frag_gpus",
+                float(&|t, p| {
+                    round(
+                        tl[t].frag_milli.get(p).copied().unwrap_or(0) as f64 / 1000.0,
+                        6,
+                    )
+                }),
             ),
         ],
     }

@@ -95,6 +95,11 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
     let w = out.workload;
     let r = out.result;
     let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
+    let opts = crate::metrics::MetricsOptions {
+        slowdown_bound: SimTime::from_secs_f64(out.summary.research.slowdown_bound_s),
+    };
+    let table = crate::metrics::job_table(w, r, &opts);
+    let mut figures = table.jobs.iter().peekable();
     let mut header = vec![
         "job_id",
         "name",
@@ -117,6 +122,13 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
         "restart_s",
         "ettr",
         "cost_usd",
+        "queue_delay_s",
+        "run_s",
+        "slowdown",
+        "bounded_slowdown",
+        "finish_time_fairness",
+        "gpu_hours",
+        "open_at_end",
     ];
     header.extend(crate::report::cloud_columns::header(w, r));
     let jobs = csv_bytes(
@@ -127,11 +139,13 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             .enumerate()
             .filter(|(_, (_, rec))| rec.submitted)
             .map(|(i, (j, rec))| {
+                // The job's research figures (none for a rejected job), in job order.
+                let fig = figures.next_if(|f| f.job as usize == i);
                 let gpus = match j.gpus {
                     GpuRequest::None => "0.0".to_string(),
                     other => f(other.gpus_f64()),
                 };
-                vec![
+                let mut row = vec![
                     i.to_string(),
                     j.name.clone(),
                     w.tenants
@@ -173,10 +187,24 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                         None => String::new(),
                     },
                     format!("{:.4}", out.job_usd.get(i).copied().unwrap_or(0.0) + 0.0),
-                ]
-                .into_iter()
-                .chain(crate::report::cloud_columns::row(w, r, i))
-                .collect()
+                ];
+                match fig {
+                    Some(x) => {
+                        let opt = |v: Option<(f64, bool)>| v.map(|v| f(v.0)).unwrap_or_default();
+                        row.extend([
+                            f(x.queue_delay_s),
+                            f(x.run_s),
+                            opt(x.slowdown()),
+                            f(x.bounded_slowdown),
+                            opt(x.ftf()),
+                            f(x.gpu_hours),
+                            x.open.to_string(),
+                        ]);
+                    }
+                    None => row.extend(std::iter::repeat_n(String::new(), 7)),
+                }
+                row.extend(crate::report::cloud_columns::row(w, r, i));
+                row
             }),
     )?;
     write_atomic(&dir.join("jobs.csv"), &jobs)?;
@@ -264,6 +292,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             "queued_jobs",
             "running_jobs",
             "nodes_up",
+            "frag_gpus",
         ],
         r.timeline.iter().flat_map(|row| {
             row.pools.iter().enumerate().map(move |(p, &(busy, prov))| {
@@ -276,6 +305,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
                     row.queued.to_string(),
                     row.running.to_string(),
                     row.nodes.get(p).copied().unwrap_or(0).to_string(),
+                    f(row.frag_milli.get(p).copied().unwrap_or(0) as f64 / 1000.0),
                 ]
             })
         }),

@@ -6,16 +6,19 @@
 mod cloud_columns;
 pub mod columns;
 mod commitments;
+mod compare_charts;
 mod data;
 mod deadline;
 mod fgd;
 mod files;
 mod format;
+mod labels;
 mod render;
 mod run_charts;
 mod sweep_charts;
 
 pub use commitments::write_commitments_csv;
+pub use compare_charts::{cdf_series, plot_compare_dir, CdfOverlay, CdfSeries, CHARTED};
 pub use data::{Table, TableError};
 pub use deadline::write_deadline_csv;
 pub use fgd::{
@@ -23,6 +26,7 @@ pub use fgd::{
 };
 pub use files::{write_atomic, write_run, RunOutput};
 pub use format::{OutputFormat, PARQUET_BUILT};
+pub use labels::{metric_label, time_unit, Label};
 mod tco_chart;
 
 pub use render::{render, Chart, ChartError, DrawResult};

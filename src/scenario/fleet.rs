@@ -38,6 +38,9 @@ impl Scenario {
             workload: WorkloadSource::Given(Arc::new(workload)),
             faults: None,
             tags: Default::default(),
+            measured_on: None,
+            metrics: Default::default(),
+            warnings: Vec::new(),
             output_format: Default::default(),
         }
     }

@@ -19,6 +19,7 @@ mod fgd;
 mod fleet;
 mod gpu_types;
 mod locate;
+mod measured;
 mod pools;
 mod pricing;
 mod problems;
@@ -39,6 +40,7 @@ mod workload_source;
 
 pub use compare::{is_compare_scenario, CompareScenario};
 pub use fgd::{is_fgd_scenario, FgdScenario};
+pub use measured::MeasuredOn;
 pub use pricing::MeanRevertingSpec;
 pub use snippet::{column_of, span_of_path};
 pub use suggest::{closest, with_suggestion};

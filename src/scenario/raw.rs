@@ -48,9 +48,21 @@ pub struct RawScenario {
     pub interconnect: Option<super::raw_cloud::RawInterconnect>,
     #[serde(default)]
     pub throughput: Option<super::raw_cloud::RawThroughput>,
+    /// `[metrics]`: parameters of the research metrics.
+    #[serde(default)]
+    pub metrics: Option<RawMetrics>,
     /// `output_format = "csv" | "parquet" | "both"`: the run folder's table files.
     #[serde(default)]
     pub output_format: Option<crate::report::OutputFormat>,
+}
+
+/// `[metrics]`.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawMetrics {
+    /// The bound of bounded slowdown ("10s").
+    #[serde(default)]
+    pub slowdown_bound: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -191,6 +203,8 @@ pub enum RawWorkload {
         path: String,
         #[serde(default)]
         skip_bad_rows: bool,
+        #[serde(default)]
+        measured_on: Option<String>,
     },
     /// A trace in any supported format, filtered and shaped at load time.
     Trace(super::raw_trace::RawTrace),
@@ -228,6 +242,8 @@ pub struct RawSynthetic {
     pub cpu_cores_per_gpu: Option<f64>,
     #[serde(default)]
     pub memory_gib_per_gpu: Option<f64>,
+    #[serde(default)]
+    pub measured_on: Option<String>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]

@@ -52,6 +52,12 @@ pub(super) struct Sections {
     pub egress: Egress,
     /// Failures, checkpointing, maintenance and spot interruptions.
     pub faults: Option<FaultConfig>,
+    /// `workload.measured_on`.
+    pub measured_on: Option<super::MeasuredOn>,
+    /// `[metrics]`.
+    pub metrics: crate::metrics::MetricsOptions,
+    /// What the file leaves to defaults a user should know about.
+    pub warnings: Vec<String>,
 }
 
 /// Validates a parsed scenario; `text` is hashed, `base` resolves data paths.
@@ -87,6 +93,9 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &Path) -> Result<Scen
         workload: s.workload,
         faults: s.faults,
         tags,
+        measured_on: s.measured_on,
+        metrics: s.metrics,
+        warnings: s.warnings,
         output_format: raw.output_format.unwrap_or_default(),
     })
 }
@@ -96,7 +105,10 @@ fn sections(c: &mut Problems, raw: &RawScenario, base: &Path) -> Sections {
     let (horizon, sample_every) = timing(c, raw);
     let mut gpu_types = super::gpu_types::gpu_types(c, &raw.gpu_types);
     let pools = super::pools::pools(c, &raw.pools, &mut gpu_types, base);
+    let (measured_on, warnings) =
+        super::measured::measured_on(c, &raw.workload, &mut gpu_types, &pools.specs);
     super::gpu_types::check_count(c, &gpu_types);
+    let metrics = super::measured::metrics(c, raw.metrics.as_ref());
     let workload = super::workload_source::workload(c, &raw.workload, horizon, base);
     let tco = raw.tco.as_ref().map(|t| super::sections::tco(t, base, c));
     let spot_deadline = raw
@@ -125,6 +137,9 @@ fn sections(c: &mut Problems, raw: &RawScenario, base: &Path) -> Sections {
         transfer,
         egress,
         faults,
+        measured_on,
+        metrics,
+        warnings,
     }
 }
 

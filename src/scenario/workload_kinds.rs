@@ -109,6 +109,7 @@ pub(super) fn trace(c: &mut Problems, t: &RawTrace, base: &Path) -> TraceSpec {
         }
     }
     scale_factors(c, t);
+    let estimates = super::measured::estimates(c, t.estimates.as_ref());
     TraceSpec {
         path: full,
         format: t.format,
@@ -131,6 +132,7 @@ pub(super) fn trace(c: &mut Problems, t: &RawTrace, base: &Path) -> TraceSpec {
                 base: t.load_scale_of.unwrap_or(ScaleBase::Original),
             }),
         },
+        estimates,
     }
 }
 

@@ -1,11 +1,18 @@
 //! The accounting part: one record per job, busy GPU-time per pool and per tenant, the
 //! runs that policies stopped, and the sampled timeline. It only counts: the core tells
 //! it what happened.
+//!
+//! Queueing delay is counted here as intervals: a job's wait opens when it is submitted
+//! (if some pool can hold it), when a policy preempts it and when a kill sends it back to
+//! the queue; it closes when a run starts. A wait still open at the end of the run is
+//! closed at the end ([`Accounting::into_counted`]), so the figure is a lower bound for
+//! jobs still waiting then.
 
+use super::fragmentation::Fragmentation;
 use super::{JobOutcome, JobRecord, StoppedRun, TimelineRow};
 use crate::engine::SimTime;
 use crate::faults::SegmentTimes;
-use crate::model::{Cluster, JobId};
+use crate::model::{Cluster, JobId, Workload};
 use std::collections::BTreeMap;
 
 /// No pool yet (a job that never ran).
@@ -26,6 +33,8 @@ pub(super) struct Accounting {
     elsewhere: BTreeMap<(u32, u32), u128>,
     stopped_runs: Vec<StoppedRun>,
     timeline: Vec<TimelineRow>,
+    /// The fragmentation meter, set up at the first timeline sample.
+    frag: Option<Fragmentation>,
 }
 
 /// What the accounting part hands to the run's result.
@@ -56,6 +65,7 @@ impl Accounting {
             elsewhere: BTreeMap::new(),
             stopped_runs: Vec::new(),
             timeline: Vec::new(),
+            frag: None,
         }
     }
 
@@ -69,7 +79,9 @@ impl Accounting {
     pub(super) fn submitted(&mut self, id: JobId, t: SimTime, placeable: bool) {
         let r = &mut self.records[id as usize];
         r.submitted = true;
-        if !placeable {
+        if placeable {
+            r.queued_since = Some(t);
+        } else {
             r.outcome = JobOutcome::Rejected;
             r.end = Some(t);
         }
@@ -81,6 +93,9 @@ impl Accounting {
         let r = &mut self.records[id as usize];
         if r.start.is_none() {
             r.start = Some(t);
+        }
+        if let Some(q) = r.queued_since.take() {
+            r.queue_delay = r.queue_delay.plus(t.since(q));
         }
         r.run_start = Some(t);
         r.pool = Some(p as u32);
@@ -136,7 +151,10 @@ impl Accounting {
         start: SimTime,
         stop: SimTime,
     ) {
-        self.records[id as usize].preemptions += 1;
+        let r = &mut self.records[id as usize];
+        r.preemptions += 1;
+        // Back in the queue from the moment it stopped.
+        r.queued_since = Some(stop);
         self.stopped_runs.push(StoppedRun {
             job: id,
             pool: p as u32,
@@ -156,11 +174,13 @@ impl Accounting {
             r.end = Some(t);
             false
         } else {
+            r.queued_since = Some(t);
             true
         }
     }
 
-    /// Records a timeline row at `t`; `nodes` are the nodes up per pool.
+    /// Records a timeline row at `t`; `nodes` are the nodes up per pool. The first
+    /// sample sets up the fragmentation meter from `workload`'s typical tasks.
     pub(super) fn sample(
         &mut self,
         t: SimTime,
@@ -168,7 +188,12 @@ impl Accounting {
         running: usize,
         nodes: Vec<u64>,
         cluster: &Cluster,
+        workload: &Workload,
     ) {
+        let frag_milli = self
+            .frag
+            .get_or_insert_with(|| Fragmentation::of_workload(workload))
+            .measure(cluster);
         let pools = nodes
             .iter()
             .enumerate()
@@ -183,11 +208,18 @@ impl Accounting {
             running: running as u64,
             pools,
             nodes,
+            frag_milli,
         });
     }
 
-    /// Everything counted, in GPU-milliseconds.
-    pub(super) fn into_counted(self) -> Counted {
+    /// Everything counted, in GPU-milliseconds; waits still open at `end` are counted up
+    /// to it (the job keeps `queued_since`: it was waiting at the end).
+    pub(super) fn into_counted(mut self, end: SimTime) -> Counted {
+        for r in &mut self.records {
+            if let Some(q) = r.queued_since {
+                r.queue_delay = r.queue_delay.plus(end.since(q));
+            }
+        }
         let mut job_usage = Vec::with_capacity(self.first.len());
         let mut others = self.elsewhere.into_iter().peekable();
         for (job, &(pool, tenant, ms)) in self.first.iter().enumerate() {

@@ -3,8 +3,9 @@
 //! ## Parts
 //! The core loop ([`Simulation`]) owns time, the event queue, the cluster and the
 //! scheduling state (queue policy, running jobs, pool choice, budget). Around it:
-//! - accounting (`accounting.rs`): job records, busy GPU-time per pool and tenant, the
-//!   runs policies stopped, the timeline;
+//! - accounting (`accounting.rs`): job records (with their queueing-delay intervals),
+//!   busy GPU-time per pool and tenant, the runs policies stopped, the timeline (with
+//!   each pool's FGD fragmentation, `fragmentation.rs`);
 //! - progress (`progress.rs`): what each job keeps from its runs and its run generation,
 //!   under one [`Work`](progress::Work) model, plain preemption accounting or
 //!   checkpointed segments;
@@ -53,6 +54,7 @@ mod commitments;
 mod elastic;
 mod event;
 mod faults;
+mod fragmentation;
 mod progress;
 mod record;
 mod runs;
@@ -406,7 +408,8 @@ impl<'w> Simulation<'w> {
             .map(|p| self.up_nodes(p))
             .collect();
         let (queued, running) = (self.policy.len(), self.running.len());
-        self.acct.sample(t, queued, running, nodes, &self.cluster);
+        self.acct
+            .sample(t, queued, running, nodes, &self.cluster, self.workload);
     }
 
     fn finish(mut self, end: SimTime) -> RunResult {
@@ -427,7 +430,7 @@ impl<'w> Simulation<'w> {
         let cluster = &self.cluster;
         let elastic = self.elastic.as_ref();
         let commitments = self.commitments.as_ref();
-        let counted = self.acct.into_counted();
+        let counted = self.acct.into_counted(end);
         let pools = cluster
             .pools()
             .iter()
@@ -446,6 +449,7 @@ impl<'w> Simulation<'w> {
                         .map_or(cluster.pool_gpus(p) as u128 * there.0 as u128, |e| e.0),
                     busy_gpu_ms: counted.busy_gpu_ms[p],
                     billed_node_ms: usage.map(|e| e.1),
+                    speed: pool.spec.speed,
                 }
             })
             .collect();

@@ -62,6 +62,12 @@ pub struct JobRecord {
     pub checkpoint: SimTime,
     /// Wall time restarting after kills.
     pub restart: SimTime,
+    /// Total queueing delay: every interval the job was ready but not running (from
+    /// submit to its first start, and from each preemption or kill to the next start),
+    /// an interval still open at the end of the run counted up to it.
+    pub queue_delay: SimTime,
+    /// When its current wait in the queue began (`None` while running or ended).
+    pub queued_since: Option<SimTime>,
 }
 
 impl JobRecord {
@@ -170,6 +176,8 @@ pub struct PoolUsage {
     /// Elastic pools: node-milliseconds billed over the held intervals (billing blocks
     /// and minimum applied); `None` for a fixed pool (paid for the whole run).
     pub billed_node_ms: Option<u128>,
+    /// Relative speed of the pool's GPUs (a job's work takes work / speed there).
+    pub speed: f64,
 }
 
 /// One sampled moment.
@@ -185,6 +193,9 @@ pub struct TimelineRow {
     pub pools: Vec<(u64, u64)>,
     /// Per pool: nodes up (held and ready).
     pub nodes: Vec<u64>,
+    /// Per pool: the FGD fragmentation of its up nodes, milli-GPU (see
+    /// `accounting::Fragmentation`); empty when the run does not measure it.
+    pub frag_milli: Vec<u64>,
 }
 
 /// The result of one run.

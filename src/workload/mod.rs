@@ -3,6 +3,7 @@
 
 mod arrivals;
 mod csv_rows;
+mod durations;
 mod empirical;
 mod fgd_expected;
 mod fit;
@@ -28,6 +29,7 @@ mod trace;
 mod value;
 
 pub use arrivals::{ArrivalError, ArrivalProcess, Arrivals, MONTH_SECS};
+pub use durations::{to_reference_work, Estimates};
 pub use empirical::read_duration_column;
 pub use fgd_expected::{read_expected_curves, ExpectedCurve};
 pub use fit::{fit_lognormal, fit_model, model_to_toml};
