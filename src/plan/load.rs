@@ -541,8 +541,11 @@ fn target(t: &RawTarget, l: Option<usize>, problems: &mut Problems) -> Option<Ta
         (Some(over), "wait_all_s" | "jct_all_s") => match parse_duration(over) {
             Ok(d) => {
                 let secs = d.secs_f64();
+                // A column name, not a table cell: whole seconds without a decimal point.
+                let text = crate::sweep::fmt6(secs);
+                let text = text.strip_suffix(".0").unwrap_or(&text);
                 (
-                    format!("{metric}_over_{}s_share", crate::sweep::fmt6(secs)),
+                    format!("{metric}_over_{text}s_share"),
                     Some(Derived::Over {
                         of: metric.to_string(),
                         secs,
