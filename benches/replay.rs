@@ -9,7 +9,9 @@ use gpufleet::engine::{RngStreams, SimTime};
 use gpufleet::faults::{
     CheckpointPolicy, Checkpointing, FailureDist, FailureProcess, FaultConfig, Scope,
 };
+use gpufleet::metrics::{build_summary, RunMeta};
 use gpufleet::model::{CapacityKind, GpuRequest, NodeSpec, PoolSpec};
+use gpufleet::pricing::Ledger;
 use gpufleet::sched::PolicyKind;
 use gpufleet::sim::{SimConfig, Simulation};
 use gpufleet::workload::{DurationDist, SyntheticSpec};
@@ -127,6 +129,16 @@ fn main() {
         }
         let r = sim.run();
         let dt = t0.elapsed().as_secs_f64();
+        // The run's summary (every metric of summary.json) over the 1M jobs, timed apart.
+        let t1 = Instant::now();
+        let meta = RunMeta {
+            scenario: "bench".into(),
+            scenario_hash: String::new(),
+            seed: 1,
+            policy: policy.as_str().into(),
+        };
+        let summary = build_summary(&meta, &w, &r, &Ledger::default());
+        let summary_s = t1.elapsed().as_secs_f64();
         let busy: u128 = r.pools.iter().map(|p| p.busy_gpu_ms).sum();
         let prov: u128 = r.pools.iter().map(|p| p.provisioned_gpu_ms).sum();
         let mean_wait_h = r
@@ -137,14 +149,16 @@ fn main() {
             .sum::<f64>()
             / w.jobs.len() as f64;
         println!(
-            "{:<14} {:<15} 1M jobs: {:.2} s, {:.2} M events/s, utilization {:.3}, mean wait {:.2} h, {} interruptions",
+            "{:<14} {:<15} 1M jobs: {:.2} s, {:.2} M events/s, utilization {:.3}, mean wait {:.2} h, {} interruptions; summary {:.2} s (p95 wait, all jobs {:.0} s)",
             policy.as_str(),
             if faults { "with failures" } else { "" },
             dt,
             r.events as f64 / dt / 1e6,
             busy as f64 / prov as f64,
             mean_wait_h,
-            r.faults.as_ref().map(|f| f.interruptions.iter().map(|x| x.1).sum::<u64>()).unwrap_or(0)
+            r.faults.as_ref().map(|f| f.interruptions.iter().map(|x| x.1).sum::<u64>()).unwrap_or(0),
+            summary_s,
+            summary.wait_all_s.p95
         );
     }
     // Overload: 300k jobs at 120 % offered load, so the queue grows to tens of thousands.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a small sweep as a Slurm job array on a single-node Slurm cluster started here on
 # localhost (munge + slurmctld + slurmd from Debian's packages, no systemd), merges the
-# shards with a dependent job, and compares the result byte for byte with a local run.
+# shards with a dependent job, and compares the result byte for byte with a local run;
+# then runs a small plan as one Slurm job and compares its answer the same way.
 # The daemons it starts are stopped at the end, also on failure. Needs root.
 #
 #   scripts/ci-slurm.sh [path/to/gpufleet]     (default: target/release/gpufleet)
@@ -48,7 +49,7 @@ on_exit() {
   rc=$?
   if [ $rc != 0 ]; then
     echo "ci-slurm: FAILED (exit $rc); logs:" >&2
-    tail -n 20 "$WORK"/*.log "$WORK"/out/slurm/*.log 2>/dev/null >&2
+    tail -n 20 "$WORK"/*.log "$WORK"/out/slurm/*.log "$WORK"/plan-out/slurm/*.log 2>/dev/null >&2
   fi
   stop_daemons
   if [ $rc = 0 ]; then rm -rf "$WORK"; fi
@@ -158,5 +159,21 @@ echo "== compare with the local run"
 for f in runs.csv points.csv sweep.json; do
   cmp "$WORK/local/$f" "$WORK/out/$f"
   echo "$f identical"
+done
+echo "== plan as one Slurm job, compared with a local run"
+PLAN=tests/data/slurm-plan.toml
+"$BIN" plan "$PLAN" --out "$WORK/plan-local" --quiet --threads 2 >/dev/null
+JOB=$("$BIN" plan "$PLAN" --out "$WORK/plan-out" --slurm --threads 1 | tail -n 1)
+echo "plan job $JOB"
+for i in $(seq 1 600); do
+  if [ -z "$(squeue -h -j "$JOB" 2>/dev/null)" ]; then break; fi
+  sleep 0.5
+done
+state=$(scontrol show job "$JOB" | grep -o 'JobState=[A-Z_]*')
+echo "plan: $state"
+[ "$state" = JobState=COMPLETED ] || exit 1
+for f in plan.json candidates.csv fleets.csv; do
+  cmp "$WORK/plan-local/$f" "$WORK/plan-out/$f"
+  echo "plan $f identical"
 done
 echo "ci-slurm: ok"

@@ -19,6 +19,8 @@
 //! | [`scenario`] | scenario files: raw serde structs, a validation pipeline, the typed [`scenario::Scenario`] |
 //! | [`run`] | one scenario + random streams -> one result -> one output folder: the only place a simulation is assembled |
 //! | [`sweep`] | parameter sweeps: expansion, parallel runs, durable records, shards, Slurm |
+//! | [`compare`] | paired comparisons of policies or variants with common random numbers |
+//! | [`plan`] | goal-seeking fleet search: the cheapest fleet meeting service targets |
 //! | [`cli`] | the command line: parses, calls the library, prints |
 //!
 //! # Where to add things
@@ -43,10 +45,12 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod compare;
 pub mod engine;
 pub mod faults;
 pub mod metrics;
 pub mod model;
+pub mod plan;
 pub mod pricing;
 pub mod report;
 pub mod run;
@@ -62,5 +66,5 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The modules in their layers, top first: a module may use only those before it.
 pub const LAYERS: &[&str] = &[
     "engine", "model", "pricing", "workload", "sched", "faults", "sim", "metrics", "report",
-    "scenario", "run", "sweep", "cli",
+    "scenario", "run", "sweep", "compare", "plan", "cli",
 ];

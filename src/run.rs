@@ -15,7 +15,7 @@ mod folder;
 pub use folder::{FolderError, FreshFolder};
 
 use crate::engine::RngStreams;
-use crate::metrics::{build_summary, RunCost, RunMeta, Summary};
+use crate::metrics::{build_summary_with, RunCost, RunMeta, Summary};
 use crate::model::Workload;
 use crate::pricing::SpotTraceError;
 use crate::pricing::{PricingModel, RunPricing};
@@ -162,6 +162,7 @@ fn simulate(
     streams: &RngStreams,
     watch: Option<Arc<Watch>>,
 ) -> Execution {
+    let pricing = s.run_pricing(streams);
     let clock = Instant::now();
     let mut sim = Simulation::new(s.sim.clone(), &workload).with_placement_rng(streams);
     if let Some(w) = watch {
@@ -174,6 +175,16 @@ fn simulate(
     if let Some(f) = &s.faults {
         sim = sim.with_faults(f.clone(), streams);
     }
+    // Commitments bound some pools' capacity in time and split their billing periods.
+    let until = s.sim.horizon.unwrap_or(crate::pricing::PERIODS_UNTIL);
+    sim = sim.with_commitments(
+        pricing.pools.iter().map(|m| m.capacity_windows()).collect(),
+        pricing
+            .pools
+            .iter()
+            .map(|m| m.period_bounds(until))
+            .collect(),
+    );
     let result = sim.run();
     let sim_wall = clock.elapsed();
     tracing::debug!(
@@ -181,7 +192,6 @@ fn simulate(
         seconds = sim_wall.as_secs_f64(),
         "simulated"
     );
-    let pricing = s.run_pricing(streams);
     let cost = crate::metrics::price_run(&result, &pricing, |i| workload.jobs[i].tenant);
     let meta = RunMeta {
         scenario: s.name.clone(),
@@ -189,7 +199,7 @@ fn simulate(
         seed: streams.seed(),
         policy: s.sim.policy.as_str().to_string(),
     };
-    let summary = build_summary(&meta, &workload, &result, &cost.ledger);
+    let summary = build_summary_with(&meta, &workload, &result, &cost.ledger, &s.metrics);
     let reject_reasons = if summary.jobs.rejected > 0 {
         crate::scenario::unplaceable_among(&s.sim.pools, &workload, |i| {
             result.jobs[i].outcome == crate::sim::JobOutcome::Rejected
@@ -241,8 +251,9 @@ pub fn output<'a>(s: &Scenario, e: &'a Execution) -> RunOutput<'a> {
 }
 
 /// Writes the run folder `dir`: `summary.json`, `jobs.csv`, `pools.csv`, `timeline.csv`,
-/// the charts and, for a scenario with `[spot_deadline]`, `spot_deadline.csv`. The table
-/// files follow the scenario's `output_format` ([`write_folder_as`]).
+/// the charts, `commitments.csv` when the run has commitments (reservations, capacity
+/// blocks, a savings plan) and, for a scenario with `[spot_deadline]`, `spot_deadline.csv`.
+/// The table files follow the scenario's `output_format` ([`write_folder_as`]).
 pub fn write_folder(s: &Scenario, e: &Execution, dir: &Path) -> Result<Written, RunError> {
     write_folder_as(s, e, dir, s.output_format)
 }
@@ -289,6 +300,12 @@ fn write_files(
         for name in ["jobs.csv", "pools.csv", "timeline.csv"] {
             std::fs::remove_file(dir.join(name)).map_err(write_err)?;
         }
+    }
+    if !e.cost.commitments.is_empty() {
+        let path = dir.join("commitments.csv");
+        let names: Vec<String> = s.sim.pools.iter().map(|p| p.name.clone()).collect();
+        crate::report::write_commitments_csv(&path, &e.cost.commitments, &names)
+            .map_err(|source| RunError::Write { path, source })?;
     }
     let deadline = match &s.spot_deadline {
         Some(spec) => {

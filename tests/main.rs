@@ -3,7 +3,11 @@
 
 mod censoring;
 mod cli;
+mod cloud_data;
+mod cloud_fabric;
+mod cloud_speeds;
 mod common;
+mod compare;
 mod economics;
 mod faults;
 mod fgd_artifact;
@@ -13,6 +17,8 @@ mod hostile;
 mod layers;
 mod parquet;
 mod placement;
+mod plan;
+mod research_metrics;
 mod scheduling;
 mod sweep;
 mod workload;

@@ -49,10 +49,14 @@ fn run_both(dir: &Path, scenario: &Path, seed: &str) {
 
 /// Checks `stem.parquet` against the docs and, cell by cell, against `stem.csv`.
 fn check_table(dir: &Path, stem: &str) -> usize {
+    check_table_docs(dir, stem, documented(&format!("{stem}.parquet")))
+}
+
+/// `check_table` against the documented columns `docs`.
+fn check_table_docs(dir: &Path, stem: &str, docs: Vec<(String, String, bool)>) -> usize {
     let file = format!("{stem}.parquet");
     let reader = SerializedFileReader::new(std::fs::File::open(dir.join(&file)).unwrap()).unwrap();
     let schema = reader.metadata().file_metadata().schema_descr();
-    let docs = documented(&file);
     assert_eq!(schema.num_columns(), docs.len(), "{file}: column count");
     for (c, (name, ty, nullable)) in schema.columns().iter().zip(&docs) {
         assert_eq!(c.name(), name, "{file}");
@@ -108,6 +112,45 @@ fn check_table(dir: &Path, stem: &str) -> usize {
         "{file}: more rows than the CSV"
     );
     rows
+}
+
+/// The cloud scenarios' jobs tables carry the cloud columns in the CSV's order, each of
+/// the documented type, with the CSV's values (staging, spread, classes).
+#[test]
+fn cloud_columns_have_the_documented_schema_and_the_csv_values() {
+    let d = tempfile::tempdir().unwrap();
+    let cloud = documented("jobs.parquet: cloud columns");
+    for (i, (s, cols)) in [
+        (
+            "scenarios/data-gravity.toml",
+            &["dataset", "staged_gb", "staging_s", "transfer_usd"][..],
+        ),
+        (
+            "scenarios/topology.toml",
+            &["racks", "speed_factor", "speed"][..],
+        ),
+        (
+            "scenarios/heterogeneous.toml",
+            &["class", "racks", "speed_factor", "speed"][..],
+        ),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let dir = d.path().join(i.to_string());
+        run_both(&dir, &root().join(s), "3");
+        let mut docs = documented("jobs.parquet");
+        let base = docs.len();
+        docs.extend(
+            cloud
+                .iter()
+                .filter(|c| cols.contains(&c.0.as_str()))
+                .cloned(),
+        );
+        assert_eq!(docs.len(), base + cols.len(), "{s}");
+        let jobs = check_table_docs(&dir, "jobs", docs);
+        assert!(jobs > 10, "{s}: {jobs} jobs");
+    }
 }
 
 #[test]

@@ -103,6 +103,15 @@ fn runs_csv_follows_pool_sizes_and_points_csv_has_student_t_intervals() {
     }
     // Some point has waits that differ between seeds, so the intervals are not all zero.
     assert!((0..6).any(|p| points.num(p, pc).unwrap() > 0.0));
+    // Cells typed by their text: the linspace's whole floats keep a decimal point (a
+    // reader that infers types sees floats), the integer node counts have none; a point's
+    // mean of whole job counts is a float.
+    let c_rate = runs.col("workload.rate_per_hour").unwrap();
+    let rates: Vec<&str> = (0..3).map(|p| runs.rows[p * 3][c_rate].as_str()).collect();
+    assert_eq!(rates, ["2.0", "3.0", "4.0"]);
+    assert_eq!(runs.rows[0][c_nodes], "1");
+    let c_done = points.col("jobs_completed_mean").unwrap();
+    assert!((0..6).all(|p| points.rows[p][c_done].contains('.')));
 }
 
 #[test]
@@ -540,7 +549,9 @@ fn sweep_runs_match_gpufleet_run_for_every_shipped_scenario() {
         // Experiment scenarios (FGD reproduction, placement comparison) are not simulations.
         .filter(|p| {
             let t = std::fs::read_to_string(p).unwrap_or_default();
-            !gpufleet::scenario::is_fgd_scenario(&t) && !gpufleet::scenario::is_compare_scenario(&t)
+            !gpufleet::scenario::is_fgd_scenario(&t)
+                && !gpufleet::scenario::is_compare_scenario(&t)
+                && !gpufleet::plan::is_plan_text(&t)
         })
         .collect();
     files.sort();

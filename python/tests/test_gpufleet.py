@@ -11,7 +11,7 @@ import os
 import subprocess
 import threading
 import time
-import tomllib
+
 from pathlib import Path
 
 import pyarrow as pa
@@ -111,8 +111,8 @@ def test_overrides_text_and_dict_scenarios(tmp_path):
     assert gpus == {"owned": 16, "rented": 24}
     # An integer where the scenario has a float is taken as a float.
     assert gpufleet.run(BASE, **{"workload.rate_per_hour": 2}).summary["jobs"]["submitted"] > 0
-    # A dict of the same structure as the file.
-    d = tomllib.loads(text)
+    # A dict of the same structure as the file (tomllib: Python 3.11 and later).
+    d = pytest.importorskip("tomllib").loads(text)
     assert strip(gpufleet.run(d).summary) == strip(gpufleet.run(BASE).summary)
 
 
@@ -223,3 +223,51 @@ def test_parquet_files_read_back_with_documented_types(tmp_path):
 def test_plan_and_compare_are_exposed_when_built():
     assert gpufleet.HAS_PLAN == hasattr(gpufleet, "plan")
     assert gpufleet.HAS_COMPARE == hasattr(gpufleet, "compare")
+
+
+def test_csv_tables_are_typed_by_readers_that_infer(tmp_path):
+    """The issue's polars failure: whole values written without ".0" made a float column
+    look like integers to type inference (polars reads the first 100 rows). Here the first
+    200 jobs have whole submit times and durations and 1-GPU requests, so the first 100
+    rows of jobs.csv hold whole values only; later ones are fractional. Every reader must
+    still infer the documented types."""
+    pl = pytest.importorskip("polars")
+    duckdb = pytest.importorskip("duckdb")
+    pd = pytest.importorskip("pandas")
+    rows = ["job_id,submit_s,gpus,duration_s"]
+    for i in range(200):
+        rows.append(f"w{i},{i * 60},1,600")
+    for i in range(200, 320):
+        rows.append(f"f{i},{i * 60 + 0.125},0.5,{600 + i / 8}")
+    (tmp_path / "trace.csv").write_text("\n".join(rows) + "\n")
+    # 64 GPUs for at most 11 concurrent 1-GPU jobs: every job completes, no column is empty.
+    (tmp_path / "s.toml").write_text(
+        'name = "typed"\nseed = 1\nhorizon = "12h"\ntimeline_interval = "10m"\n'
+        '[[pools]]\nname = "p"\ngpu_type = "H100"\nkind = "owned"\nnodes = 8\n'
+        'gpus_per_node = 8\nprice_per_node_hour = 10.0\n'
+        '[scheduler]\npolicy = "fifo"\n'
+        '[workload]\nkind = "csv"\npath = "trace.csv"\n')
+    out = tmp_path / "r"
+    cli("run", tmp_path / "s.toml", "--out", out, "-q")
+    assert csv_rows(out / "jobs.csv")[0]["submit_s"] == "0.0"
+    polars_type = {"int64": pl.Int64, "float64": pl.Float64, "string": pl.String}
+    duck_type = {"int64": "BIGINT", "float64": "DOUBLE", "string": "VARCHAR"}
+    pandas_kind = {"int64": "i", "float64": "f", "string": "O"}
+    for stem in ["jobs", "pools", "timeline"]:
+        path = out / f"{stem}.csv"
+        docs = documented(f"{stem}.parquet")
+        df = pl.read_csv(path)  # default inference: the first 100 rows
+        assert [(c, df.schema[c]) for c in df.columns] == \
+            [(c, polars_type[ty]) for c, ty, _ in docs], stem
+        assert df.height == len(csv_rows(path))
+        desc = duckdb.connect().execute(
+            f"DESCRIBE SELECT * FROM read_csv_auto('{path}')").fetchall()
+        assert [(r[0], r[1]) for r in desc] == [(c, duck_type[ty]) for c, ty, _ in docs], stem
+        p = pd.read_csv(path, keep_default_na=False, na_values=[""])
+        for c, ty, null in docs:
+            # pandas has no nullable integers by default: a column with gaps is float.
+            if not (ty == "int64" and null and p[c].isna().any()):
+                assert p[c].dtype.kind == pandas_kind[ty], f"{stem}.{c}: {p[c].dtype}"
+    jobs = pl.read_csv(out / "jobs.csv")
+    assert jobs.height == 320 and jobs["outcome"].unique().to_list() == ["completed"]
+    assert jobs["submit_s"][250] == 250 * 60 + 0.125

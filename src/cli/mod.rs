@@ -5,12 +5,15 @@
 mod compare;
 mod fgd;
 mod logging;
+mod placement_comparison;
+mod plan;
 mod plot;
 mod progress;
 mod run;
 mod spot;
 mod sweep;
 mod tco;
+mod tco_sim;
 mod trace;
 
 use clap::{Parser, Subcommand};
@@ -119,6 +122,10 @@ pub enum Command {
     /// Run a parameter sweep (or merge sweep shards).
     #[command(after_help = sweep::EXAMPLES)]
     Sweep(sweep::SweepArgs),
+    /// Compare policies or scenario variants on the same workload (common random numbers,
+    /// paired differences to a baseline).
+    #[command(after_help = compare::EXAMPLES)]
+    Compare(compare::CompareArgs),
     /// Redraw the charts of a run folder or a sweep folder.
     #[command(
         after_help = "Examples:\n  gpufleet plot out/quickstart\n  gpufleet plot out/my-sweep"
@@ -133,6 +140,9 @@ pub enum Command {
         after_help = "Examples:\n  gpufleet trace inspect log.swf --format swf\n  gpufleet trace convert --from philly cluster_job_log jobs.csv\n  gpufleet trace fit log.swf --format swf --out workload.toml"
     )]
     Trace(trace::TraceCommand),
+    /// Find the cheapest fleet that meets a plan's service targets.
+    #[command(after_help = plan::EXAMPLES)]
+    Plan(plan::PlanArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Examples:\n  gpufleet completions bash > ~/.local/share/bash-completion/completions/gpufleet\n  gpufleet completions zsh > ~/.zfunc/_gpufleet\n  gpufleet completions fish > ~/.config/fish/completions/gpufleet.fish"
@@ -166,7 +176,10 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             json,
         } => match scenario.as_deref() {
             Some(p) if fgd::is_fgd_file(p) => fgd::run(p, out, seed, quiet),
-            Some(p) if compare::is_compare_file(p) => compare::run(p, out, quiet),
+            Some(p) if placement_comparison::is_compare_file(p) => {
+                placement_comparison::run(p, out, quiet)
+            }
+            Some(p) if plan::is_plan_file(p) => plan::run_file(p, out, seed, quiet),
             _ => run::run(
                 scenario.as_deref(),
                 run::RunFlags {
@@ -181,8 +194,11 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         Command::Validate { scenario, .. } if fgd::is_fgd_file(&scenario) => {
             fgd::validate(&scenario)
         }
-        Command::Validate { scenario, .. } if compare::is_compare_file(&scenario) => {
-            compare::validate(&scenario)
+        Command::Validate { scenario, .. } if placement_comparison::is_compare_file(&scenario) => {
+            placement_comparison::validate(&scenario)
+        }
+        Command::Validate { scenario, .. } if plan::is_plan_file(&scenario) => {
+            plan::validate(&scenario)
         }
         Command::Validate { scenario, json } => run::validate(&scenario, json),
         Command::Trace(cmd) => trace::trace(cmd),
@@ -194,7 +210,12 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             json,
         } => tco::tco(&scenario, out, simulate, seed, json),
         Command::Sweep(args) => sweep::sweep(args, quiet),
+        Command::Compare(args) => compare::compare(args, quiet),
         Command::Plot { dir } => plot::plot(&dir),
+        Command::Plan(mut args) => {
+            args.quiet |= quiet;
+            plan::plan(args)
+        }
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "gpufleet", &mut std::io::stdout());

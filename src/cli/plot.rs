@@ -1,4 +1,5 @@
-//! `gpufleet plot DIR`: redraws the charts of a run or sweep folder from its files.
+//! `gpufleet plot DIR`: redraws the charts of a run, sweep or comparison folder from its
+//! files.
 
 use super::CliError;
 use anyhow::anyhow;
@@ -8,11 +9,13 @@ use std::path::Path;
 pub fn plot_quiet(dir: &Path) -> Result<Vec<std::path::PathBuf>, CliError> {
     let r = if dir.join("sweep.json").is_file() {
         crate::report::plot_sweep_dir(dir)
+    } else if dir.join("compare.json").is_file() {
+        crate::report::plot_compare_dir(dir)
     } else if dir.join("summary.json").is_file() {
         crate::report::plot_run_dir(dir)
     } else {
         return Err(CliError::BadInput(anyhow!(
-            "{}: neither a run folder (summary.json) nor a sweep folder (sweep.json)",
+            "{}: not a run folder (summary.json), a sweep folder (sweep.json) or a comparison folder (compare.json)",
             dir.display()
         )));
     };

@@ -7,11 +7,15 @@ use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
 fn load(path: Option<&Path>) -> Result<Scenario, CliError> {
-    match path {
+    let s = match path {
         Some(p) => Scenario::load(p),
         None => Scenario::builtin(),
     }
-    .map_err(|e| CliError::BadInput(anyhow!("{}", rendered(&e, path).trim_end())))
+    .map_err(|e| CliError::BadInput(anyhow!("{}", rendered(&e, path).trim_end())))?;
+    for w in &s.warnings {
+        tracing::warn!("{w}");
+    }
+    Ok(s)
 }
 
 /// A scenario error with the offending text underlined (the file is read again for it).

@@ -1,170 +1,32 @@
-//! `gpufleet tco`: buy versus rent for a scenario's workload and the candidate fleets of its
-//! `[tco]` section. The analytic path is instant (a demand profile, given or measured from
-//! one run of the scenario); `--simulate` also runs the scenario on each candidate fleet
-//! for its horizon (a representative period) and scales the cost to the TCO horizon.
+//! `gpufleet tco`: buy versus rent for the candidate fleets of a scenario's `[tco]`
+//! section. The analytic path is instant (a demand profile, given or measured from one run
+//! of the scenario), costed year by year by the definitions of `pricing::TcoYear`;
+//! `--simulate` replays the same demand through the simulator on each candidate fleet
+//! (`tco_sim.rs`). Writes `tco.csv`, `tco_years.csv` and the charts.
 
+use super::tco_sim::{daily_steps, simulate, SimulatedTco, Step};
 use super::CliError;
 use crate::engine::{RngStreams, SimTime};
-use crate::model::{CapacityKind, PoolSpec};
-use crate::pricing::{
-    PoolPricing, PricingModel, Reservation, Reserved, Spot, SpotBilling, SpotPrice, TcoCandidate,
-    TcoRow, TcoSpec, HOURS_PER_YEAR,
-};
-use crate::report::{tco_chart, write_atomic};
+use crate::pricing::{TcoRow, TcoSpec, TcoYear};
+use crate::report::write_atomic;
 use crate::scenario::Scenario;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
-/// One candidate run through the simulator.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SimulatedTco {
-    /// Candidate label.
-    pub candidate: String,
-    /// Dollars over the simulated period.
-    pub period_usd: f64,
-    /// Dollars scaled to the TCO horizon (rented parts follow the price path).
-    pub total_usd: f64,
-    /// NPV of the scaled costs.
-    pub npv_usd: f64,
-    /// Busy GPU-hours in the period.
-    pub busy_gpu_hours: f64,
-    /// Dollars per busy GPU-hour in the period.
-    pub usd_per_busy_gpu_hour: f64,
-    /// Wait p50 and p95, seconds.
-    pub wait_p50_s: f64,
-    /// Wait p95, seconds.
-    pub wait_p95_s: f64,
-    /// Jobs unfinished at the end of the period.
-    pub unfinished: u64,
-    /// Utilization.
-    pub utilization: f64,
-}
+/// A demand profile: `(busy node-equivalents, share of hours)`.
+type Profile = Vec<(f64, f64)>;
 
-fn pools_for(
-    template: &PoolSpec,
+/// The simulated period when `[tco].demand` is given and the scenario has no horizon.
+const DEFAULT_PERIOD_DAYS: f64 = 7.0;
+
+/// The demand profile measured from one run of the scenario as written (busy
+/// node-equivalents, each hourly timeline sample weighing the same), and the same demand
+/// as steps of busy GPUs over the run, for the simulated path.
+fn measured_demand(
+    s: &Scenario,
     spec: &TcoSpec,
-    c: &TcoCandidate,
-) -> Vec<(PoolSpec, PoolPricing)> {
-    let pool = |name: &str, kind: CapacityKind, nodes: u32| PoolSpec {
-        name: name.to_string(),
-        kind,
-        nodes,
-        ..template.clone()
-    };
-    let od = PoolPricing::flat(spec.on_demand_per_node_hour);
-    let owned = PoolPricing::Owned(spec.owned);
-    let mut v = Vec::new();
-    match *c {
-        TcoCandidate::Buy { nodes } => v.push((pool("owned", CapacityKind::Owned, nodes), owned)),
-        TcoCandidate::OnDemand { nodes } => {
-            v.push((pool("on-demand", CapacityKind::OnDemand, nodes), od))
-        }
-        TcoCandidate::Reserve { years, nodes } => {
-            let d = if years >= 3 {
-                spec.reserved_discount_3y
-            } else {
-                spec.reserved_discount_1y
-            };
-            let r = Reservation::at_discount(
-                nodes,
-                years as f64 * HOURS_PER_YEAR,
-                spec.on_demand_per_node_hour,
-                d,
-            );
-            v.push((
-                pool("reserved", CapacityKind::Reserved, nodes),
-                PoolPricing::Reserved(Reserved {
-                    reservation: r,
-                    outside: spec.on_demand_per_node_hour,
-                }),
-            ))
-        }
-        TcoCandidate::Hybrid { owned: b, burst } => {
-            v.push((pool("owned", CapacityKind::Owned, b), owned));
-            v.push((pool("burst", CapacityKind::OnDemand, burst), od));
-        }
-        TcoCandidate::Spot { nodes, share } => {
-            let s = (share * nodes as f64).round() as u32;
-            v.push((
-                pool("spot", CapacityKind::Spot, s),
-                PoolPricing::Spot(Spot::new(
-                    SpotPrice::Constant(spec.spot_per_node_hour),
-                    SpotBilling::default(),
-                )),
-            ));
-            v.push((pool("on-demand", CapacityKind::OnDemand, nodes - s), od));
-        }
-    }
-    v.retain(|(p, _)| p.nodes > 0);
-    v
-}
-
-/// Runs the scenario's workload on each candidate fleet (built from the scenario's first
-/// pool's node type) and scales the period's cost to the horizon.
-pub fn simulate(s: &Scenario, spec: &TcoSpec, seed: u64) -> Result<Vec<SimulatedTco>, CliError> {
-    let workload = s
-        .build_workload(seed)
-        .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
-    let template = s
-        .sim
-        .pools
-        .first()
-        .cloned()
-        .ok_or_else(|| CliError::BadInput(anyhow!("the scenario has no pool")))?;
-    let streams = RngStreams::new(seed);
-    let mut out = Vec::new();
-    for c in &spec.candidates {
-        let pools = pools_for(&template, spec, c);
-        if pools.is_empty() {
-            continue;
-        }
-        let kinds: Vec<PoolPricing> = pools.iter().map(|(_, p)| p.clone()).collect();
-        // The candidate fleet alone: no timeline, and the sections that name the original
-        // pools (failures, savings plan, transfers) left out.
-        let mut one = s.with_fleet(pools);
-        one.sim.sample_every = None;
-        one.faults = None;
-        one.savings_plan = None;
-        one.transfer = None;
-        let e = crate::run::execute_workload(&one, workload.clone(), &streams);
-        let (result, cost, sum) = (&e.result, &e.cost, &e.summary);
-        let hours = result.end.hours_f64().max(1e-9);
-        // Rented pools follow the price path; owned and reserved do not.
-        let mut rented_per_h = 0.0;
-        let mut fixed_per_h = 0.0;
-        for (p, pr) in kinds.iter().enumerate() {
-            let usd = cost.ledger.sum_where(|k| k.pool == p as u32) / hours;
-            if pr.market_priced() {
-                rented_per_h += usd;
-            } else {
-                fixed_per_h += usd;
-            }
-        }
-        let (mut total, mut npv) = (0.0, 0.0);
-        for (y, len) in spec.years() {
-            let yr = len * HOURS_PER_YEAR * (fixed_per_h + rented_per_h * spec.price_factor(y));
-            total += yr;
-            npv += yr * spec.discount(y, len);
-        }
-        out.push(SimulatedTco {
-            candidate: c.label(),
-            period_usd: sum.cost_usd["total"],
-            total_usd: total,
-            npv_usd: npv,
-            busy_gpu_hours: sum.gpu_hours.busy,
-            usd_per_busy_gpu_hour: sum.cost_per_busy_gpu_hour_usd,
-            wait_p50_s: sum.wait_s.p50,
-            wait_p95_s: sum.wait_s.p95,
-            unfinished: sum.jobs.unfinished,
-            utilization: sum.utilization,
-        });
-    }
-    Ok(out)
-}
-
-/// The demand profile (busy node-equivalents, share) measured from one run of the
-/// scenario as written: each timeline sample weighs the same.
-fn measured_demand(s: &Scenario, spec: &TcoSpec, seed: u64) -> Result<Vec<(f64, f64)>, CliError> {
+    seed: u64,
+) -> Result<(Profile, Vec<Step>), CliError> {
     let workload = s
         .build_workload(seed)
         .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
@@ -176,13 +38,25 @@ fn measured_demand(s: &Scenario, spec: &TcoSpec, seed: u64) -> Result<Vec<(f64, 
     let r = &e.result;
     let n = r.timeline.len().max(1) as f64;
     let g = spec.gpus_per_node.max(1) as f64;
-    Ok(r.timeline
+    let busy = |row: &crate::sim::TimelineRow| -> f64 {
+        row.pools.iter().map(|p| p.0).sum::<u64>() as f64 / 1000.0
+    };
+    let profile = r
+        .timeline
         .iter()
-        .map(|row| {
-            let busy: u64 = row.pools.iter().map(|p| p.0).sum();
-            (busy as f64 / 1000.0 / g, 1.0 / n)
+        .map(|row| (busy(row) / g, 1.0 / n))
+        .collect();
+    let steps = r
+        .timeline
+        .iter()
+        .enumerate()
+        .map(|(k, row)| {
+            let to = r.timeline.get(k + 1).map_or(r.end, |next| next.time);
+            (row.time, to, busy(row).round() as u32)
         })
-        .collect())
+        .filter(|&(a, b, _)| b > a)
+        .collect();
+    Ok((profile, steps))
 }
 
 fn money(x: f64) -> String {
@@ -235,15 +109,30 @@ pub fn tco(
             )));
         }
     }
-    let (demand, source) = if spec.demand.is_empty() {
+    let (demand, steps, source) = if spec.demand.is_empty() {
+        let (profile, steps) = measured_demand(&s, &spec, seed)?;
         (
-            measured_demand(&s, &spec, seed)?,
-            "measured from one run of the scenario",
+            profile,
+            steps,
+            "measured from one run of the scenario, hourly",
         )
     } else {
-        (spec.demand_nodes(), "from [tco].demand")
+        let period = s
+            .sim
+            .horizon
+            .unwrap_or(SimTime::from_hours_f64(24.0 * DEFAULT_PERIOD_DAYS));
+        (
+            spec.demand_nodes(),
+            daily_steps(&spec.demand, period),
+            "from [tco].demand",
+        )
     };
     let rows = spec.analytic(&demand);
+    let years: Vec<(String, Vec<TcoYear>)> = spec
+        .candidates
+        .iter()
+        .map(|c| (c.label(), spec.cash_flow(c, &demand)))
+        .collect();
     say!(
         "gpufleet tco | scenario {} | horizon {} years | discount rate {:.1} % | rental price decline {:.0} %/year",
         s.name,
@@ -252,60 +141,38 @@ pub fn tco(
         spec.price_decline_per_year * 100.0
     );
     say!("analytic path (demand profile {source}):");
-    say!(
-        "  {:<20} {:>12} {:>12} {:>10} {:>9} {:>9} {:>10}",
-        "candidate",
-        "total",
-        "NPV",
-        "$/GPU-h",
-        "util",
-        "unserved",
-        "break-even"
-    );
-    for r in &rows {
-        say!(
-            "  {:<20} {:>12} {:>12} {:>10.3} {:>8.1}% {:>8.1}% {:>10}",
-            r.candidate,
-            money(r.total_usd),
-            money(r.npv_usd),
-            r.usd_per_useful_gpu_hour,
-            r.utilization * 100.0,
-            r.unserved_share * 100.0,
-            r.break_even_utilization
-                .map(|u| format!("{:.1}%", u * 100.0))
-                .unwrap_or_else(|| "-".into())
-        );
+    if !json {
+        print_rows(&rows);
     }
     let sims = if simulate_too {
-        let sims = simulate(&s, &spec, seed)?;
-        let period = s.sim.horizon.map(|h| h.hours_f64() / 24.0);
+        let sims = simulate(&s, &spec, &steps, seed)?;
+        let period = steps.last().map_or(0.0, |x| x.1.hours_f64() / 24.0);
         say!(
-            "simulated path: each candidate ran the scenario's {} as a representative period, scaled to {} years (fixed-size pools: rented nodes are held, and paid, for the whole period):",
-            period.map(|d| format!("{d:.1} days")).unwrap_or_else(|| "workload".into()),
+            "simulated path: the same demand ({source}) replayed over {period:.1} days as jobs holding the demanded GPUs on each candidate fleet; rented pools elastic (rented when demand needs a node, released when idle; billed by the scenario's own on-demand and spot pools' rules, AWS's where it has none), the period scaled to {} years as above:",
             spec.horizon_years
         );
         say!(
-            "  {:<20} {:>12} {:>12} {:>12} {:>10} {:>10} {:>10} {:>6}",
+            "  {:<20} {:>12} {:>12} {:>12} {:>10} {:>9} {:>10} {:>10}",
             "candidate",
             "period",
             "total",
             "NPV",
             "$/GPU-h",
+            "unserved",
             "wait p50",
-            "wait p95",
-            "unfin"
+            "wait p95"
         );
         for r in &sims {
             say!(
-                "  {:<20} {:>12} {:>12} {:>12} {:>10.3} {:>9.0}s {:>9.0}s {:>6}",
+                "  {:<20} {:>12} {:>12} {:>12} {:>10.3} {:>8.1}% {:>9.0}s {:>9.0}s",
                 r.candidate,
                 money(r.period_usd),
                 money(r.total_usd),
                 money(r.npv_usd),
-                r.usd_per_busy_gpu_hour,
+                r.usd_per_useful_gpu_hour,
+                r.unserved_share * 100.0,
                 r.wait_p50_s,
                 r.wait_p95_s,
-                r.unfinished
             );
         }
         sims
@@ -315,18 +182,76 @@ pub fn tco(
     let dir = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-tco", s.name)));
     std::fs::create_dir_all(&dir)
         .map_err(|e| CliError::Failure(anyhow!("creating {}: {e}", dir.display())))?;
-    let csv = tco_csv(&rows, &sims).map_err(|e| CliError::Failure(anyhow!("tco.csv: {e}")))?;
     let w = |name: &str, bytes: &[u8]| {
         write_atomic(&dir.join(name), bytes)
             .map_err(|e| CliError::Failure(anyhow!("writing {name}: {e}")))
     };
+    let csv = tco_csv(&rows, &sims).map_err(|e| CliError::Failure(anyhow!("tco.csv: {e}")))?;
     w("tco.csv", &csv)?;
-    w("tco.svg", tco_chart(&spec, &s.name).as_bytes())?;
+    let csv = years_csv(&years).map_err(|e| CliError::Failure(anyhow!("tco_years.csv: {e}")))?;
+    w("tco_years.csv", &csv)?;
+    crate::report::write_tco_charts(&dir, &spec, &s.name, &years)
+        .map_err(|e| CliError::Failure(anyhow!("{e}")))?;
     if json {
         println!("{}", tco_json(&s.name, &spec, &rows, &sims, &dir));
     }
     say!("wrote {}", dir.display());
     Ok(())
+}
+
+/// The analytic table, then what the break-even column means and its named variants.
+fn print_rows(rows: &[TcoRow]) {
+    println!(
+        "  {:<20} {:>12} {:>12} {:>10} {:>8} {:>9} {:>11}",
+        "candidate", "total", "NPV", "$/GPU-h", "util", "unserved", "break-even"
+    );
+    let pct = |u: Option<f64>| {
+        u.map(|u| format!("{:.1}%", u * 100.0))
+            .unwrap_or_else(|| "-".into())
+    };
+    for r in rows {
+        println!(
+            "  {:<20} {:>12} {:>12} {:>10.3} {:>7.1}% {:>8.1}% {:>11}",
+            r.candidate,
+            money(r.total_usd),
+            money(r.npv_usd),
+            r.usd_per_useful_gpu_hour,
+            r.utilization * 100.0,
+            r.unserved_share * 100.0,
+            if r.spot.is_some() {
+                "n/a".to_string()
+            } else {
+                pct(r.break_even_utilization)
+            }
+        );
+    }
+    println!(
+        "  break-even: the flat utilization above which the candidate's NPV is below renting the same use on demand; ownership from the hardware's arrival, demand rented on demand until then"
+    );
+    let textbook: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            r.break_even_year0_price
+                .map(|u| format!("{} {:.1} %", r.candidate, u * 100.0))
+        })
+        .collect();
+    if !textbook.is_empty() {
+        println!(
+            "  break-even at the year-0 price (ECONOMICS.md formula, undiscounted, no lead time): {}",
+            textbook.join(", ")
+        );
+    }
+    for r in rows {
+        if let Some((on_spot, discount)) = r.spot {
+            println!(
+                "  {}: {:.1} % of the use runs on spot (interruptible share x availability) at {:.1} % off on demand: NPV {:.1} % below on demand; no break-even (spot has no fixed cost to recover)",
+                r.candidate,
+                on_spot * 100.0,
+                discount * 100.0,
+                r.saving_vs_on_demand * 100.0
+            );
+        }
+    }
 }
 
 /// The `--json` output: the analytic and simulated candidates with their figures.
@@ -348,7 +273,11 @@ fn tco_json(
                 "usd_per_useful_gpu_hour": r.usd_per_useful_gpu_hour,
                 "utilization": r.utilization,
                 "unserved_share": r.unserved_share,
-                "break_even_utilization": r.break_even_utilization,
+                "break_even_utilization": if r.spot.is_some() { None } else { r.break_even_utilization },
+                "break_even_year0_price": r.break_even_year0_price,
+                "on_spot_share": r.spot.map(|x| x.0),
+                "spot_discount": r.spot.map(|x| x.1),
+                "saving_vs_on_demand": r.saving_vs_on_demand,
             })
         })
         .collect();
@@ -361,7 +290,8 @@ fn tco_json(
                 "total_usd": r.total_usd,
                 "npv_usd": r.npv_usd,
                 "busy_gpu_hours": r.busy_gpu_hours,
-                "usd_per_busy_gpu_hour": r.usd_per_busy_gpu_hour,
+                "usd_per_useful_gpu_hour": r.usd_per_useful_gpu_hour,
+                "unserved_share": r.unserved_share,
                 "wait_p50_s": r.wait_p50_s,
                 "wait_p95_s": r.wait_p95_s,
                 "unfinished_jobs": r.unfinished,
@@ -395,6 +325,10 @@ fn tco_csv(rows: &[TcoRow], sims: &[SimulatedTco]) -> Result<Vec<u8>, csv::Error
         "wait_p50_s",
         "wait_p95_s",
         "unfinished_jobs",
+        "break_even_year0_price",
+        "on_spot_share",
+        "spot_discount",
+        "saving_vs_on_demand",
     ])?;
     let f = |x: f64| format!("{x:.4}");
     for r in rows {
@@ -411,6 +345,10 @@ fn tco_csv(rows: &[TcoRow], sims: &[SimulatedTco]) -> Result<Vec<u8>, csv::Error
             String::new(),
             String::new(),
             String::new(),
+            r.break_even_year0_price.map(f).unwrap_or_default(),
+            r.spot.map(|s| f(s.0)).unwrap_or_default(),
+            r.spot.map(|s| f(s.1)).unwrap_or_default(),
+            f(r.saving_vs_on_demand),
         ])?;
     }
     for r in sims {
@@ -419,15 +357,70 @@ fn tco_csv(rows: &[TcoRow], sims: &[SimulatedTco]) -> Result<Vec<u8>, csv::Error
             r.candidate.clone(),
             f(r.total_usd),
             f(r.npv_usd),
-            f(r.usd_per_busy_gpu_hour),
+            f(r.usd_per_useful_gpu_hour),
             f(r.utilization),
-            String::new(),
+            f(r.unserved_share),
             String::new(),
             f(r.period_usd),
             f(r.wait_p50_s),
             f(r.wait_p95_s),
             r.unfinished.to_string(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
         ])?;
+    }
+    w.into_inner()
+        .map_err(|e| csv::Error::from(std::io::Error::other(e.to_string())))
+}
+
+fn years_csv(years: &[(String, Vec<TcoYear>)]) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "candidate",
+        "year",
+        "start_year",
+        "years",
+        "capex_usd",
+        "residual_usd",
+        "power_usd",
+        "colocation_usd",
+        "staff_usd",
+        "maintenance_usd",
+        "on_demand_usd",
+        "lead_time_cover_usd",
+        "reserved_usd",
+        "spot_usd",
+        "total_usd",
+        "discount_factor",
+        "npv_usd",
+        "served_node_hours",
+    ])?;
+    let f = |x: f64| format!("{:.4}", x + 0.0);
+    for (name, ys) in years {
+        for (k, y) in ys.iter().enumerate() {
+            w.write_record([
+                name.clone(),
+                (k + 1).to_string(),
+                f(y.start),
+                f(y.length),
+                f(y.capex),
+                f(y.residual),
+                f(y.power),
+                f(y.colocation),
+                f(y.staff),
+                f(y.maintenance),
+                f(y.on_demand),
+                f(y.lead_time_cover),
+                f(y.reserved),
+                f(y.spot),
+                f(y.total()),
+                format!("{:.6}", y.discount_factor),
+                f(y.npv()),
+                f(y.served_node_hours),
+            ])?;
+        }
     }
     w.into_inner()
         .map_err(|e| csv::Error::from(std::io::Error::other(e.to_string())))

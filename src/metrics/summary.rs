@@ -1,5 +1,7 @@
 //! The run summary: every headline figure, with the key names scripts rely on.
 
+use super::jobs::{job_table, JobTable, MetricsOptions};
+use super::research::{research_figures, tenant_research};
 use crate::engine::SimTime;
 use crate::model::Workload;
 use crate::pricing::{CostKind, Ledger};
@@ -27,15 +29,15 @@ impl Quantiles {
         if v.is_empty() {
             return Quantiles::default();
         }
-        // The `total_cmp` order, by radix (values equal under it are bit-identical).
-        super::sort_floats(&mut v);
         let n = v.len();
-        let rank = |p: f64| v[((p / 100.0 * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let rank = |p: f64| ((p / 100.0 * n as f64).ceil() as usize).clamp(1, n);
+        let mean = super::sort::sum(&v) / n as f64;
+        let at = super::sort::at_ranks(&mut v, &[rank(50.0), rank(95.0), rank(99.0)]);
         Quantiles {
-            mean: v.iter().sum::<f64>() / n as f64,
-            p50: rank(50.0),
-            p95: rank(95.0),
-            p99: rank(99.0),
+            mean,
+            p50: at[0],
+            p95: at[1],
+            p99: at[2],
         }
     }
 }
@@ -62,10 +64,16 @@ pub struct CensoredQuantiles {
 
 impl CensoredQuantiles {
     /// From `(value, censored)` pairs, values in seconds (rounded to the millisecond).
-    fn of(v: Vec<(f64, bool)>) -> CensoredQuantiles {
-        let censored = v.iter().filter(|x| x.1).count() as u64;
-        let jobs = v.len() as u64;
-        let q = round_q(Quantiles::of(v.into_iter().map(|x| x.0).collect()));
+    pub(super) fn of_iter(v: impl Iterator<Item = (f64, bool)>) -> CensoredQuantiles {
+        let mut censored = 0u64;
+        let values: Vec<f64> = v
+            .map(|(x, c)| {
+                censored += c as u64;
+                x
+            })
+            .collect();
+        let jobs = values.len() as u64;
+        let q = round_q(Quantiles::of(values));
         CensoredQuantiles {
             mean: q.mean,
             p50: q.p50,
@@ -143,6 +151,10 @@ pub struct Summary {
     /// Completion time of every submitted job that could fit the cluster (completed or
     /// failed: end - submit), seconds; jobs still open at the end count up to it (censored).
     pub jct_all_s: CensoredQuantiles,
+    /// Queueing delay, slowdowns, fairness, makespan, throughput, preemptions and
+    /// restarts per job, GPU-hours by outcome (flattened into `summary.json`).
+    #[serde(flatten)]
+    pub research: super::research::ResearchFigures,
     /// Fleet GPU-hours.
     pub gpu_hours: GpuHours,
     /// busy / provisioned.
@@ -181,6 +193,9 @@ pub struct Summary {
     pub trace_rows: TraceRows,
     /// Events processed.
     pub events: u64,
+    /// Datasets staged, runs' spread and throughput (only with the cloud model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cloud: Option<super::CloudFigures>,
 }
 
 /// Trace rows that did not become jobs.
@@ -203,6 +218,9 @@ pub struct TenantFigures {
     pub jct_s: Quantiles,
     /// GPU-hours its jobs lost to kills and preemptions.
     pub lost_gpu_hours: f64,
+    /// Its research figures, censored at the end like the fleet's (flattened).
+    #[serde(flatten)]
+    pub research: super::research::TenantResearch,
 }
 
 /// A count with its breakdown by cause.
@@ -226,7 +244,7 @@ impl CauseCounts {
     }
 }
 
-fn round(x: f64, places: i32) -> f64 {
+pub(super) fn round(x: f64, places: i32) -> f64 {
     let f = 10f64.powi(places);
     let r = (x * f).round() / f;
     // No "-0.0" in outputs: a sum of rounding dust is zero.
@@ -237,12 +255,36 @@ fn round(x: f64, places: i32) -> f64 {
     }
 }
 
-/// Builds the summary of a run.
+/// Builds the summary of a run with the default metric options (bounded slowdown's bound
+/// at 10 s).
 pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledger) -> Summary {
+    build_summary_with(meta, w, r, ledger, &MetricsOptions::default())
+}
+
+/// Builds the summary of a run.
+pub fn build_summary_with(
+    meta: &RunMeta,
+    w: &Workload,
+    r: &RunResult,
+    ledger: &Ledger,
+    opts: &MetricsOptions,
+) -> Summary {
+    let table = job_table(w, r, opts);
+    build_summary_from(meta, w, r, ledger, &table)
+}
+
+/// Builds the summary of a run from its job table (see [`job_table`]), for callers that
+/// use the table for more (sketches, per-job columns).
+pub fn build_summary_from(
+    meta: &RunMeta,
+    w: &Workload,
+    r: &RunResult,
+    ledger: &Ledger,
+    table: &JobTable,
+) -> Summary {
     let mut jobs = JobCounts::default();
     let mut waits = Vec::new();
     let mut jcts = Vec::new();
-    let (mut waits_all, mut jcts_all) = (Vec::new(), Vec::new());
     for (i, rec) in r.jobs.iter().enumerate() {
         if !rec.submitted {
             continue;
@@ -252,18 +294,6 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         if let Some(start) = rec.start {
             jobs.started += 1;
             waits.push(start.since(submit).secs_f64());
-        }
-        if rec.outcome != JobOutcome::Rejected {
-            let open_at_end = |t: Option<SimTime>| match t {
-                Some(t) => (t.since(submit).secs_f64(), false),
-                None => (r.end.since(submit).secs_f64(), true),
-            };
-            waits_all.push(open_at_end(rec.start));
-            let ended = match rec.outcome {
-                JobOutcome::Completed | JobOutcome::Failed => rec.end,
-                _ => None,
-            };
-            jcts_all.push(open_at_end(ended));
         }
         match rec.outcome {
             JobOutcome::Completed => {
@@ -338,8 +368,9 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         jobs,
         wait_s: round_q(Quantiles::of(waits)),
         jct_s: round_q(Quantiles::of(jcts)),
-        wait_all_s: CensoredQuantiles::of(waits_all),
-        jct_all_s: CensoredQuantiles::of(jcts_all),
+        wait_all_s: CensoredQuantiles::of_iter(table.jobs.iter().map(|f| f.wait())),
+        jct_all_s: CensoredQuantiles::of_iter(table.jobs.iter().map(|f| f.jct())),
+        research: research_figures(w, r, table),
         gpu_hours: GpuHours {
             provisioned: round(gh.provisioned, 3),
             busy: round(gh.busy, 3),
@@ -352,7 +383,7 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
         cost_usd,
         cost_by_kind_usd: by_kind,
         cost_by_tenant_usd: by_tenant,
-        by_tenant: tenant_figures(w, r),
+        by_tenant: tenant_figures(w, r, table),
         cost_per_busy_gpu_hour_usd: if gh.busy > 0.0 {
             round(total / gh.busy, 4)
         } else {
@@ -387,10 +418,12 @@ pub fn build_summary(meta: &RunMeta, w: &Workload, r: &RunResult, ledger: &Ledge
             dropped: w.filtered.iter().cloned().collect(),
         },
         events: r.events,
+        cloud: super::cloud_figures(w, r),
     }
 }
 
-fn tenant_figures(w: &Workload, r: &RunResult) -> IndexMap<String, TenantFigures> {
+fn tenant_figures(w: &Workload, r: &RunResult, t: &JobTable) -> IndexMap<String, TenantFigures> {
+    let mut research = tenant_research(w, t).into_iter();
     let n = w.tenants.len();
     let mut waits = vec![Vec::new(); n];
     let mut jcts = vec![Vec::new(); n];
@@ -422,13 +455,14 @@ fn tenant_figures(w: &Workload, r: &RunResult) -> IndexMap<String, TenantFigures
                     wait_s: round_q(Quantiles::of(std::mem::take(&mut waits[t]))),
                     jct_s: round_q(Quantiles::of(std::mem::take(&mut jcts[t]))),
                     lost_gpu_hours: round(lost[t], 3),
+                    research: research.next().unwrap_or_default(),
                 },
             )
         })
         .collect()
 }
 
-fn round_q(q: Quantiles) -> Quantiles {
+pub(super) fn round_q(q: Quantiles) -> Quantiles {
     Quantiles {
         mean: round(q.mean, 3),
         p50: round(q.p50, 3),

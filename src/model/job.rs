@@ -97,6 +97,32 @@ pub struct Job {
     pub deadline: Option<SimTime>,
     /// Whether the job may be preempted (and so may run on spot capacity).
     pub preemptible: bool,
+    /// What the cloud model reads of the job: its class, its dataset, its communication
+    /// share (all absent by default: the job is only its GPUs and work).
+    pub tags: JobTags,
+}
+
+/// A job's class (for throughput tables), the dataset it reads (staged before it runs)
+/// and its communication share (slowed by a spread-out placement); each absent unless a
+/// trace column, a generated mix or a share per tenant gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct JobTags {
+    /// Index into `Workload::classes`.
+    pub class: Option<u16>,
+    /// Index into `Workload::datasets`.
+    pub dataset: Option<u32>,
+    /// Share of the job's step time spent communicating at the reference bandwidth
+    /// (0..=1); when absent its class's or the scenario's default applies.
+    pub comm_share: Option<f32>,
+}
+
+impl JobTags {
+    /// No class, no dataset, no communication share.
+    pub const NONE: JobTags = JobTags {
+        class: None,
+        dataset: None,
+        comm_share: None,
+    };
 }
 
 impl Job {
@@ -119,6 +145,10 @@ pub struct Workload {
     pub skipped_rows: u64,
     /// Rows dropped by load-time filters, with the reason.
     pub filtered: Vec<(String, u64)>,
+    /// Job class names (model names, workload kinds); `JobTags::class` indexes this.
+    pub classes: Vec<String>,
+    /// Dataset names jobs read; `JobTags::dataset` indexes this.
+    pub datasets: Vec<String>,
 }
 
 impl Workload {
@@ -149,6 +179,16 @@ impl Workload {
             mask |= 1u64 << i;
         }
         Some(TypeMask(mask))
+    }
+
+    /// Index of class `name`, added if new; `None` past 65,535 classes.
+    pub fn class_index(&mut self, name: &str) -> Option<u16> {
+        intern(&mut self.classes, name, u16::MAX as usize).map(|i| i as u16)
+    }
+
+    /// Index of dataset `name`, added if new; `None` past 2^32 - 1 datasets.
+    pub fn dataset_index(&mut self, name: &str) -> Option<u32> {
+        intern(&mut self.datasets, name, u32::MAX as usize).map(|i| i as u32)
     }
 
     /// Sorts jobs by submit time, keeping trace order among equal times.
@@ -188,6 +228,18 @@ impl Workload {
         self.gpu_types = cluster_types.to_vec();
         unknown
     }
+}
+
+/// Position of `name` in `table`, added if new and the table holds fewer than `max`.
+fn intern(table: &mut Vec<String>, name: &str, max: usize) -> Option<usize> {
+    if let Some(i) = table.iter().position(|t| t == name) {
+        return Some(i);
+    }
+    if table.len() >= max {
+        return None;
+    }
+    table.push(name.to_string());
+    Some(table.len() - 1)
 }
 
 #[cfg(test)]
@@ -230,6 +282,7 @@ mod tests {
             priority: 0,
             deadline: None,
             preemptible: false,
+            tags: JobTags::NONE,
         });
         let unknown = w.remap_types(&["T4".into(), "A100".into()]);
         assert_eq!(unknown, vec!["V100".to_string()]);

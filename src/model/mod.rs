@@ -1,13 +1,18 @@
-//! The modelled fleet and its work: GPU types, nodes, pools of capacity, jobs.
+//! The modelled fleet and its work: GPU types, nodes, pools of capacity, jobs; where
+//! data lives (`datasets`), pools' interconnects (`fabric`) and per-class GPU speeds
+//! (`throughput`).
 //!
 //! Knows nothing of files or policies; `sched` decides what runs where, `sim` drives time.
 
 mod cluster;
+pub mod datasets;
+pub mod fabric;
 mod gpu;
 mod job;
+pub mod throughput;
 
 pub use cluster::{
     Allocation, Cluster, GpuSlice, Holding, NodeSpec, Pool, PoolSpec, ReservedNodes,
 };
 pub use gpu::{CapacityKind, GpuType, TypeMask};
-pub use job::{GpuRequest, Job, JobId, JobIdHasher, JobMap, Workload, MILLI_PER_GPU};
+pub use job::{GpuRequest, Job, JobId, JobIdHasher, JobMap, JobTags, Workload, MILLI_PER_GPU};

@@ -1,7 +1,8 @@
-//! Capacity blocks: nodes booked for a fixed window, paid upfront, not cancellable.
+//! Capacity blocks: nodes booked for a fixed window, paid upfront, not cancellable; the
+//! nodes exist only inside the window.
 
 use super::{
-    Bill, Charge, CostKind, FromConfig, PriceContext, PricingModel, Problems, UsageRecord,
+    Bill, CapacityWindow, Charge, FromConfig, PriceContext, PricingModel, Problems, UsageRecord,
 };
 use crate::engine::SimTime;
 use serde::Deserialize;
@@ -63,7 +64,8 @@ impl CapacityBlock {
         self.nodes as f64 * self.duration.hours_f64() * self.usd_per_node_hour
     }
 
-    /// What falls on a run `[0, end]`: the whole price if the block starts inside it.
+    /// What falls on a run `[0, end]`: the whole price if the block starts inside it
+    /// (paid upfront, not cancellable).
     pub fn cost_in(&self, end: SimTime) -> f64 {
         if self.start < end || self.start == SimTime::ZERO {
             self.price()
@@ -95,21 +97,51 @@ impl PricingModel for CapacityBlock {
         "capacity_block"
     }
 
+    /// The whole block, paid upfront at its start if that falls in the run, used to the
+    /// busy share of the block's GPU-time (its nodes exist only in its window).
     fn bill(&self, usage: &UsageRecord) -> Bill {
-        Bill::for_all_of(
-            usage,
-            vec![Charge {
-                busy: CostKind::BusyCompute,
-                idle: CostKind::UnusedCommitment,
-                usd: self.cost_in(usage.end),
-            }],
-        )
+        let owed = self.cost_in(usage.end);
+        let whole = usage.gpu_ms_of(self.nodes, self.start, self.start.plus(self.duration));
+        let share = if whole > 0.0 {
+            usage.busy_gpu_ms as f64 / whole
+        } else {
+            0.0
+        };
+        let start_h = self.start.hours_f64();
+        let charges = if owed > 0.0 {
+            vec![Charge::commitment(
+                owed,
+                share,
+                (start_h, start_h + self.duration.hours_f64()),
+            )]
+        } else {
+            Vec::new()
+        };
+        Bill::for_all_of(usage, charges)
     }
 
     fn comparison_rate(&self, _nodes: u32) -> f64 {
         self.usd_per_node_hour
     }
+
+    /// The block's window, less the AWS termination lead: instances are terminated from
+    /// 30 minutes before the block ends, with a warning 10 minutes before that.
+    fn capacity_windows(&self) -> Vec<CapacityWindow> {
+        let end = self.start.plus(self.duration);
+        vec![CapacityWindow {
+            open: self.start,
+            close: end.since(TERMINATION_LEAD).max(self.start),
+            notice: TERMINATION_WARNING,
+        }]
+    }
 }
+
+/// AWS begins terminating a capacity block's instances 30 minutes before the block
+/// ends (EC2 User Guide, "Monitor Capacity Blocks using EventBridge": the expiration
+/// warning comes 40 minutes before the end, termination 10 minutes later).
+pub const TERMINATION_LEAD: SimTime = SimTime(30 * 60_000);
+/// The warning before termination begins: 10 minutes (see [`TERMINATION_LEAD`]).
+pub const TERMINATION_WARNING: SimTime = SimTime(10 * 60_000);
 
 impl FromConfig for CapacityBlock {
     type Config = CapacityBlockConfig;

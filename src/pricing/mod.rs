@@ -7,16 +7,21 @@
 //! kind, split into busy and idle shares by the GPU-time paid for), and it quotes the
 //! [`PricingModel::comparison_rate`] that pool choice compares (the `cheapest` pool order,
 //! throughput per dollar, budget caps), so a pool has one price. One model per file:
-//! [`OnDemand`] (a flat rate is on-demand billed exactly), [`Reserved`] (a [`Reservation`]
-//! prorated into the run), [`CapacityBlock`], [`Spot`] (a [`SpotPrice`] under
-//! [`SpotBilling`]) and [`OwnedHardware`] (annuity, power, facility, staff). Two run-wide
-//! price lists act across pools: [`SavingsPlan`] (settled hour by hour over the covered
-//! on-demand usage) and data transfer ([`Egress`], [`TransferSpec`]), whose prices come
+//! [`OnDemand`] (a flat rate is on-demand billed exactly), [`Reserved`] (a [`Reservation`]'s
+//! terms, starting before or inside the run, renewed or not), [`CapacityBlock`], [`Spot`]
+//! (a [`SpotPrice`] under [`SpotBilling`], over the spans each node was up) and
+//! [`OwnedHardware`] (annuity, power, facility, staff). A commitment can bound a pool's
+//! capacity in time ([`PricingModel::capacity_windows`]) and split its billing periods
+//! ([`PricingModel::period_bounds`]); its lines carry their term and used share, which
+//! `commitments.csv` reports. Two run-wide price lists act across pools: [`SavingsPlan`]
+//! (settled hour by hour over the covered on-demand usage during its terms) and data
+//! transfer ([`Egress`], [`TransferSpec`]), whose prices come
 //! from the scenario or the catalog ([`egress`]). [`RunPricing`] bundles one run's prices;
 //! `metrics` applies them and attributes the result, deciding no pricing rule itself.
 //!
 //! Spot availability models ([`AvailabilityTrace`], [`PoissonHazard`], [`Bathtub`],
-//! [`ZoneOnOff`]) and the analytic buy-versus-rent tables ([`TcoSpec`]) live here too; the
+//! [`ZoneOnOff`]) and the analytic buy-versus-rent tables ([`TcoSpec`], each candidate's
+//! cash flow by year and component in [`TcoYear`]) live here too; the
 //! price catalog ([`lookup`]) supplies real prices by instance and region.
 //!
 //! # Adding a pricing model
@@ -42,6 +47,7 @@ mod catalog;
 mod config;
 mod held;
 mod ledger;
+mod links;
 mod model;
 mod on_demand;
 mod owned;
@@ -54,10 +60,13 @@ mod spot_interruption;
 mod spot_price;
 mod spot_trace;
 mod tco;
+mod tco_years;
 mod transfer;
 
 pub use billing::{Billing, BillingConfig};
-pub use capacity_block::{CapacityBlock, CapacityBlockConfig, CapacityBlockError};
+pub use capacity_block::{
+    CapacityBlock, CapacityBlockConfig, CapacityBlockError, TERMINATION_LEAD, TERMINATION_WARNING,
+};
 pub use catalog::{
     catalog, egress, lookup, CatalogEntry, CatalogError, CATALOG_CSV, DEFAULT_EGRESS_CLOUD,
     EGRESS_CSV,
@@ -65,13 +74,14 @@ pub use catalog::{
 pub use config::{FromConfig, PriceContext, Problems};
 pub use held::HeldInterval;
 pub use ledger::{CostKind, Ledger, LedgerKey};
-pub use model::{Bill, Charge, PricingModel, UsageRecord};
+pub use links::LinkPrices;
+pub use model::{Bill, CapacityWindow, Charge, PricingModel, UsageRecord, PERIODS_UNTIL};
 pub use on_demand::{OnDemand, OnDemandConfig};
 pub use owned::{annuity, OwnedConfig, OwnedHardware, OwnedHour, HOURS_PER_MONTH};
 pub use pool_pricing::{PoolPricing, PricingConfig};
-pub use reserved::{Reservation, Reserved, ReservedConfig, HOURS_PER_YEAR};
+pub use reserved::{OutsideTerm, Payment, Reservation, Reserved, ReservedConfig, HOURS_PER_YEAR};
 pub use run_pricing::RunPricing;
-pub use savings_plan::{PlanSettlement, SavingsPlan};
+pub use savings_plan::{PlanSettlement, PlanTerm, SavingsPlan};
 pub use spot::{MeanRevertingSpec, Spot, SpotConfig, SpotPriceConfig};
 pub use spot_interruption::{AdvisorBucket, Bathtub, PoissonHazard, ZoneOnOff};
 pub use spot_price::{read_spot_price_json, SpotBilling, SpotPrice};
@@ -79,4 +89,5 @@ pub use spot_trace::{
     parse_timestamp, read_availability_csv, read_gcp_probes, AvailabilityTrace, SpotTraceError,
 };
 pub use tco::{TcoCandidate, TcoRow, TcoSpec};
+pub use tco_years::TcoYear;
 pub use transfer::{transfer_seconds, Egress, MoveScope, TransferSpec};

@@ -56,11 +56,11 @@ impl PricingModel for OnDemand {
         let usd = self.cost_all(&usage.held);
         Bill::for_all_of(
             usage,
-            vec![Charge {
-                busy: CostKind::BusyCompute,
-                idle: CostKind::IdleCompute,
+            vec![Charge::new(
+                CostKind::BusyCompute,
+                CostKind::IdleCompute,
                 usd,
-            }],
+            )],
         )
     }
 

@@ -240,11 +240,7 @@ impl PricingModel for OwnedHardware {
         parts.capital *= nodes_avg;
         parts.power *= nodes_avg;
         parts.facility *= nodes_avg;
-        let line = |kind, usd| Charge {
-            busy: kind,
-            idle: kind,
-            usd,
-        };
+        let line = |kind, usd| Charge::new(kind, kind, usd);
         Bill::for_all_of(
             usage,
             vec![

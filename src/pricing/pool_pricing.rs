@@ -3,10 +3,10 @@
 //! from one list, so that adding a model is one file and one line here.
 
 use super::{
-    Bill, Billing, CapacityBlock, FromConfig, OnDemand, OwnedHardware, PriceContext, PricingModel,
-    Problems, Reserved, Spot, UsageRecord,
+    Bill, Billing, CapacityBlock, CapacityWindow, FromConfig, OnDemand, OwnedHardware,
+    PriceContext, PricingModel, Problems, Reserved, Spot, UsageRecord,
 };
-use crate::engine::RngStreams;
+use crate::engine::{RngStreams, SimTime};
 
 /// Generates [`PoolPricing`], [`PricingConfig`] and the dispatch of [`PricingModel`] from
 /// `Variant(Model)` lines; `kind = "variant"` (snake case) selects the model in a scenario.
@@ -61,6 +61,12 @@ macro_rules! pricing_models {
             }
             fn market_priced(&self) -> bool {
                 match self { $(PoolPricing::$variant(m) => m.market_priced(),)* }
+            }
+            fn capacity_windows(&self) -> Vec<CapacityWindow> {
+                match self { $(PoolPricing::$variant(m) => m.capacity_windows(),)* }
+            }
+            fn period_bounds(&self, until: SimTime) -> Vec<SimTime> {
+                match self { $(PoolPricing::$variant(m) => m.period_bounds(until),)* }
             }
             fn for_run(&self, streams: &RngStreams, pool: &str, hours: usize) -> PoolPricing {
                 match self {

@@ -99,33 +99,40 @@ impl PricingModel for Spot {
         "spot"
     }
 
-    /// Each held interval under the spot billing rules. When the usage does not cut the
-    /// time nodes were down out of the held intervals, the bill (and the GPU-time it pays
-    /// for) is scaled to the share of node-time that was up.
+    /// Each held interval under the spot billing rules (rounding and minimum per
+    /// interval; AWS's first hour free for an instance the provider interrupts within
+    /// it). The intervals of a spot pool are the spans its nodes were up, each an
+    /// instance of its own; the bill pays for their GPU-time. A record whose intervals do
+    /// not leave the time nodes were down out (`down_node_ms`) is scaled to the share of
+    /// node-time that was up instead.
     fn bill(&self, usage: &UsageRecord) -> Bill {
-        let up_share = match usage.down_node_ms {
-            Some(down) => {
-                let node_ms = usage.nodes as f64 * usage.end.0 as f64;
-                if node_ms > 0.0 {
-                    (1.0 - down as f64 / node_ms).clamp(0.0, 1.0)
-                } else {
-                    1.0
-                }
-            }
-            None => 1.0,
-        };
         let usd: f64 = usage
             .held
             .iter()
             .map(|h| self.billing.cost(h, &self.price))
             .sum();
-        Bill {
-            charges: vec![Charge {
-                busy: CostKind::Spot,
-                idle: CostKind::Spot,
-                usd: usd * up_share,
-            }],
-            paid_gpu_ms: usage.provisioned_gpu_ms as f64 * up_share,
+        let line = |usd| vec![Charge::new(CostKind::Spot, CostKind::Spot, usd)];
+        match usage.down_node_ms {
+            Some(down) => {
+                let node_ms = usage.nodes as f64 * usage.end.0 as f64;
+                let up_share = if node_ms > 0.0 {
+                    (1.0 - down as f64 / node_ms).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                };
+                Bill {
+                    charges: line(usd * up_share),
+                    paid_gpu_ms: usage.provisioned_gpu_ms as f64 * up_share,
+                }
+            }
+            None => Bill {
+                charges: line(usd),
+                paid_gpu_ms: usage
+                    .held
+                    .iter()
+                    .map(|h| usage.gpu_ms_of(h.nodes, h.ready, h.released))
+                    .sum(),
+            },
         }
     }
 

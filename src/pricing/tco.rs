@@ -1,8 +1,9 @@
 //! Buy versus rent, analytically: candidate fleets costed year by year over a horizon with a
-//! falling rental price `p(t) = p0 (1 - g)^t`, discounted to a net present value, with the
-//! break-even utilization of each candidate against renting on demand.
+//! falling rental price `p(t) = p0 (1 - g)^t` (the definitions in `tco_years.rs`),
+//! discounted to a net present value at the scenario's rate, with each candidate's
+//! break-even utilization on NPV against renting the same use on demand.
 
-use super::{OwnedHardware, HOURS_PER_YEAR};
+use super::{annuity, OwnedHardware, HOURS_PER_YEAR};
 
 /// A candidate fleet.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -85,6 +86,9 @@ pub struct TcoSpec {
     /// Share of the time spot capacity can be had (1 = always); the rest of a spot
     /// candidate's spot share runs on demand.
     pub spot_availability: f64,
+    /// The availability trace that share was measured from, if given (`spot_trace`): the
+    /// simulated path replays it.
+    pub spot_trace: Option<super::AvailabilityTrace>,
     /// GPUs per node.
     pub gpus_per_node: u32,
     /// Owned hardware figures (per node).
@@ -104,7 +108,7 @@ pub struct TcoRow {
     pub candidate: String,
     /// Total dollars over the horizon (undiscounted).
     pub total_usd: f64,
-    /// Net present value of the costs.
+    /// Net present value of the costs at the discount rate.
     pub npv_usd: f64,
     /// GPU-hours of demand served.
     pub useful_gpu_hours: f64,
@@ -114,9 +118,21 @@ pub struct TcoRow {
     pub unserved_share: f64,
     /// Utilization of the candidate's capacity.
     pub utilization: f64,
-    /// Utilization above which it beats renting the same use on demand (None: never /
-    /// not applicable).
+    /// Break-even utilization on NPV: the flat utilization of its capacity above which
+    /// the candidate's NPV is below renting the same use on demand (`None`: never, or no
+    /// fixed cost to recover: on-demand and spot).
     pub break_even_utilization: Option<f64>,
+    /// ECONOMICS.md's break-even at the year-0 rental price, undiscounted and without
+    /// lead time (`(annual capital + fixed opex) / (GPUs x 8760 x (p - variable cost))`
+    /// for a purchase, `1 - discount` for a reservation): a textbook reference, printed
+    /// only under its name.
+    pub break_even_year0_price: Option<f64>,
+    /// Spot candidates: the share of use that runs on spot (interruptible share x
+    /// availability) and spot's discount off on-demand today.
+    pub spot: Option<(f64, f64)>,
+    /// The candidate's NPV below (positive) or above renting the same served use on
+    /// demand, as a share of the latter.
+    pub saving_vs_on_demand: f64,
 }
 
 impl TcoSpec {
@@ -136,78 +152,20 @@ impl TcoSpec {
         out
     }
 
-    /// Discount factor for costs of year starting at `y` (paid at the year's end).
+    /// Discount factor for costs of the year starting at `y` (paid at the year's end).
     pub fn discount(&self, y: f64, len: f64) -> f64 {
         (1.0 + self.discount_rate).powf(-(y + len))
-    }
-
-    /// Cost of candidate `c` for one year starting at `y` of length `len`, at demand
-    /// `d_nodes` (busy node-equivalents, constant), and the node-hours served.
-    pub fn year_cost(&self, c: &TcoCandidate, y: f64, len: f64, d_nodes: f64) -> (f64, f64) {
-        let h = HOURS_PER_YEAR * len;
-        let p = self.on_demand_per_node_hour * self.price_factor(y);
-        let s = self.spot_per_node_hour * self.price_factor(y);
-        let owned = |n: u32, served: f64| -> f64 {
-            let o = &self.owned;
-            let load = if n > 0 { served / n as f64 } else { 0.0 };
-            let mut cost = len * (o.fixed_per_year(n) + o.variable_per_year(n) * load);
-            // Until the hardware arrives (lead time), the served load is rented.
-            let lead_y = (o.lead_time_days / 365.0 - y).clamp(0.0, len);
-            cost += lead_y * HOURS_PER_YEAR * served * p;
-            cost
-        };
-        match *c {
-            TcoCandidate::Buy { nodes } => {
-                let served = d_nodes.min(nodes as f64);
-                (owned(nodes, served), served * h)
-            }
-            TcoCandidate::OnDemand { nodes } => {
-                let served = d_nodes.min(nodes as f64);
-                (served * h * p, served * h)
-            }
-            TcoCandidate::Reserve { years, nodes } => {
-                let disc = if years >= 3 {
-                    self.reserved_discount_3y
-                } else {
-                    self.reserved_discount_1y
-                };
-                // The price is fixed at the start of each term.
-                let term_start = (y / years as f64).floor() * years as f64;
-                let rate =
-                    self.on_demand_per_node_hour * self.price_factor(term_start) * (1.0 - disc);
-                let served = d_nodes.min(nodes as f64);
-                (nodes as f64 * h * rate, served * h)
-            }
-            TcoCandidate::Hybrid { owned: b, burst } => {
-                let served = d_nodes.min((b + burst) as f64);
-                let base = served.min(b as f64);
-                (owned(b, base) + (served - base) * h * p, served * h)
-            }
-            TcoCandidate::Spot { nodes, share } => {
-                let served = d_nodes.min(nodes as f64);
-                let on_spot = share * self.spot_availability;
-                (served * h * (on_spot * s + (1.0 - on_spot) * p), served * h)
-            }
-        }
     }
 
     /// Total, NPV and node-hours served of `c` under the demand profile `demand`
     /// (`(busy node-equivalents, share of hours)`).
     pub fn evaluate(&self, c: &TcoCandidate, demand: &[(f64, f64)]) -> (f64, f64, f64) {
-        let (mut total, mut npv, mut served) = (0.0, 0.0, 0.0);
-        for (y, len) in self.years() {
-            // Fixed costs do not depend on demand; evaluating each demand level for the
-            // share of hours it holds splits them by share, which sums back to one year.
-            let mut cost_y = 0.0;
-            for &(d, share) in demand {
-                let (cst, sv) = self.year_cost(c, y, len, d);
-                cost_y += share * cst;
-                served += share * sv;
-            }
-            total += cost_y;
-            npv += cost_y * self.discount(y, len);
-        }
-        (total, npv, served)
+        let years = self.cash_flow(c, demand);
+        (
+            years.iter().map(|y| y.total()).sum(),
+            years.iter().map(|y| y.npv()).sum(),
+            years.iter().map(|y| y.served_node_hours).sum(),
+        )
     }
 
     /// The demand profile in node-equivalents.
@@ -216,31 +174,42 @@ impl TcoSpec {
         self.demand.iter().map(|&(gpus, s)| (gpus / g, s)).collect()
     }
 
-    /// Dollars per useful GPU-hour of `c` kept busy at flat utilization `u` of its capacity.
-    pub fn usd_per_gpu_hour_at(&self, c: &TcoCandidate, u: f64) -> f64 {
+    /// NPV of renting on demand what `demand` asks of a fleet of `capacity` nodes.
+    fn on_demand_npv(&self, capacity: u32, demand: &[(f64, f64)]) -> f64 {
+        self.evaluate(&TcoCandidate::OnDemand { nodes: capacity }, demand)
+            .1
+    }
+
+    /// NPV per useful GPU-hour of `c` kept busy at flat utilization `u` of its capacity
+    /// (the NPV over the horizon's served GPU-hours, undiscounted).
+    pub fn npv_per_gpu_hour_at(&self, c: &TcoCandidate, u: f64) -> f64 {
         let d = u * c.capacity() as f64;
-        let (total, _, served) = self.evaluate(c, &[(d, 1.0)]);
+        let (_, npv, served) = self.evaluate(c, &[(d, 1.0)]);
         if served > 0.0 {
-            total / (served * self.gpus_per_node as f64)
+            npv / (served * self.gpus_per_node as f64)
         } else {
             f64::INFINITY
         }
     }
 
-    /// Utilization at which `c` costs the same per useful GPU-hour as renting on demand
-    /// (bisection; `None` if it is never cheaper, or is on-demand itself).
+    /// Break-even utilization on NPV: the flat utilization `u` of `c`'s capacity at which
+    /// its NPV equals renting the same busy node-hours on demand (bisection; `None` if it
+    /// is never cheaper, or has no fixed cost to recover: on-demand and spot).
     pub fn break_even(&self, c: &TcoCandidate) -> Option<f64> {
-        if matches!(c, TcoCandidate::OnDemand { .. }) || c.capacity() == 0 {
+        if matches!(c, TcoCandidate::OnDemand { .. } | TcoCandidate::Spot { .. })
+            || c.capacity() == 0
+        {
             return None;
         }
-        let od = TcoCandidate::OnDemand {
-            nodes: c.capacity(),
+        let cap = c.capacity();
+        let gap = |u: f64| {
+            let demand = [(u * cap as f64, 1.0)];
+            self.evaluate(c, &demand).1 - self.on_demand_npv(cap, &demand)
         };
-        let gap = |u: f64| self.usd_per_gpu_hour_at(c, u) - self.usd_per_gpu_hour_at(&od, u);
         if gap(1.0) > 0.0 {
             return None;
         }
-        let (mut lo, mut hi) = (1e-6, 1.0);
+        let (mut lo, mut hi) = (0.0, 1.0);
         if gap(lo) <= 0.0 {
             return Some(0.0);
         }
@@ -255,6 +224,42 @@ impl TcoSpec {
         Some(hi)
     }
 
+    /// ECONOMICS.md's break-even at the year-0 rental price, undiscounted, without lead
+    /// time: for a purchase `(annual capital + fixed opex) / (GPUs x 8760 x (p -
+    /// variable cost per GPU-hour))`; for a reservation `1 - discount`; `None` otherwise.
+    pub fn break_even_year0_price(&self, c: &TcoCandidate) -> Option<f64> {
+        let g = self.gpus_per_node.max(1) as f64;
+        let p = self.on_demand_per_node_hour / g;
+        match *c {
+            TcoCandidate::Buy { nodes } if nodes > 0 => {
+                let o = &self.owned;
+                let n = nodes as f64;
+                let fixed = n
+                    * (annuity(
+                        o.capex_per_node,
+                        o.residual_per_node,
+                        o.cost_of_capital,
+                        o.life_years,
+                    ) + HOURS_PER_YEAR * o.idle_kw_per_node * o.pue * o.usd_per_kwh
+                        + o.colo_usd_per_kw_month * o.full_kw_per_node * 12.0
+                        + o.maintenance_share_per_year * o.capex_per_node)
+                    + o.staff_usd_per_year;
+                let variable =
+                    (o.full_kw_per_node - o.idle_kw_per_node) * o.pue * o.usd_per_kwh / g;
+                let margin = p - variable;
+                (margin > 0.0).then(|| fixed / (n * g * HOURS_PER_YEAR * margin))
+            }
+            TcoCandidate::Reserve { years, .. } => Some(
+                1.0 - if years >= 3 {
+                    self.reserved_discount_3y
+                } else {
+                    self.reserved_discount_1y
+                },
+            ),
+            _ => None,
+        }
+    }
+
     /// The analytic answer for every candidate under `demand` (node-equivalents).
     pub fn analytic(&self, demand: &[(f64, f64)]) -> Vec<TcoRow> {
         let g = self.gpus_per_node as f64;
@@ -265,6 +270,8 @@ impl TcoSpec {
             .map(|c| {
                 let (total, npv, served) = self.evaluate(c, demand);
                 let cap = c.capacity() as f64 * HOURS_PER_YEAR * self.horizon_years;
+                // Renting on demand exactly what this candidate served.
+                let od = self.on_demand_npv(c.capacity(), &self.served_demand(c, demand));
                 TcoRow {
                     candidate: c.label(),
                     total_usd: total,
@@ -282,8 +289,27 @@ impl TcoSpec {
                     },
                     utilization: if cap > 0.0 { served / cap } else { 0.0 },
                     break_even_utilization: self.break_even(c),
+                    break_even_year0_price: self.break_even_year0_price(c),
+                    spot: match *c {
+                        TcoCandidate::Spot { share, .. } => Some((
+                            self.on_spot_share(share),
+                            if self.on_demand_per_node_hour > 0.0 {
+                                1.0 - self.spot_per_node_hour / self.on_demand_per_node_hour
+                            } else {
+                                0.0
+                            },
+                        )),
+                        _ => None,
+                    },
+                    saving_vs_on_demand: if od > 0.0 { 1.0 - npv / od } else { 0.0 },
                 }
             })
             .collect()
+    }
+
+    /// The part of `demand` that `c` serves (each level capped at its capacity).
+    fn served_demand(&self, c: &TcoCandidate, demand: &[(f64, f64)]) -> Vec<(f64, f64)> {
+        let cap = c.capacity() as f64;
+        demand.iter().map(|&(d, s)| (d.min(cap), s)).collect()
     }
 }

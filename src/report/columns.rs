@@ -25,6 +25,8 @@ pub enum Values {
     Float(Vec<f64>),
     /// 64-bit floats, null where `None`.
     NullableFloat(Vec<Option<f64>>),
+    /// 64-bit integers, null where `None`.
+    NullableInt(Vec<Option<i64>>),
     /// UTF-8 strings, never null.
     Text(Vec<String>),
     /// UTF-8 strings, null where `None`.
@@ -40,6 +42,7 @@ impl Values {
             Values::NullableFloat(v) => v.len(),
             Values::Text(v) => v.len(),
             Values::NullableText(v) => v.len(),
+            Values::NullableInt(v) => v.len(),
         }
     }
 
@@ -51,7 +54,7 @@ impl Values {
     /// The type's name in the documented schema (`int64`, `float64`, `string`).
     pub fn type_name(&self) -> &'static str {
         match self {
-            Values::Int(_) => "int64",
+            Values::Int(_) | Values::NullableInt(_) => "int64",
             Values::Float(_) | Values::NullableFloat(_) => "float64",
             Values::Text(_) | Values::NullableText(_) => "string",
         }
@@ -59,7 +62,10 @@ impl Values {
 
     /// True when the column may hold nulls.
     pub fn nullable(&self) -> bool {
-        matches!(self, Values::NullableFloat(_) | Values::NullableText(_))
+        matches!(
+            self,
+            Values::NullableFloat(_) | Values::NullableText(_) | Values::NullableInt(_)
+        )
     }
 }
 
@@ -99,7 +105,7 @@ impl Columns {
 /// `x` rounded to `decimals` places exactly as the CSV's `{:.N}` text is (and never -0):
 /// by scaling, which is exact unless the scaled value lies within its rounding error of a
 /// half (or is too large to carry a fraction); those rare cases take the decimal text.
-fn round(x: f64, decimals: i32) -> f64 {
+pub(super) fn round(x: f64, decimals: i32) -> f64 {
     let scale = 10f64.powi(decimals);
     let y = x * scale;
     let frac = y - y.floor();
@@ -111,11 +117,11 @@ fn round(x: f64, decimals: i32) -> f64 {
 }
 
 /// Seconds, to the millisecond.
-fn secs(t: SimTime) -> f64 {
+pub(super) fn secs(t: SimTime) -> f64 {
     t.0 as f64 / 1000.0
 }
 
-fn col(name: &str, values: Values) -> Column {
+pub(super) fn col(name: &str, values: Values) -> Column {
     Column {
         name: name.to_string(),
         values,
@@ -147,6 +153,24 @@ pub fn jobs(out: &RunOutput) -> Columns {
                 6,
             )
         })
+    };
+    // The research figures of each job (none for a rejected one), as in `jobs.csv`.
+    let opts = crate::metrics::MetricsOptions {
+        slowdown_bound: SimTime::from_secs_f64(out.summary.research.slowdown_bound_s),
+    };
+    let table = crate::metrics::job_table(w, r, &opts);
+    let mut figures: Vec<Option<&crate::metrics::JobFigures>> = vec![None; w.jobs.len()];
+    for x in &table.jobs {
+        if let Some(slot) = figures.get_mut(x.job as usize) {
+            *slot = Some(x);
+        }
+    }
+    let fig = |g: &dyn Fn(&crate::metrics::JobFigures) -> Option<f64>| {
+        Values::NullableFloat(
+            rows.iter()
+                .map(|&i| figures[i].and_then(g).map(|v| round(v, 6)))
+                .collect(),
+        )
     };
     Columns {
         name: "jobs",
@@ -234,7 +258,24 @@ pub fn jobs(out: &RunOutput) -> Columns {
                         .collect(),
                 ),
             ),
-        ],
+            col("queue_delay_s", fig(&|x| Some(x.queue_delay_s))),
+            col("run_s", fig(&|x| Some(x.run_s))),
+            col("slowdown", fig(&|x| x.slowdown().map(|v| v.0))),
+            col("bounded_slowdown", fig(&|x| Some(x.bounded_slowdown))),
+            col("finish_time_fairness", fig(&|x| x.ftf().map(|v| v.0))),
+            col("gpu_hours", fig(&|x| Some(x.gpu_hours))),
+            col(
+                "open_at_end",
+                Values::NullableText(
+                    rows.iter()
+                        .map(|&i| figures[i].map(|x| x.open.to_string()))
+                        .collect(),
+                ),
+            ),
+        ]
+        .into_iter()
+        .chain(super::cloud_columns::columns(w, r, &rows))
+        .collect(),
     }
 }
 
@@ -370,6 +411,15 @@ pub fn timeline(out: &RunOutput) -> Columns {
             col(
                 "nodes_up",
                 int(&|t, p| tl[t].nodes.get(p).copied().unwrap_or(0)),
+            ),
+            col(
+                "frag_gpus",
+                float(&|t, p| {
+                    round(
+                        tl[t].frag_milli.get(p).copied().unwrap_or(0) as f64 / 1000.0,
+                        6,
+                    )
+                }),
             ),
         ],
     }

@@ -22,6 +22,14 @@ pub struct JobContext<'a> {
     pub end: SimTime,
     /// Why each rejected job could not run: (job index, reason), by index.
     pub reject_reasons: &'a [(u32, String)],
+    /// Each job's research figures (none for a rejected job), indexed like the workload.
+    pub figures: Vec<Option<&'a crate::metrics::JobFigures>>,
+    /// Job class names (`Job::tags.class` indexes them).
+    pub classes: &'a [String],
+    /// Dataset names (`Job::tags.dataset` indexes them).
+    pub datasets: &'a [String],
+    /// The cloud model's per-job figures, when the run had it.
+    pub cloud: Option<&'a crate::sim::CloudResult>,
 }
 
 /// One row of `jobs.csv`.
@@ -102,7 +110,105 @@ pub fn job_columns<'a>() -> Vec<Column<JobRow<'a>>> {
             }
             Cell::Text(reject_reason(r.ctx.reject_reasons, r.index))
         }),
+        Column::new("queue_delay_s", Float, |r| {
+            fig(r, |x| Some(x.queue_delay_s))
+        }),
+        Column::new("run_s", Float, |r| fig(r, |x| Some(x.run_s))),
+        Column::new("slowdown", Float, |r| fig(r, |x| x.slowdown().map(|v| v.0))),
+        Column::new("bounded_slowdown", Float, |r| {
+            fig(r, |x| Some(x.bounded_slowdown))
+        }),
+        Column::new("finish_time_fairness", Float, |r| {
+            fig(r, |x| x.ftf().map(|v| v.0))
+        }),
+        Column::new("gpu_hours", Float, |r| fig(r, |x| Some(x.gpu_hours))),
+        Column::new("open_at_end", Text, |r| match figure(r) {
+            Some(x) if x.open => Cell::Text("true"),
+            Some(_) => Cell::Text("false"),
+            None => Cell::Empty,
+        }),
     ]
+}
+
+fn figure<'r>(r: &'r JobRow) -> Option<&'r crate::metrics::JobFigures> {
+    r.ctx.figures.get(r.index).copied().flatten()
+}
+
+fn fig(r: &JobRow, value: impl Fn(&crate::metrics::JobFigures) -> Option<f64>) -> Cell<'static> {
+    figure(r).and_then(value).map_or(Cell::Empty, Cell::Float)
+}
+
+fn cloud_job(r: &JobRow) -> crate::sim::JobCloud {
+    r.ctx
+        .cloud
+        .and_then(|c| c.jobs.get(r.index).copied())
+        .unwrap_or_default()
+}
+
+fn ran(r: &JobRow) -> bool {
+    r.rec.start.is_some()
+}
+
+/// The cloud columns of `jobs.csv` (after the others), present only when the run had the
+/// cloud model: `class` with job classes, the dataset columns with datasets, the spread
+/// columns with fabrics or a throughput table.
+pub fn cloud_job_columns<'a>(
+    has_classes: bool,
+    data: bool,
+    spread: bool,
+) -> Vec<Column<JobRow<'a>>> {
+    let mut v = Vec::new();
+    if has_classes {
+        v.push(Column::new("class", Text, |r: &JobRow| {
+            r.job
+                .tags
+                .class
+                .and_then(|k| r.ctx.classes.get(k as usize))
+                .map_or(Cell::Text(""), |s| Cell::Text(s))
+        }));
+    }
+    if data {
+        v.push(Column::new("dataset", Text, |r: &JobRow| {
+            r.job
+                .tags
+                .dataset
+                .and_then(|k| r.ctx.datasets.get(k as usize))
+                .map_or(Cell::Text(""), |s| Cell::Text(s))
+        }));
+        v.push(Column::new("staged_gb", Float, |r: &JobRow| {
+            Cell::Float(cloud_job(r).staged_gb)
+        }));
+        v.push(Column::new("staging_s", Float, |r: &JobRow| {
+            Cell::Secs(cloud_job(r).staging)
+        }));
+        v.push(Column::new("transfer_usd", Float, |r: &JobRow| {
+            Cell::Fixed(cloud_job(r).transfer_usd, 4)
+        }));
+    }
+    if spread {
+        v.push(Column::new("racks", Int, |r: &JobRow| {
+            if ran(r) {
+                Cell::Int(cloud_job(r).racks as i64)
+            } else {
+                Cell::Empty
+            }
+        }));
+        v.push(Column::new("speed_factor", Float, |r: &JobRow| {
+            if ran(r) {
+                Cell::Float(cloud_job(r).speed_factor)
+            } else {
+                Cell::Empty
+            }
+        }));
+        v.push(Column::new("speed", Float, |r: &JobRow| {
+            if ran(r) {
+                Cell::Float(cloud_job(r).speed)
+            } else {
+                Cell::Empty
+            }
+        }));
+    }
+    v
 }
 
 /// Why rejected job `index` could not run, from `reasons` ((job index, reason), sorted by
@@ -209,6 +315,9 @@ pub fn timeline_columns<'a>() -> Vec<Column<TimelineCell<'a>>> {
         Column::new("running_jobs", Int, |r| Cell::Int(r.row.running as i64)),
         Column::new("nodes_up", Int, |r| {
             Cell::Int(r.row.nodes.get(r.pool).copied().unwrap_or(0) as i64)
+        }),
+        Column::new("frag_gpus", Float, |r| {
+            Cell::Float(r.row.frag_milli.get(r.pool).copied().unwrap_or(0) as f64 / 1000.0)
         }),
     ]
 }

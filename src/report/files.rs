@@ -84,13 +84,37 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
     let w = out.workload;
     let r = out.result;
     let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
+    let opts = crate::metrics::MetricsOptions {
+        slowdown_bound: crate::engine::SimTime::from_secs_f64(
+            out.summary.research.slowdown_bound_s,
+        ),
+    };
+    let table = crate::metrics::job_table(w, r, &opts);
+    let mut figures = vec![None; w.jobs.len()];
+    for x in &table.jobs {
+        if let Some(slot) = figures.get_mut(x.job as usize) {
+            *slot = Some(x);
+        }
+    }
     let ctx = JobContext {
         tenants: &w.tenants,
         pool_names: &pool_names,
         job_usd: out.job_usd,
         end: r.end,
         reject_reasons: out.reject_reasons,
+        figures,
+        classes: &w.classes,
+        datasets: &w.datasets,
+        cloud: r.cloud.as_ref(),
     };
+    let mut columns = job_columns();
+    if let Some(c) = &r.cloud {
+        columns.extend(super::csv_columns::cloud_job_columns(
+            !w.classes.is_empty(),
+            c.data,
+            c.spread,
+        ));
+    }
     let n = w.jobs.len().min(r.jobs.len());
     let job_row = |index: usize| {
         let rec = &r.jobs[index];
@@ -105,7 +129,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
     let (jobs, rest) = rayon::join(
         || {
             write_streamed(&dir.join("jobs.csv"), |f| {
-                write_rows_par(f, &job_columns(), n, job_row).map(|_| ())
+                write_rows_par(f, &columns, n, job_row).map(|_| ())
             })
         },
         || -> std::io::Result<()> {

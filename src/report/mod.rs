@@ -3,7 +3,10 @@
 //! temporary name, then renamed, so an interrupted run never leaves a half file that looks
 //! whole. Columns are documented in `docs/outputs.md`.
 
+mod cloud_columns;
 pub mod columns;
+mod commitments;
+mod compare_charts;
 mod csv_columns;
 mod csv_out;
 mod data;
@@ -11,10 +14,13 @@ mod deadline;
 mod fgd;
 mod files;
 mod format;
+mod labels;
 mod render;
 mod run_charts;
 mod sweep_charts;
 
+pub use commitments::write_commitments_csv;
+pub use compare_charts::{cdf_series, plot_compare_dir, CdfOverlay, CdfSeries, CHARTED};
 pub use csv_columns::{
     job_columns, pool_columns, timeline_columns, JobContext, JobRow, PoolRow, TimelineCell,
 };
@@ -26,11 +32,12 @@ pub use fgd::{
 };
 pub use files::{write_atomic, write_run, write_streamed, RunOutput};
 pub use format::{OutputFormat, PARQUET_BUILT};
+pub use labels::{metric_label, time_unit, Label};
 mod tco_chart;
 
 pub use render::{render, Chart, ChartError, DrawResult};
 pub use run_charts::{plot_run, plot_run_dir, RunCharts};
 pub use sweep_charts::{pareto_front, plot_sweep_dir};
-pub use tco_chart::tco_chart;
+pub use tco_chart::write_tco_charts;
 #[cfg(feature = "parquet")]
 pub mod parquet;

@@ -33,7 +33,7 @@ pub struct ParquetError {
 
 fn field(name: &str, v: &Values) -> Result<Arc<Type>, parquet::errors::ParquetError> {
     let (physical, logical) = match v {
-        Values::Int(_) => (PhysicalType::INT64, None),
+        Values::Int(_) | Values::NullableInt(_) => (PhysicalType::INT64, None),
         Values::Float(_) | Values::NullableFloat(_) => (PhysicalType::DOUBLE, None),
         Values::Text(_) | Values::NullableText(_) => {
             (PhysicalType::BYTE_ARRAY, Some(LogicalType::String))
@@ -102,6 +102,11 @@ fn encode(
             Values::NullableFloat(v) => {
                 let (levels, present) = split(v);
                 cw.typed::<DoubleType>()
+                    .write_batch(&present, Some(&levels), None)?;
+            }
+            Values::NullableInt(v) => {
+                let (levels, present) = split(v);
+                cw.typed::<Int64Type>()
                     .write_batch(&present, Some(&levels), None)?;
             }
             Values::Text(v) => {

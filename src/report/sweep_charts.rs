@@ -298,13 +298,15 @@ fn short(v: f64) -> String {
     }
 }
 
-struct Bars {
-    title: String,
-    x_name: String,
-    y_name: String,
-    labels: Vec<String>,
+/// Bars with 95 % interval whiskers, one group per value of a second parameter (also the
+/// bars of a comparison, one group).
+pub(super) struct Bars {
+    pub(super) title: String,
+    pub(super) x_name: String,
+    pub(super) y_name: String,
+    pub(super) labels: Vec<String>,
     /// One group of bars per value of a second parameter: (legend, (mean, ci) per label).
-    groups: Vec<(String, Vec<(f64, f64)>)>,
+    pub(super) groups: Vec<(String, Vec<(f64, f64)>)>,
 }
 
 impl Bars {

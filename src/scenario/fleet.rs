@@ -43,6 +43,10 @@ impl Scenario {
                 oversized: super::Oversized::Reject,
                 ..Default::default()
             },
+            tags: Default::default(),
+            measured_on: None,
+            metrics: Default::default(),
+            warnings: Vec::new(),
             output_format: Default::default(),
         }
     }

@@ -10,6 +10,8 @@
 //! `failures` and `spot_interruptions`).
 
 mod autoscale;
+mod cloud;
+mod cloud_table;
 mod compare;
 mod failures;
 mod faults;
@@ -18,11 +20,13 @@ mod fleet;
 mod gpu_types;
 mod limits;
 mod locate;
+mod measured;
 mod oversized;
 mod pools;
 mod pricing;
 mod problems;
 mod raw;
+mod raw_cloud;
 mod raw_pricing;
 mod raw_trace;
 mod scheduler;
@@ -39,6 +43,7 @@ mod workload_source;
 pub use compare::{is_compare_scenario, CompareScenario};
 pub use fgd::{is_fgd_scenario, FgdScenario};
 pub use limits::{RunLimits, DEFAULT_MAX_JOBS, MAX_TIMELINE_ROWS};
+pub use measured::MeasuredOn;
 pub use oversized::{
     job_unplaceable, oversized_message, placeable, unplaceable_among, unplaceable_jobs,
     why_unplaceable, Oversized,

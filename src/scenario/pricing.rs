@@ -73,8 +73,8 @@ pub(super) fn pool_price(
             Err(e) => p.err(format!("{path}.instance"), e.to_string()),
         },
         (Some(_), None) => p.err(format!("{path}.region"), "an instance needs a region"),
-        (None, Some(_)) => p.err(format!("{path}.instance"), "a region needs an instance"),
-        (None, None) => {}
+        // A region alone is the pool's place (datasets, checkpoint moves), owned or not.
+        (None, _) => {}
     }
     let explicit = rp
         .price_per_node_hour
@@ -91,6 +91,15 @@ pub(super) fn pool_price(
         None => PoolPricing::default_for(&ctx, &mut scoped),
         Some(c) => c.build(&ctx, &mut scoped),
     };
+    if rp.autoscale.is_some() && !pricing.capacity_windows().is_empty() {
+        scoped.err(
+            "autoscale",
+            format!(
+                "a {} pricing bounds the pool's capacity to its window; such a pool cannot autoscale",
+                pricing.kind_name()
+            ),
+        );
+    }
     PoolPrice {
         rate: pricing.comparison_rate(nodes),
         pricing,

@@ -46,6 +46,17 @@ pub struct RawScenario {
     /// What to do with jobs no pool can ever hold: `"error"` (default) or `"reject"`.
     #[serde(default)]
     pub oversized: Option<RawOversized>,
+    #[serde(default)]
+    pub datasets: Vec<super::raw_cloud::RawDataset>,
+    #[serde(default)]
+    pub data: Option<super::raw_cloud::RawData>,
+    #[serde(default)]
+    pub interconnect: Option<super::raw_cloud::RawInterconnect>,
+    #[serde(default)]
+    pub throughput: Option<super::raw_cloud::RawThroughput>,
+    /// `[metrics]`: parameters of the research metrics.
+    #[serde(default)]
+    pub metrics: Option<RawMetrics>,
     /// `output_format = "csv" | "parquet" | "both"`: the run folder's table files.
     #[serde(default)]
     pub output_format: Option<crate::report::OutputFormat>,
@@ -57,6 +68,15 @@ pub struct RawScenario {
 pub enum RawOversized {
     Error,
     Reject,
+}
+
+/// `[metrics]`.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawMetrics {
+    /// The bound of bounded slowdown ("10s").
+    #[serde(default)]
+    pub slowdown_bound: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -130,6 +150,12 @@ pub struct RawPool {
     /// Elastic pool: `nodes` is its maximum.
     #[serde(default)]
     pub autoscale: Option<RawAutoscale>,
+    /// Provider of the pool's place (default: the instance's cloud, else the default).
+    #[serde(default)]
+    pub cloud: Option<String>,
+    /// The pool's interconnect.
+    #[serde(default)]
+    pub fabric: Option<super::raw_cloud::RawFabric>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -191,6 +217,8 @@ pub enum RawWorkload {
         path: String,
         #[serde(default)]
         skip_bad_rows: bool,
+        #[serde(default)]
+        measured_on: Option<String>,
     },
     /// A trace in any supported format, filtered and shaped at load time.
     Trace(super::raw_trace::RawTrace),
@@ -228,6 +256,8 @@ pub struct RawSynthetic {
     pub cpu_cores_per_gpu: Option<f64>,
     #[serde(default)]
     pub memory_gib_per_gpu: Option<f64>,
+    #[serde(default)]
+    pub measured_on: Option<String>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]

@@ -94,6 +94,15 @@ pub struct RawSpotDeadline {
 pub struct RawSavingsPlan {
     pub commitment_per_hour: f64,
     pub discount: f64,
+    /// When the term begins, from the start of the run (default 0).
+    #[serde(default)]
+    pub start: Option<String>,
+    /// Length of the term ("365d", "3y"; default: the rest of the run).
+    #[serde(default)]
+    pub term: Option<String>,
+    /// A new term begins when one ends (default false).
+    #[serde(default)]
+    pub renew: Option<bool>,
 }
 
 /// `[transfer]`: data each completed job moves, and its prices.

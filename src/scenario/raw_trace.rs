@@ -36,6 +36,12 @@ pub struct RawTrace {
     pub load_scale: Option<f64>,
     #[serde(default)]
     pub load_scale_of: Option<ScaleBase>,
+    /// The GPU type the trace's run times were measured on.
+    #[serde(default)]
+    pub measured_on: Option<String>,
+    /// `"trace"`, `"exact"` or `{ kind = "badness", f = 3 }`.
+    #[serde(default)]
+    pub estimates: Option<toml::Value>,
 }
 
 /// `[workload] kind = "model"`.
@@ -58,6 +64,8 @@ pub struct RawModel {
     pub cpu_cores_per_gpu: Option<f64>,
     #[serde(default)]
     pub memory_gib_per_gpu: Option<f64>,
+    #[serde(default)]
+    pub measured_on: Option<String>,
 }
 
 /// An arrival process.

@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// Validates `[tco]`; `base` resolves `spot_trace`.
 pub(super) fn tco(t: &RawTco, base: &Path, p: &mut Problems) -> TcoSpec {
-    let spot_availability = spot_availability(p, t, base);
+    let (spot_availability, spot_trace) = spot_availability(p, t, base);
     let (od, spot) = tco_prices(p, t);
     if !(t.horizon_years > 0.0 && t.horizon_years <= 30.0) {
         p.err(
@@ -38,6 +38,7 @@ pub(super) fn tco(t: &RawTco, base: &Path, p: &mut Problems) -> TcoSpec {
         on_demand_per_node_hour: od,
         spot_per_node_hour: spot,
         spot_availability,
+        spot_trace,
         gpus_per_node: t.gpus_per_node.clamp(1, 1024) as u32,
         owned: owned(p, "tco.owned", &t.owned),
         // Epoch AI's estimated AWS GPU discounts: 41 % (1 y), 64 % (3 y) (ECONOMICS.md).
@@ -53,24 +54,29 @@ pub(super) fn tco(t: &RawTco, base: &Path, p: &mut Problems) -> TcoSpec {
     }
 }
 
-/// The share of time spot capacity is there: given, or read from `spot_trace`.
-fn spot_availability(p: &mut Problems, t: &RawTco, base: &Path) -> f64 {
+/// The share of time spot capacity is there: given, or read from `spot_trace` (then the
+/// trace too).
+fn spot_availability(
+    p: &mut Problems,
+    t: &RawTco,
+    base: &Path,
+) -> (f64, Option<crate::pricing::AvailabilityTrace>) {
     match (t.spot_availability, &t.spot_trace) {
-        (Some(a), None) => p.share("tco.spot_availability", a),
+        (Some(a), None) => (p.share("tco.spot_availability", a), None),
         (None, Some(f)) => match crate::pricing::read_availability_csv(&base.join(f)) {
-            Ok(tr) => tr.available_fraction(),
+            Ok(tr) => (tr.available_fraction(), Some(tr)),
             Err(e) => {
                 p.err("tco.spot_trace", e.to_string());
-                1.0
+                (1.0, None)
             }
         },
-        (None, None) => 1.0,
+        (None, None) => (1.0, None),
         (Some(_), Some(_)) => {
             p.err(
                 "tco.spot_availability",
                 "give spot_availability or spot_trace, not both",
             );
-            1.0
+            (1.0, None)
         }
     }
 }
@@ -178,9 +184,26 @@ pub(super) fn savings_plan(s: &RawSavingsPlan, p: &mut Problems) -> crate::prici
             format!("must be at least 0 and below 1, got {d}"),
         );
     }
+    let term = s.term.as_deref().map(|t| p.dur("savings_plan.term", t));
+    if term == Some(SimTime::ZERO) {
+        p.err("savings_plan.term", "must be longer than zero");
+    }
+    if s.renew.is_some() && term.is_none() {
+        p.err(
+            "savings_plan.renew",
+            "renew needs a term (without one the plan covers the rest of the run)",
+        );
+    }
     crate::pricing::SavingsPlan {
         commitment_per_hour: p.nonneg("savings_plan.commitment_per_hour", s.commitment_per_hour),
         discount: d.clamp(0.0, 0.99),
+        start: s
+            .start
+            .as_deref()
+            .map(|t| p.dur("savings_plan.start", t))
+            .unwrap_or(SimTime::ZERO),
+        term,
+        renew: s.renew.unwrap_or(false),
     }
 }
 

@@ -66,6 +66,17 @@ pub struct Scenario {
     pub faults: Option<crate::faults::FaultConfig>,
     /// `max_jobs` and `oversized`.
     pub limits: super::RunLimits,
+    /// Classes and datasets the workload's jobs are tagged with (`[throughput] mix`,
+    /// `[[datasets]]` shares).
+    pub tags: crate::workload::TagSpec,
+    /// The GPU type the workload's run times were measured on (`workload.measured_on`):
+    /// they become reference-GPU work by its speed when the workload is built.
+    pub measured_on: Option<super::MeasuredOn>,
+    /// Parameters of the research metrics (`[metrics]`).
+    pub metrics: crate::metrics::MetricsOptions,
+    /// Things the file leaves to defaults that a user should hear about (printed by the
+    /// commands, never fatal).
+    pub warnings: Vec<String>,
     /// The run folder's table files (`output_format`; default CSV).
     pub output_format: crate::report::OutputFormat,
 }
@@ -90,7 +101,8 @@ impl Scenario {
     }
 
     /// Builds the workload for a run drawing from `streams`, its GPU types mapped onto the
-    /// scenario's.
+    /// scenario's, its run times turned into reference-GPU work by `measured_on` (a
+    /// workload given prebuilt is taken as it is).
     pub fn workload_from(
         &self,
         streams: &crate::engine::RngStreams,
@@ -143,9 +155,32 @@ impl Scenario {
             }
             WorkloadSource::Given(w) => w.as_ref().clone(),
         };
+        if let (Some(m), false) = (
+            &self.measured_on,
+            matches!(self.workload, WorkloadSource::Given(_)),
+        ) {
+            crate::workload::to_reference_work(&mut w, m.speed);
+        }
         let names: Vec<String> = self.gpu_types.iter().map(|t| t.name.clone()).collect();
         // Jobs constrained only to types this cluster lacks keep an empty mask and are rejected.
         let _unknown = w.remap_types(&names);
+        crate::workload::apply_tags(&mut w, &self.tags, streams).map_err(|reason| {
+            crate::workload::TraceError::File {
+                file: self.workload_path().unwrap_or_else(|| "workload".into()),
+                reason,
+            }
+        })?;
         Ok(w)
+    }
+
+    /// The workload's file, when it is read from one.
+    fn workload_path(&self) -> Option<std::path::PathBuf> {
+        match &self.workload {
+            WorkloadSource::Csv { path, .. } | WorkloadSource::PaiSim { path, .. } => {
+                Some(path.clone())
+            }
+            WorkloadSource::Trace(spec) => Some(spec.path.clone()),
+            _ => None,
+        }
     }
 }

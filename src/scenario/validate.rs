@@ -56,15 +56,23 @@ pub(super) struct Sections {
     pub faults: Option<FaultConfig>,
     /// `max_jobs` and `oversized`.
     pub limits: RunLimits,
+    /// `workload.measured_on`.
+    pub measured_on: Option<super::MeasuredOn>,
+    /// `[metrics]`.
+    pub metrics: crate::metrics::MetricsOptions,
+    /// What the file leaves to defaults a user should know about.
+    pub warnings: Vec<String>,
 }
 
 /// Validates a parsed scenario; `text` is hashed, `base` resolves data paths.
 pub(super) fn validate(raw: RawScenario, text: &str, base: &Path) -> Result<Scenario, Problems> {
     let mut c = Problems::new();
     let mut s = sections(&mut c, &raw, base);
+    let (cloud, tags) = super::cloud::cloud(&mut c, &raw, &s.pools.specs, &s.gpu_types, base);
     c.gate()?;
     super::autoscale::inherit_billing(&mut s.pools.autoscale, &s.pools.pricing, &raw.pools);
-    let sched = super::scheduler::scheduler(&mut c, &raw.scheduler, &mut s.pools);
+    let mut sched = super::scheduler::scheduler(&mut c, &raw.scheduler, &mut s.pools);
+    sched.options.cloud = cloud;
     for rule in super::limits::RULES {
         rule(&mut c, &s);
     }
@@ -92,6 +100,10 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &Path) -> Result<Scen
         workload: s.workload,
         faults: s.faults,
         limits: s.limits,
+        tags,
+        measured_on: s.measured_on,
+        metrics: s.metrics,
+        warnings: s.warnings,
         output_format: raw.output_format.unwrap_or_default(),
     })
 }
@@ -101,7 +113,10 @@ fn sections(c: &mut Problems, raw: &RawScenario, base: &Path) -> Sections {
     let (horizon, sample_every) = timing(c, raw);
     let mut gpu_types = super::gpu_types::gpu_types(c, &raw.gpu_types);
     let pools = super::pools::pools(c, &raw.pools, &mut gpu_types, base);
+    let (measured_on, warnings) =
+        super::measured::measured_on(c, &raw.workload, &mut gpu_types, &pools.specs);
     super::gpu_types::check_count(c, &gpu_types);
+    let metrics = super::measured::metrics(c, raw.metrics.as_ref());
     let workload = super::workload_source::workload(c, &raw.workload, horizon, base);
     let tco = raw.tco.as_ref().map(|t| super::sections::tco(t, base, c));
     let spot_deadline = raw
@@ -132,6 +147,9 @@ fn sections(c: &mut Problems, raw: &RawScenario, base: &Path) -> Sections {
         egress,
         faults,
         limits,
+        measured_on,
+        metrics,
+        warnings,
     }
 }
 

@@ -109,6 +109,7 @@ pub(super) fn trace(c: &mut Problems, t: &RawTrace, base: &Path) -> TraceSpec {
         }
     }
     scale_factors(c, t);
+    let estimates = super::measured::estimates(c, t.estimates.as_ref());
     TraceSpec {
         path: full,
         format: t.format,
@@ -133,6 +134,7 @@ pub(super) fn trace(c: &mut Problems, t: &RawTrace, base: &Path) -> TraceSpec {
             }),
             max_jobs: None,
         },
+        estimates,
     }
 }
 

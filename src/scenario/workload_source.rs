@@ -24,6 +24,7 @@ pub(super) fn workload(
         RawWorkload::Csv {
             path,
             skip_bad_rows,
+            ..
         } => WorkloadSource::Csv {
             path: trace_file(c, base, path),
             bad_rows: bad_rows(*skip_bad_rows),

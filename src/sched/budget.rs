@@ -1,8 +1,9 @@
 //! Which pools a job tries first, and budget caps on rented capacity.
 //!
 //! Pool order: the scenario's order (put owned first to use it before renting), by
-//! capacity kind (owned, reserved, spot for preemptible jobs, on-demand), or cheapest per
-//! unit of work (GPU-hour price / speed) first.
+//! capacity kind (owned, reserved, spot for preemptible jobs, on-demand), cheapest per
+//! unit of work (GPU-hour price / speed) first, fastest first, or per job by expected
+//! cost with its data's staging (`sched::cloud`).
 //!
 //! Budget caps bound what jobs may commit on rented pools (on-demand and spot): a start
 //! there commits its GPUs x planned run time x the pool's GPU-hour price; a start that
@@ -24,8 +25,17 @@ pub enum PoolOrder {
     /// Owned, then reserved, then spot (preemptible jobs only), then on-demand; scenario
     /// order within a kind.
     ByKind,
-    /// Lowest GPU-hour price per unit of speed first; scenario order breaks ties.
+    /// Lowest GPU-hour price per unit of speed first; scenario order breaks ties. With a
+    /// throughput table, per job class: each class goes where its throughput per dollar
+    /// is highest (the heterogeneity-aware choice).
     Cheapest,
+    /// Highest speed first (per class with a throughput table), price ignored; scenario
+    /// order breaks ties: the speed-only choice.
+    Fastest,
+    /// Per job, lowest expected cost of the run first: compute at the pool's price and
+    /// the class's speed, GPUs held while the data stages, and the transfer's dollars
+    /// (see `sched::cloud`).
+    DataAware,
 }
 
 /// Orders pool indices by `order`, given each pool's kind, speed and GPU-hour price.
@@ -46,6 +56,11 @@ pub fn pool_order(order: PoolOrder, pools: &[(CapacityKind, f64, f64)]) -> Vec<u
             let v = |p: usize| pools[p].2 / pools[p].1.max(1e-12);
             v(a).total_cmp(&v(b)).then(a.cmp(&b))
         }),
+        PoolOrder::Fastest => {
+            idx.sort_by(|&a, &b| pools[b].1.total_cmp(&pools[a].1).then(a.cmp(&b)))
+        }
+        // Ranked per job at each attempt; the static order is the scenario's.
+        PoolOrder::DataAware => {}
     }
     idx
 }

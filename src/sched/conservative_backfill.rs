@@ -127,7 +127,7 @@ impl QueuePolicy for ConservativeBackfill {
             for p in ctx.pools.eligible(job) {
                 let gpn = ctx.cluster.pools()[p].spec.node.gpus as u64;
                 let need = gpus_needed(job.gpus, gpn);
-                let d = ctx.pools.runtime(work, p);
+                let d = ctx.pools.runtime_for(job, work, p);
                 if let Some(t) = prof[p].earliest(need, d) {
                     if best.is_none_or(|b| t < b.0) {
                         best = Some((t, p, need, d));

@@ -72,8 +72,10 @@ impl EasyBackfill {
     /// Where `id` could start now without delaying `plan` (not taking it yet).
     fn placement(ctx: &SchedCtx, id: JobId, plan: &Plan) -> Option<(Allocation, SimTime)> {
         let job = &ctx.jobs[id as usize];
-        for p in ctx.pools.eligible(job) {
-            let end = ctx.now.plus(ctx.pools.runtime(job.planned_work(), p));
+        for p in ctx.candidates(id) {
+            let end = ctx
+                .now
+                .plus(ctx.pools.runtime_for(job, job.planned_work(), p));
             let avoid = (p == plan.pool && end > plan.shadow).then_some(&plan.reserved);
             if let Some(a) =
                 ctx.placer
@@ -265,7 +267,7 @@ impl QueuePolicy for EasyBackfill {
                         let max_speed = ctx
                             .pools
                             .eligible(job)
-                            .map(|p| ctx.pools.speed(p))
+                            .map(|p| ctx.pools.speed_for(job, p))
                             .fold(0.0, f64::max);
                         let window = plan.shadow.since(ctx.now).0 as f64 * max_speed;
                         let window = if plan.shadow == SimTime::NEVER {

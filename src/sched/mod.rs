@@ -11,6 +11,7 @@
 mod autoscaler;
 mod budget;
 mod class_queue;
+pub mod cloud;
 mod conservative_backfill;
 mod easy_backfill;
 mod fair_share;
@@ -95,6 +96,8 @@ pub struct PoolChoice {
     order: Vec<usize>,
     /// Per pool: price of one GPU-hour (zero when unknown).
     gpu_hour_usd: Vec<f64>,
+    /// Class speeds, fabrics, per-class orders (`None`: none configured, the fast path).
+    cloud: Option<Box<cloud::CloudChoice>>,
 }
 
 impl PoolChoice {
@@ -108,6 +111,7 @@ impl PoolChoice {
                 .collect(),
             gpu_hour_usd: vec![0.0; cluster.pools().len()],
             order: (0..cluster.pools().len()).collect(),
+            cloud: None,
         }
     }
 
@@ -120,6 +124,7 @@ impl PoolChoice {
             .map(|(&(_, k, s), &usd)| (k, s, usd))
             .collect();
         self.order = pool_order(order, &info);
+        self.set_class_orders(order);
     }
 
     /// What starting `milli` GPU-thousandths for `runtime` in pool `p` commits against
@@ -157,12 +162,18 @@ impl PoolChoice {
         job.gpu_types.allows(t) && (kind != CapacityKind::Spot || job.preemptible)
     }
 
-    /// Pools `job` may use, in preference order.
-    pub fn eligible<'a>(&'a self, job: &'a Job) -> impl Iterator<Item = usize> + 'a {
-        self.order
-            .iter()
-            .copied()
-            .filter(move |&p| self.allows(job, p))
+    /// Pools `job` may use, in preference order (its class's order when a throughput
+    /// table orders pools per class).
+    pub fn eligible<'a>(&'a self, job: &'a Job) -> Eligible<'a> {
+        let order = match self.cloud {
+            None => &self.order,
+            Some(_) => self.order_of(job),
+        };
+        Eligible {
+            pools: self,
+            job,
+            order: order.iter(),
+        }
     }
 
     /// Speed of pool `p`'s GPUs.
@@ -178,6 +189,24 @@ impl PoolChoice {
         } else {
             SimTime((work.0 as f64 / s).ceil() as u64)
         }
+    }
+}
+
+/// The pools a job may use, in its preference order (see [`PoolChoice::eligible`]).
+#[derive(Debug, Clone)]
+pub struct Eligible<'a> {
+    pools: &'a PoolChoice,
+    job: &'a Job,
+    order: std::slice::Iter<'a, usize>,
+}
+
+impl Iterator for Eligible<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        self.order
+            .by_ref()
+            .copied()
+            .find(|&p| self.pools.allows(self.job, p))
     }
 }
 
@@ -209,6 +238,29 @@ pub struct SchedCtx<'a> {
     pub wake: &'a mut Option<SimTime>,
     /// Spending caps on rented pools and what starts have committed against them.
     pub budget: &'a mut Budget,
+    /// Datasets' copies and prices, when the scenario has datasets.
+    pub data: Option<&'a cloud::DataState>,
+    /// The earliest end of a locality wait that kept a job from a pool in this pass.
+    pub locality_wake: std::cell::Cell<Option<SimTime>>,
+}
+
+/// The pools a job tries in a pass, in order (see [`SchedCtx::candidates`]).
+#[derive(Debug, Clone)]
+pub enum Candidates<'a> {
+    /// The pool choice's order.
+    Static(Eligible<'a>),
+    /// Ranked for this job now (data-aware order, locality waits).
+    Ranked(std::vec::IntoIter<usize>),
+}
+
+impl Iterator for Candidates<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            Candidates::Static(e) => e.next(),
+            Candidates::Ranked(v) => v.next(),
+        }
+    }
 }
 
 impl SchedCtx<'_> {
@@ -221,8 +273,8 @@ impl SchedCtx<'_> {
     ) -> bool {
         let job = &self.jobs[id as usize];
         let work = self.planned_remaining(id);
-        for p in self.pools.eligible(job) {
-            let planned_end = self.now.plus(self.pools.runtime(work, p));
+        for p in self.candidates(id) {
+            let planned_end = self.now.plus(self.pools.runtime_for(job, work, p));
             let avoid_here = match avoid {
                 Some((ap, r, by)) if ap == p && planned_end > by => Some(r),
                 _ => None,
@@ -245,8 +297,27 @@ impl SchedCtx<'_> {
         false
     }
 
+    /// The planned end of `id` on `a` given `planned_end` at full fabric speed with its
+    /// data present: the fabric's factor slows the run, the data's staging delays it.
+    pub fn cloud_end(&self, id: JobId, a: &Allocation, planned_end: SimTime) -> SimTime {
+        if self.data.is_none() && !self.pools.has_run_speeds() {
+            return planned_end;
+        }
+        let job = &self.jobs[id as usize];
+        let mut run = planned_end.since(self.now);
+        if self.pools.has_run_speeds() {
+            let f = self.pools.spread(job, a, self.cluster).factor;
+            run = cloud::runtime_at(run, f);
+        }
+        let wait = self.data.map_or(SimTime::ZERO, |d| {
+            d.plan(job, a.pool as usize, self.now).wait
+        });
+        self.now.plus(run).plus(wait)
+    }
+
     /// True when starting `id` with `a` until `planned_end` stays within the budget caps.
     pub fn within_budget(&self, id: JobId, a: &Allocation, planned_end: SimTime) -> bool {
+        let planned_end = self.cloud_end(id, a, planned_end);
         let held: u64 = a.gpus.iter().map(|s| s.milli as u64).sum();
         let usd = self
             .pools
@@ -254,8 +325,10 @@ impl SchedCtx<'_> {
         self.budget.allows(self.jobs[id as usize].tenant, usd)
     }
 
-    /// Records a start with an allocation already found.
+    /// Records a start with an allocation already found (its planned end as
+    /// [`SchedCtx::cloud_end`] says).
     pub fn start(&mut self, id: JobId, a: Allocation, planned_end: SimTime) {
+        let planned_end = self.cloud_end(id, &a, planned_end);
         let held: u64 = a.gpus.iter().map(|s| s.milli as u64).sum();
         let usd = self
             .pools
@@ -274,7 +347,7 @@ impl SchedCtx<'_> {
         }
         let planned_end = self
             .now
-            .plus(self.pools.runtime(self.planned_remaining(id), p));
+            .plus(self.pools.runtime_for(job, self.planned_remaining(id), p));
         match self
             .placer
             .find(self.cluster, p, job.gpus, job.cpu_milli, job.mem_mib, None)
@@ -373,6 +446,60 @@ impl SchedCtx<'_> {
         if t > self.now && self.wake.is_none_or(|w| t < w) {
             *self.wake = Some(t);
         }
+    }
+}
+
+impl<'a> SchedCtx<'a> {
+    /// The pools `id` tries now, in order: the pool choice's order, or with the
+    /// data-aware order or a locality wait, ranked for this job now (see [`cloud`]); a
+    /// pool held back by a locality wait asks for a pass when the wait ends.
+    pub fn candidates(&self, id: JobId) -> Candidates<'a> {
+        let jobs: &'a [Job] = self.jobs;
+        let pools: &'a PoolChoice = self.pools;
+        let job = &jobs[id as usize];
+        let ranked = pools.cloud.as_ref().is_some_and(|c| c.data_aware);
+        let waits = self
+            .data
+            .filter(|d| d.locality_wait != cloud::LocalityWait::None && job.tags.dataset.is_some());
+        if !ranked && waits.is_none() {
+            return Candidates::Static(pools.eligible(job));
+        }
+        let now = self.now;
+        let mut v: Vec<(usize, f64, SimTime)> = if ranked {
+            pools.ranked_by_cost(job, self.planned_remaining(id), now, self.data)
+        } else {
+            pools
+                .eligible(job)
+                .map(|p| {
+                    (
+                        p,
+                        0.0,
+                        waits.map_or(SimTime::ZERO, |d| d.plan(job, p, now).wait),
+                    )
+                })
+                .collect()
+        };
+        if let Some(d) = waits {
+            let least = v.iter().map(|x| x.2).min().unwrap_or(SimTime::ZERO);
+            let waited = now.since(job.submit);
+            v.retain(|&(_, _, w)| {
+                let extra = w.since(least);
+                let need = match d.locality_wait {
+                    cloud::LocalityWait::Auto => extra,
+                    cloud::LocalityWait::Fixed(f) => f,
+                    cloud::LocalityWait::None => SimTime::ZERO,
+                };
+                if extra == SimTime::ZERO || waited >= need {
+                    return true;
+                }
+                let at = job.submit.plus(need);
+                if self.locality_wake.get().is_none_or(|x| at < x) {
+                    self.locality_wake.set(Some(at));
+                }
+                false
+            });
+        }
+        Candidates::Ranked(v.into_iter().map(|x| x.0).collect::<Vec<_>>().into_iter())
     }
 }
 

@@ -97,6 +97,8 @@ pub struct SchedOptions {
     /// Fair share weights by tenant name (resolved at the start; override
     /// `tenant_weights` for the tenants they name).
     pub tenant_weights_by_name: Vec<(String, f64)>,
+    /// Datasets, fabrics and per-class speeds (all off by default).
+    pub cloud: super::cloud::CloudOptions,
 }
 
 impl Default for SchedOptions {
@@ -112,6 +114,7 @@ impl Default for SchedOptions {
             pool_order: super::PoolOrder::Scenario,
             budget: super::BudgetCaps::default(),
             tenant_weights_by_name: Vec::new(),
+            cloud: Default::default(),
         }
     }
 }

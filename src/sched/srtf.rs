@@ -33,7 +33,7 @@ impl Srtf {
         let job = &ctx.jobs[head as usize];
         let mut out = Vec::new();
         for p in ctx.pools.eligible(job) {
-            let head_runtime = ctx.pools.runtime(SimTime(left), p).0;
+            let head_runtime = ctx.pools.runtime_for(job, SimTime(left), p).0;
             for (end, id) in ctx.running.latest_ends(p) {
                 if end.since(ctx.now).0 <= head_runtime || out.len() >= MAX_VICTIMS {
                     break;

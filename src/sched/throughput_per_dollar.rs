@@ -25,7 +25,7 @@ pub fn ranked_pools(ctx: &SchedCtx, job: &Job) -> Vec<usize> {
         if price <= 0.0 {
             f64::INFINITY
         } else {
-            ctx.pools.speed(p) / price
+            ctx.pools.speed_for(job, p) / price
         }
     };
     ps.sort_by(|&a, &b| value(b).total_cmp(&value(a)).then(a.cmp(&b)));

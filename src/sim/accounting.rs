@@ -1,12 +1,22 @@
 //! The accounting part: one record per job, busy GPU-time per pool and per tenant, the
 //! runs that policies stopped, and the sampled timeline. It only counts: the core tells
 //! it what happened.
+//!
+//! Queueing delay is counted here as intervals: a job's wait opens when it is submitted
+//! (if some pool can hold it), when a policy preempts it and when a kill sends it back to
+//! the queue; it closes when a run starts. A wait still open at the end of the run is
+//! closed at the end ([`Accounting::into_counted`]), so the figure is a lower bound for
+//! jobs still waiting then.
 
+use super::fragmentation::Fragmentation;
 use super::{JobOutcome, JobRecord, StoppedRun, TimelineRow};
 use crate::engine::SimTime;
 use crate::faults::SegmentTimes;
-use crate::model::{Cluster, JobId};
+use crate::model::{Cluster, JobId, Workload};
 use std::collections::BTreeMap;
+
+/// No pool yet (a job that never ran).
+const NO_POOL: u32 = u32::MAX;
 
 /// What a run has counted so far.
 pub(super) struct Accounting {
@@ -17,8 +27,14 @@ pub(super) struct Accounting {
     busy_ms: Vec<u128>,
     /// Milli-GPU x ms held per (pool, tenant), over every run segment.
     tenant_busy: BTreeMap<(u32, u32), u128>,
+    /// Per job: the first pool it ran in, its tenant, and milli-GPU x ms held there.
+    first: Vec<(u32, u32, u64)>,
+    /// Milli-GPU x ms held per (job, pool) in pools other than the job's first (rare).
+    elsewhere: BTreeMap<(u32, u32), u128>,
     stopped_runs: Vec<StoppedRun>,
     timeline: Vec<TimelineRow>,
+    /// The fragmentation meter, set up at the first timeline sample.
+    frag: Option<Fragmentation>,
 }
 
 /// What the accounting part hands to the run's result.
@@ -29,6 +45,8 @@ pub(super) struct Counted {
     pub busy_gpu_ms: Vec<u128>,
     /// GPU-milliseconds held per (pool, tenant), in key order.
     pub tenant_busy_gpu_ms: Vec<((u32, u32), u128)>,
+    /// GPU-time per job and pool, in (job, pool) order.
+    pub job_usage: Vec<super::JobPoolUsage>,
     /// Runs stopped by preemption, in stop order.
     pub stopped_runs: Vec<StoppedRun>,
     /// Sampled state over time.
@@ -43,8 +61,11 @@ impl Accounting {
             busy_milli: vec![0; pools],
             busy_ms: vec![0; pools],
             tenant_busy: BTreeMap::new(),
+            first: vec![(NO_POOL, 0, 0); jobs],
+            elsewhere: BTreeMap::new(),
             stopped_runs: Vec::new(),
             timeline: Vec::new(),
+            frag: None,
         }
     }
 
@@ -58,7 +79,9 @@ impl Accounting {
     pub(super) fn submitted(&mut self, id: JobId, t: SimTime, placeable: bool) {
         let r = &mut self.records[id as usize];
         r.submitted = true;
-        if !placeable {
+        if placeable {
+            r.queued_since = Some(t);
+        } else {
             r.outcome = JobOutcome::Rejected;
             r.end = Some(t);
         }
@@ -70,6 +93,9 @@ impl Accounting {
         let r = &mut self.records[id as usize];
         if r.start.is_none() {
             r.start = Some(t);
+        }
+        if let Some(q) = r.queued_since.take() {
+            r.queue_delay = r.queue_delay.plus(t.since(q));
         }
         r.run_start = Some(t);
         r.pool = Some(p as u32);
@@ -96,6 +122,15 @@ impl Accounting {
         let x = held as u128 * span.0 as u128;
         self.busy_ms[p] += x;
         *self.tenant_busy.entry((p as u32, tenant)).or_insert(0) += x;
+        let first = &mut self.first[id as usize];
+        if first.0 == NO_POOL {
+            *first = (p as u32, tenant, 0);
+        }
+        if first.0 == p as u32 {
+            first.2 = first.2.saturating_add(x.min(u64::MAX as u128) as u64);
+        } else {
+            *self.elsewhere.entry((id, p as u32)).or_insert(0) += x;
+        }
         self.records[id as usize].add_segment(times, span);
         held
     }
@@ -116,7 +151,10 @@ impl Accounting {
         start: SimTime,
         stop: SimTime,
     ) {
-        self.records[id as usize].preemptions += 1;
+        let r = &mut self.records[id as usize];
+        r.preemptions += 1;
+        // Back in the queue from the moment it stopped.
+        r.queued_since = Some(stop);
         self.stopped_runs.push(StoppedRun {
             job: id,
             pool: p as u32,
@@ -136,11 +174,13 @@ impl Accounting {
             r.end = Some(t);
             false
         } else {
+            r.queued_since = Some(t);
             true
         }
     }
 
-    /// Records a timeline row at `t`; `nodes` are the nodes up per pool.
+    /// Records a timeline row at `t`; `nodes` are the nodes up per pool. The first
+    /// sample sets up the fragmentation meter from `workload`'s typical tasks.
     pub(super) fn sample(
         &mut self,
         t: SimTime,
@@ -148,7 +188,12 @@ impl Accounting {
         running: usize,
         nodes: Vec<u64>,
         cluster: &Cluster,
+        workload: &Workload,
     ) {
+        let frag_milli = self
+            .frag
+            .get_or_insert_with(|| Fragmentation::of_workload(workload))
+            .measure(cluster);
         let pools = nodes
             .iter()
             .enumerate()
@@ -163,6 +208,7 @@ impl Accounting {
             running: running as u64,
             pools,
             nodes,
+            frag_milli,
         });
     }
 
@@ -180,9 +226,39 @@ impl Accounting {
         });
     }
 
-    /// Everything counted, in GPU-milliseconds.
-    pub(super) fn into_counted(self) -> Counted {
+    /// Everything counted, in GPU-milliseconds; waits still open at `end` are counted up
+    /// to it (the job keeps `queued_since`: it was waiting at the end).
+    pub(super) fn into_counted(mut self, end: SimTime) -> Counted {
+        for r in &mut self.records {
+            if let Some(q) = r.queued_since {
+                r.queue_delay = r.queue_delay.plus(end.since(q));
+            }
+        }
+        let mut job_usage = Vec::with_capacity(self.first.len());
+        let mut others = self.elsewhere.into_iter().peekable();
+        for (job, &(pool, tenant, ms)) in self.first.iter().enumerate() {
+            if pool == NO_POOL {
+                continue;
+            }
+            let start = job_usage.len();
+            job_usage.push(super::JobPoolUsage {
+                job: job as u32,
+                pool,
+                tenant,
+                gpu_ms: ms as u128 / 1000,
+            });
+            while let Some(((_, q), x)) = others.next_if(|((j, _), _)| *j == job as u32) {
+                job_usage.push(super::JobPoolUsage {
+                    job: job as u32,
+                    pool: q,
+                    tenant,
+                    gpu_ms: x / 1000,
+                });
+            }
+            job_usage[start..].sort_unstable_by_key(|u| u.pool);
+        }
         Counted {
+            job_usage,
             jobs: self.records,
             busy_gpu_ms: self.busy_ms.into_iter().map(|x| x / 1000).collect(),
             tenant_busy_gpu_ms: self

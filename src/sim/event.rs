@@ -1,5 +1,5 @@
 //! The closed set of timed events: the core loop's own, and one sub-enum per part
-//! (elastic pools, faults) that the loop hands to that part. Trace arrivals are not
+//! (elastic pools, faults, commitment windows) that the loop hands to that part. Trace arrivals are not
 //! events: they come from a cursor over the submit-ordered workload, so the heap only
 //! holds what is in flight.
 
@@ -26,6 +26,8 @@ pub enum Event {
     Elastic(ElasticEvent),
     /// An event of the failure processes, maintenance or spot interruptions.
     Fault(FaultEvent),
+    /// A commitment's window opens, drains or closes.
+    Window(WindowEvent),
     /// Record a timeline row.
     Sample,
     /// The end of the simulated period.
@@ -106,6 +108,32 @@ pub enum FaultEvent {
         /// Index of the spot interruption spec.
         spec: u16,
         /// Index of the outage (trace models) or 0.
+        window: u32,
+    },
+}
+
+/// A timed event of the commitments part: capacity that exists only in a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowEvent {
+    /// The window's nodes arrive.
+    Open {
+        /// Pool index.
+        pool: u32,
+        /// Window index within the pool.
+        window: u32,
+    },
+    /// The window's nodes stop taking new jobs (its notice before the close).
+    Drain {
+        /// Pool index.
+        pool: u32,
+        /// Window index within the pool.
+        window: u32,
+    },
+    /// The window's nodes are taken away: jobs on them checkpoint and requeue.
+    Close {
+        /// Pool index.
+        pool: u32,
+        /// Window index within the pool.
         window: u32,
     },
 }

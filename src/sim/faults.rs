@@ -7,7 +7,7 @@
 //! Exists only when a scenario configures failures or checkpointing, so the common case
 //! pays nothing for it.
 
-use super::{Event, FaultEvent, FaultSummary};
+use super::{CheckpointMove, DownSpan, Event, FaultEvent, FaultSummary};
 use crate::engine::{EventQueue, RngStreams, SimRng, SimTime};
 use crate::faults::{FaultConfig, SpotModel};
 use crate::model::{Allocation, Cluster, JobId};
@@ -49,6 +49,12 @@ pub(super) struct Faults {
     trace_nodes: Vec<Option<u32>>,
     node_failures: IndexMap<String, u64>,
     interruptions: IndexMap<String, u64>,
+    /// Per pool: spot capacity (its nodes' down spans are kept for billing).
+    spot_pool: Vec<bool>,
+    /// Per node of a spot pool: the provider's reclaim time of its current down span.
+    reclaim: Vec<Option<SimTime>>,
+    /// Down spans of spot nodes, in the order they ended.
+    spot_down: Vec<DownSpan>,
 }
 
 /// What happens to the nodes a fault event strikes.
@@ -83,6 +89,9 @@ pub(super) struct Strike {
     pub change: NodeChange,
     /// Events to schedule afterwards.
     pub then: [Option<(SimTime, FaultEvent)>; 2],
+    /// When the provider reclaims the nodes, if it is taking them away (the end of a spot
+    /// notice): their instances are billed until then.
+    pub reclaim: Option<SimTime>,
 }
 
 impl Strike {
@@ -97,7 +106,13 @@ impl Strike {
             kill,
             change,
             then: [None, None],
+            reclaim: None,
         }
+    }
+
+    fn reclaimed_at(mut self, at: SimTime) -> Strike {
+        self.reclaim = Some(at);
+        self
     }
 
     fn then(mut self, at: SimTime, ev: FaultEvent) -> Strike {
@@ -144,6 +159,13 @@ impl Faults {
             trace_nodes: Vec::new(),
             node_failures: IndexMap::new(),
             interruptions: IndexMap::new(),
+            spot_pool: cluster
+                .pools()
+                .iter()
+                .map(|p| p.spec.kind == crate::model::CapacityKind::Spot)
+                .collect(),
+            reclaim: vec![None; nodes],
+            spot_down: Vec::new(),
             cfg,
         };
         f.schedule_failures(cluster, queue);
@@ -273,12 +295,14 @@ impl Faults {
         }
     }
 
-    /// One more reason for `node` to be down from `t`; true when it just went down.
-    pub(super) fn take_down(&mut self, node: u32, t: SimTime) -> bool {
+    /// One more reason for `node` to be down from `t` (`reclaim`: the provider takes its
+    /// instance back then); true when it just went down.
+    pub(super) fn take_down(&mut self, node: u32, t: SimTime, reclaim: Option<SimTime>) -> bool {
         let d = &mut self.down[node as usize];
         *d += 1;
         if *d == 1 {
             self.down_since[node as usize] = t;
+            self.reclaim[node as usize] = reclaim;
         }
         *d == 1
     }
@@ -295,6 +319,15 @@ impl Faults {
             return false;
         }
         self.down_ms[pool] += t.since(self.down_since[node as usize]).0 as u128;
+        if self.spot_pool.get(pool).copied().unwrap_or(false) {
+            self.spot_down.push(DownSpan {
+                node,
+                pool: pool as u32,
+                from: self.down_since[node as usize],
+                to: t,
+                reclaimed: self.reclaim[node as usize],
+            });
+        }
         true
     }
 
@@ -405,6 +438,7 @@ impl Faults {
                     kill("spot interruption", keep),
                     NodeChange::Down,
                 )
+                .reclaimed_at(t.plus(notice))
                 .then(back, FaultEvent::NodeRepair { node });
                 match next {
                     Some(gap) => s.then(back.plus(gap), FaultEvent::SpotNotice { node, spec }),
@@ -424,7 +458,8 @@ impl Faults {
                     .node_failures
                     .entry("spot zone outage".to_string())
                     .or_insert(0) += nodes.len() as u64;
-                let s = Strike::on(nodes, kill("spot zone outage", keep), NodeChange::Down);
+                let s = Strike::on(nodes, kill("spot zone outage", keep), NodeChange::Down)
+                    .reclaimed_at(t.plus(notice));
                 match zone {
                     Some(z) => {
                         let down = exp_hours(z.mean_down_h, &mut self.rng[pool].spot);
@@ -466,12 +501,23 @@ impl Faults {
         &self,
         end: SimTime,
         cluster: &Cluster,
-        transfers: Vec<(u32, u32, f64, crate::faults::TransferKind)>,
+        transfers: Vec<CheckpointMove>,
     ) -> FaultSummary {
         let mut down = self.down_ms.clone();
+        let mut spot_down = self.spot_down.clone();
         for (n, &d) in self.down.iter().enumerate() {
             if d > 0 {
-                down[cluster.pool_of(n as u32) as usize] += end.since(self.down_since[n]).0 as u128;
+                let p = cluster.pool_of(n as u32) as usize;
+                down[p] += end.since(self.down_since[n]).0 as u128;
+                if self.spot_pool[p] {
+                    spot_down.push(DownSpan {
+                        node: n as u32,
+                        pool: p as u32,
+                        from: self.down_since[n],
+                        to: end.max(self.down_since[n]),
+                        reclaimed: self.reclaim[n],
+                    });
+                }
             }
         }
         let list = |m: &IndexMap<String, u64>| m.iter().map(|(k, v)| (k.clone(), *v)).collect();
@@ -480,6 +526,7 @@ impl Faults {
             interruptions: list(&self.interruptions),
             down_node_ms: down,
             transfers,
+            spot_down,
         }
     }
 }

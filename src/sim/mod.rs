@@ -3,15 +3,22 @@
 //! ## Parts
 //! The core loop ([`Simulation`]) owns time, the event queue, the cluster and the
 //! scheduling state (queue policy, running jobs, pool choice, budget). Around it:
-//! - accounting (`accounting.rs`): job records, busy GPU-time per pool and tenant, the
-//!   runs policies stopped, the timeline;
+//! - accounting (`accounting.rs`): job records (with their queueing-delay intervals),
+//!   busy GPU-time per pool and tenant, the runs policies stopped, the timeline (with
+//!   each pool's FGD fragmentation, `fragmentation.rs`);
 //! - progress (`progress.rs`): what each job keeps from its runs and its run generation,
 //!   under one [`Work`](progress::Work) model, plain preemption accounting or
 //!   checkpointed segments;
 //! - elastic pools (`elastic.rs`, only when a pool autoscales): nodes held, queued demand,
 //!   the held intervals billing reads; its events are [`ElasticEvent`]s;
 //! - faults (`faults.rs`, only when failures are configured): nodes down and why, failure
-//!   and spot streams, the jobs on each node; its events are [`FaultEvent`]s.
+//!   and spot streams, the jobs on each node; its events are [`FaultEvent`]s;
+//! - commitments (`commitments.rs`, only when a pool's pricing bounds its capacity or its
+//!   billing periods): capacity that exists only in a commitment's window, and busy
+//!   GPU-time split at each commitment's term; its events are [`WindowEvent`]s;
+//! - cloud (`cloud.rs`, only with datasets, fabrics or a throughput table): datasets
+//!   staged before a run computes (it holds its GPUs meanwhile; no events of its own) and
+//!   each run's spread over nodes and racks.
 //!
 //! The loop matches [`Event`] exhaustively and hands each part its own sub-event; what
 //! crosses parts (starting a run, the one `stop_run` behind completions, preemptions,
@@ -42,16 +49,21 @@
 //! [`PreemptionCost`]: crate::sched::PreemptionCost
 
 mod accounting;
+mod cloud;
+mod commitments;
 mod elastic;
 mod event;
 mod faults;
+mod fragmentation;
 mod progress;
 mod record;
 mod runs;
 
-pub use event::{ElasticEvent, Event, FaultEvent};
+pub use cloud::{CloudResult, JobCloud, TransferTotal};
+pub use event::{ElasticEvent, Event, FaultEvent, WindowEvent};
 pub use record::{
-    FaultSummary, JobOutcome, JobRecord, PoolUsage, RunResult, StoppedRun, TimelineRow,
+    CheckpointMove, DownSpan, FaultSummary, JobOutcome, JobPoolUsage, JobRecord, PoolUsage,
+    RunResult, StoppedRun, TimelineRow,
 };
 
 use crate::engine::{EventQueue, RngStreams, SimTime};
@@ -112,6 +124,10 @@ pub struct Simulation<'w> {
     elastic: Option<elastic::Elastic>,
     /// Failures; `None` keeps the common case free of fault bookkeeping.
     faults: Option<faults::Faults>,
+    /// Commitment windows and billing periods; `None` when no pool has any.
+    commitments: Option<commitments::Commitments>,
+    /// Datasets, fabrics, class speeds; `None` when the scenario has none.
+    cloud: Option<cloud::Cloud>,
     /// Where a watcher (a progress bar) reads how far the run is; `None` by default.
     watch: Option<std::sync::Arc<Watch>>,
 }
@@ -151,11 +167,20 @@ impl<'w> Simulation<'w> {
         policy: Box<dyn QueuePolicy>,
     ) -> Self {
         let mut cluster = Cluster::new(cfg.pools.clone());
-        let placer =
+        let mut placer =
             crate::sched::placement::Placer::for_run(cfg.placement, &mut cluster, workload);
+        if let Some(f) = &cfg.options.cloud.fabric {
+            placer.set_racks(
+                f.pools
+                    .iter()
+                    .map(|x| x.map_or(0, |f| f.nodes_per_rack))
+                    .collect(),
+            );
+        }
         let elastic =
             elastic::Elastic::new(&cfg.options.autoscale, &mut cluster, workload.jobs.len());
         let mut pools = PoolChoice::new(&cluster);
+        pools.set_cloud(&cfg.options.cloud, &workload.classes);
         pools.set_gpu_hour_prices(&cfg.options.gpu_hour_usd);
         pools.set_order(cfg.options.pool_order);
         let budget = crate::sched::Budget::new(&cfg.options.budget, &workload.tenants);
@@ -170,6 +195,7 @@ impl<'w> Simulation<'w> {
             queue.schedule(h, Event::Horizon);
         }
         let jobs = workload.jobs.len();
+        let cloud = cloud::Cloud::new(&cfg.options.cloud, jobs);
         Simulation {
             progress: progress::JobProgress::new(jobs, cfg.options.preemption),
             acct: accounting::Accounting::new(jobs, n),
@@ -189,8 +215,28 @@ impl<'w> Simulation<'w> {
             wake: Wake::default(),
             elastic,
             faults: None,
+            commitments: None,
+            cloud,
             watch: None,
         }
+    }
+
+    /// Adds commitments: per pool, the `windows` its capacity exists in (a capacity
+    /// block, a reservation whose nodes are there only during its terms; empty: always
+    /// there) and the `bounds` of its billing periods (busy GPU-time is split there, see
+    /// [`RunResult::busy_by_period`]). A run's pricing gives both
+    /// ([`crate::pricing::PricingModel::capacity_windows`], `period_bounds`).
+    pub fn with_commitments(
+        mut self,
+        windows: Vec<Vec<crate::pricing::CapacityWindow>>,
+        bounds: Vec<Vec<SimTime>>,
+    ) -> Self {
+        self.commitments =
+            commitments::Commitments::new(windows, bounds, &mut self.cluster, &mut self.queue);
+        if self.commitments.is_some() {
+            self.policy.invalidate();
+        }
+        self
     }
 
     /// Adds failures, maintenance and checkpointing (see [`crate::faults`]). Each pool
@@ -277,6 +323,10 @@ impl<'w> Simulation<'w> {
                         self.fault_event(ev, t);
                         changed = true;
                     }
+                    Event::Window(ev) => {
+                        self.window_event(ev, t);
+                        changed = true;
+                    }
                     Event::Sample => sample_due = true,
                     Event::Horizon => stop = true,
                 }
@@ -355,6 +405,7 @@ impl<'w> Simulation<'w> {
         self.elastic
             .as_ref()
             .and_then(|e| e.up_nodes(p))
+            .or_else(|| self.commitments.as_ref().and_then(|c| c.present_nodes(p)))
             .unwrap_or(self.cluster.pools()[p].spec.nodes as u64)
     }
 
@@ -363,7 +414,8 @@ impl<'w> Simulation<'w> {
             .map(|p| self.up_nodes(p))
             .collect();
         let (queued, running) = (self.policy.len(), self.running.len());
-        self.acct.sample(t, queued, running, nodes, &self.cluster);
+        self.acct
+            .sample(t, queued, running, nodes, &self.cluster, self.workload);
     }
 
     /// Keeps the timeline under [`MAX_TIMELINE_ROWS`]: at the limit (with an odd number of
@@ -397,30 +449,56 @@ impl<'w> Simulation<'w> {
         }
         let cluster = &self.cluster;
         let elastic = self.elastic.as_ref();
-        let counted = self.acct.into_counted();
+        let commitments = self.commitments.as_ref();
+        let counted = self.acct.into_counted(end);
         let pools = cluster
             .pools()
             .iter()
             .enumerate()
             .map(|(p, pool)| {
                 let usage = elastic.and_then(|e| e.usage(p, end));
+                let there = commitments
+                    .and_then(|c| c.present_time(p, end))
+                    .unwrap_or(end);
                 PoolUsage {
                     name: pool.spec.name.clone(),
                     kind: pool.spec.kind,
                     nodes: pool.spec.nodes,
                     gpus: cluster.pool_gpus(p),
                     provisioned_gpu_ms: usage
-                        .map_or(cluster.pool_gpus(p) as u128 * end.0 as u128, |e| e.0),
+                        .map_or(cluster.pool_gpus(p) as u128 * there.0 as u128, |e| e.0),
                     busy_gpu_ms: counted.busy_gpu_ms[p],
                     billed_node_ms: usage.map(|e| e.1),
+                    speed: pool.spec.speed,
                 }
             })
             .collect();
         let transfers = self.progress.into_transfers();
-        let faults = self
+        let mut faults = self
             .faults
             .as_ref()
             .map(|f| f.summary(end, cluster, transfers));
+        let pools_n = cluster.pools().len();
+        let (windows, busy_by_period, job_busy_by_period) = match commitments {
+            Some(c) => {
+                if c.kills > 0 && faults.is_none() {
+                    faults = Some(FaultSummary {
+                        interruptions: vec![("commitment end".to_string(), c.kills)],
+                        ..Default::default()
+                    });
+                }
+                (
+                    (0..pools_n).map(|p| c.windows_within(p, end)).collect(),
+                    (0..pools_n).map(|p| c.busy_by_period(p, end)).collect(),
+                    (0..pools_n).map(|p| c.job_busy_by_period(p, end)).collect(),
+                )
+            }
+            None => (
+                vec![Vec::new(); pools_n],
+                vec![Vec::new(); pools_n],
+                vec![Vec::new(); pools_n],
+            ),
+        };
         RunResult {
             end,
             events: self.events,
@@ -434,6 +512,11 @@ impl<'w> Simulation<'w> {
                 .unwrap_or_default(),
             faults,
             tenant_busy_gpu_ms: counted.tenant_busy_gpu_ms,
+            job_usage: counted.job_usage,
+            windows,
+            busy_by_period,
+            cloud: self.cloud.map(cloud::Cloud::into_result),
+            job_busy_by_period,
         }
     }
 }

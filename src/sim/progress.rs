@@ -10,10 +10,9 @@
 use crate::engine::SimTime;
 use crate::faults::{
     Checkpointing, FailureProcess, FaultConfig, Migration, Segment, SegmentEnd, SegmentTimes,
-    TransferKind,
 };
 use crate::model::{Job, JobId, JobMap};
-use crate::sched::{PoolChoice, PreemptionCost, Progress};
+use crate::sched::{PreemptionCost, Progress};
 
 /// Why a run stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +33,7 @@ pub(super) enum Stop {
 }
 
 /// A run being started, as the progress part needs it.
-pub(super) struct RunStart<'a> {
+pub(super) struct RunStart {
     /// The job's work (reference GPU time).
     pub work: SimTime,
     /// Pool it starts in.
@@ -49,8 +48,8 @@ pub(super) struct RunStart<'a> {
     pub previous_pool: Option<usize>,
     /// The job's tenant.
     pub tenant: u32,
-    /// Pool speeds.
-    pub pools: &'a PoolChoice,
+    /// The run's speed (its class's speed in the pool times its fabric's factor).
+    pub speed: f64,
 }
 
 /// Checkpointed runs: the segment of each running job and what moving checkpoints cost.
@@ -60,8 +59,8 @@ pub(super) struct Checkpoints {
     /// Failure processes, for the checkpoint interval policies that depend on the rate.
     processes: Vec<(FailureProcess, Vec<usize>)>,
     segs: JobMap<Segment>,
-    /// Checkpoints moved between places: (destination pool, tenant, GB, kind).
-    transfers: Vec<(u32, u32, f64, TransferKind)>,
+    /// Checkpoints moved between places, in order.
+    transfers: Vec<super::CheckpointMove>,
 }
 
 impl Checkpoints {
@@ -157,10 +156,10 @@ impl JobProgress {
         let remaining = self.remaining(id, run.work);
         let p = run.pool;
         let c = match &mut self.work {
-            Work::Plain(_) => return run.pools.runtime(remaining, p),
+            Work::Plain(_) => return crate::sched::cloud::runtime_at(remaining, run.speed),
             Work::Checkpointed(c) => c,
         };
-        let speed = run.pools.speed(p);
+        let speed = run.speed;
         // Moving the checkpoint to another zone or region first: time and bytes.
         let mut migration = SimTime::ZERO;
         if let Some(kind) = run.previous_pool.and_then(|q| c.migration.between(q, p)) {
@@ -170,7 +169,13 @@ impl JobProgress {
                     gb,
                     c.migration.bandwidth_gbps,
                 ));
-                c.transfers.push((p as u32, run.tenant, gb, kind));
+                c.transfers.push(super::CheckpointMove {
+                    job: id,
+                    pool: p as u32,
+                    tenant: run.tenant,
+                    gb,
+                    kind,
+                });
             }
         }
         let rate =
@@ -292,7 +297,7 @@ impl JobProgress {
     }
 
     /// Checkpoints moved between places, in order.
-    pub(super) fn into_transfers(self) -> Vec<(u32, u32, f64, TransferKind)> {
+    pub(super) fn into_transfers(self) -> Vec<super::CheckpointMove> {
         match self.work {
             Work::Plain(_) => Vec::new(),
             Work::Checkpointed(c) => c.transfers,

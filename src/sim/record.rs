@@ -62,6 +62,12 @@ pub struct JobRecord {
     pub checkpoint: SimTime,
     /// Wall time restarting after kills.
     pub restart: SimTime,
+    /// Total queueing delay: every interval the job was ready but not running (from
+    /// submit to its first start, and from each preemption or kill to the next start),
+    /// an interval still open at the end of the run counted up to it.
+    pub queue_delay: SimTime,
+    /// When its current wait in the queue began (`None` while running or ended).
+    pub queued_since: Option<SimTime>,
 }
 
 impl JobRecord {
@@ -84,8 +90,57 @@ pub struct FaultSummary {
     pub interruptions: Vec<(String, u64)>,
     /// Node-milliseconds down (failed or in maintenance), per pool.
     pub down_node_ms: Vec<u128>,
-    /// Checkpoints moved between places: (destination pool, tenant, GB, kind), in order.
-    pub transfers: Vec<(u32, u32, f64, crate::faults::TransferKind)>,
+    /// Checkpoints moved between places, in order.
+    pub transfers: Vec<CheckpointMove>,
+    /// Spans during which nodes of spot pools were down, in the order they ended (spans
+    /// still open at the end of the run end there). Billing reads them: a spot node is
+    /// paid for while it is up, and each up span is an instance of its own.
+    pub spot_down: Vec<DownSpan>,
+}
+
+/// A checkpoint moved with a job that restarted in another zone or region.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckpointMove {
+    /// The job.
+    pub job: u32,
+    /// The pool it restarted in (the move is booked there).
+    pub pool: u32,
+    /// The job's tenant.
+    pub tenant: u32,
+    /// Gigabytes moved.
+    pub gb: f64,
+    /// Between zones or regions.
+    pub kind: crate::faults::TransferKind,
+}
+
+/// A span during which a node was down (any reason: failure, maintenance, the provider
+/// taking spot capacity back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DownSpan {
+    /// The node.
+    pub node: u32,
+    /// Its pool.
+    pub pool: u32,
+    /// When it went down.
+    pub from: SimTime,
+    /// When it came back (or the end of the run).
+    pub to: SimTime,
+    /// When the provider reclaimed the instance, if the provider took the node away (a
+    /// spot interruption or outage: the notice's end). The instance is billed until then.
+    pub reclaimed: Option<SimTime>,
+}
+
+/// The GPU-time one job held in one pool, over all its run segments there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobPoolUsage {
+    /// The job.
+    pub job: u32,
+    /// The pool.
+    pub pool: u32,
+    /// The job's tenant.
+    pub tenant: u32,
+    /// GPU-milliseconds held there.
+    pub gpu_ms: u128,
 }
 
 /// A run that a policy stopped (preempted) before the job's end.
@@ -121,6 +176,8 @@ pub struct PoolUsage {
     /// Elastic pools: node-milliseconds billed over the held intervals (billing blocks
     /// and minimum applied); `None` for a fixed pool (paid for the whole run).
     pub billed_node_ms: Option<u128>,
+    /// Relative speed of the pool's GPUs (a job's work takes work / speed there).
+    pub speed: f64,
 }
 
 /// One sampled moment.
@@ -136,6 +193,9 @@ pub struct TimelineRow {
     pub pools: Vec<(u64, u64)>,
     /// Per pool: nodes up (held and ready).
     pub nodes: Vec<u64>,
+    /// Per pool: the FGD fragmentation of its up nodes, milli-GPU (see
+    /// `accounting::Fragmentation`); empty when the run does not measure it.
+    pub frag_milli: Vec<u64>,
 }
 
 /// The result of one run.
@@ -159,4 +219,22 @@ pub struct RunResult {
     pub faults: Option<FaultSummary>,
     /// GPU-milliseconds held per (pool, tenant), in key order.
     pub tenant_busy_gpu_ms: Vec<((u32, u32), u128)>,
+    /// GPU-time each job held in each pool it ran in, in (job, pool) order: a job that
+    /// ran on spot and then on demand has one entry per pool, so each segment can be
+    /// charged at its own pool's price.
+    pub job_usage: Vec<JobPoolUsage>,
+    /// Capacity that exists only inside a commitment's window: per pool, the spans
+    /// `[open, close)` within the run during which its nodes were there (empty for a
+    /// pool whose nodes are there throughout).
+    pub windows: Vec<Vec<(SimTime, SimTime)>>,
+    /// Busy GPU-milliseconds of each pool split at its billing periods' boundaries (see
+    /// `Simulation::with_periods`): per pool, `(from, to, busy GPU-ms)` covering the run
+    /// (empty for a pool without periods).
+    pub busy_by_period: Vec<Vec<(SimTime, SimTime, u128)>>,
+    /// Datasets staged and runs' spread, when the scenario configures them.
+    pub cloud: Option<super::CloudResult>,
+    /// The same split job by job: per pool, `(job, from, to, busy GPU-ms)` in (period,
+    /// job) order, so a commitment's dollars go to the jobs that ran inside its term
+    /// (empty for a pool without periods).
+    pub job_busy_by_period: Vec<Vec<(u32, SimTime, SimTime, u128)>>,
 }

@@ -28,7 +28,14 @@ impl Simulation<'_> {
     fn queued(&mut self, id: JobId, t: SimTime) {
         if let Some(e) = self.elastic.as_mut() {
             let job = &self.workload.jobs[id as usize];
-            e.queued(id, job, t, self.pools.eligible(job), &self.cluster);
+            if self.pools.ranks_per_job() {
+                // Demand goes where the data-aware order would run the job.
+                let data = self.cloud.as_ref().and_then(|c| c.state());
+                let ranked = self.pools.ranked_by_cost(job, job.planned_work(), t, data);
+                e.queued(id, job, t, ranked.into_iter().map(|x| x.0), &self.cluster);
+            } else {
+                e.queued(id, job, t, self.pools.eligible(job), &self.cluster);
+            }
         }
     }
 
@@ -66,8 +73,15 @@ impl Simulation<'_> {
             preempted: &mut self.preempted,
             wake: &mut wake,
             budget: &mut self.budget,
+            data: self.cloud.as_ref().and_then(|c| c.state()),
+            locality_wake: std::cell::Cell::new(None),
         };
         self.policy.schedule(&mut ctx);
+        let locality = ctx.locality_wake.get();
+        let wake = match (wake, locality) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         if let Some(w) = wake {
             self.wake.request = Some(self.wake.request.map_or(w, |x: SimTime| x.min(w)));
         }
@@ -102,6 +116,11 @@ impl Simulation<'_> {
         if let Some(f) = self.faults.as_mut() {
             f.run_started(id, &run.alloc);
         }
+        let (speed, spread) = super::cloud::run_speed(&self.pools, job, &run.alloc, &self.cluster);
+        let staging = match self.cloud.as_mut() {
+            Some(c) => c.run_started(id, job, &run.alloc, t, spread, speed),
+            None => SimTime::ZERO,
+        };
         let rec = self.acct.record(id);
         let restart = rec.restarts + rec.preemptions > 0;
         let start = RunStart {
@@ -112,13 +131,15 @@ impl Simulation<'_> {
             restart,
             previous_pool: rec.pool.map(|q| q as usize).filter(|_| restart),
             tenant: job.tenant,
-            pools: &self.pools,
+            speed,
         };
         let runtime = self.progress.start(id, &start);
         self.acct.started(id, t, p, milli, nodes);
         let gen = self.progress.gen(id);
-        self.queue
-            .schedule(t.plus(runtime), Event::JobEnd { job: id, gen });
+        self.queue.schedule(
+            t.plus(staging).plus(runtime),
+            Event::JobEnd { job: id, gen },
+        );
     }
 
     /// Accounts for job `id`'s `run`, no longer running, that stops at `t` for `why`: its
@@ -138,11 +159,21 @@ impl Simulation<'_> {
         let job = &self.workload.jobs[id as usize];
         let p = run.alloc.pool as usize;
         let held = t.since(run.start);
-        let speed = self.pools.speed(p);
-        let times = self.progress.stop(id, job, why, held, t, speed);
+        let (speed, _) = super::cloud::run_speed(&self.pools, job, &run.alloc, &self.cluster);
+        // The run computed only after its data was staged.
+        let staged = self
+            .cloud
+            .as_mut()
+            .map_or(SimTime::ZERO, |c| c.run_stopped(id));
+        let times = self
+            .progress
+            .stop(id, job, why, held.since(staged), t, speed);
         let milli = self
             .acct
             .run_ended(id, job.tenant, p, held, release, &times);
+        if let Some(c) = self.commitments.as_mut() {
+            c.run_ended(id, p, run.start, t, milli);
+        }
         match why {
             Stop::Completed => self.acct.completed(id, t),
             Stop::Preempted => self.acct.preempted(id, p, milli, run.start, t),
@@ -178,7 +209,7 @@ impl Simulation<'_> {
     /// Kills running job `id` at `t`: it keeps its work up to its last checkpoint (all of
     /// it with `keep_all`, when it could checkpoint first), then requeues or, past its
     /// retry limit, fails. Returns false if it was not running.
-    fn kill_job(&mut self, id: JobId, t: SimTime, keep_all: bool) -> bool {
+    pub(super) fn kill_job(&mut self, id: JobId, t: SimTime, keep_all: bool) -> bool {
         let Some(run) = self.running.remove(id) else {
             return false;
         };
@@ -215,7 +246,7 @@ impl Simulation<'_> {
                 }
             }
             match s.change {
-                NodeChange::Down => self.take_down(node, t),
+                NodeChange::Down => self.take_down(node, t, s.reclaim),
                 NodeChange::Up => self.bring_up(node, t),
                 NodeChange::Same => {}
             }
@@ -225,8 +256,12 @@ impl Simulation<'_> {
         }
     }
 
-    fn take_down(&mut self, node: u32, t: SimTime) {
-        if self.faults.as_mut().is_some_and(|f| f.take_down(node, t)) {
+    fn take_down(&mut self, node: u32, t: SimTime, reclaim: Option<SimTime>) {
+        if self
+            .faults
+            .as_mut()
+            .is_some_and(|f| f.take_down(node, t, reclaim))
+        {
             self.cluster.set_up(node, false);
             self.policy.invalidate();
         }
@@ -239,8 +274,11 @@ impl Simulation<'_> {
             .as_mut()
             .is_some_and(|f| f.bring_up(node, pool, t))
         {
-            // An elastic pool's node that is not held stays down.
-            if self.elastic.as_ref().is_none_or(|e| e.holds(node)) {
+            // An elastic pool's node that is not held, or a node outside its commitment's
+            // window, stays down.
+            if self.elastic.as_ref().is_none_or(|e| e.holds(node))
+                && self.commitments.as_ref().is_none_or(|c| c.is_open(node))
+            {
                 self.cluster.set_up(node, true);
             }
             self.policy.invalidate();
@@ -303,6 +341,7 @@ mod tests {
             priority: 0,
             deadline: None,
             preemptible: true,
+            tags: crate::model::JobTags::NONE,
         };
         let w = Workload {
             jobs: vec![job],

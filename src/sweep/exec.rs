@@ -127,7 +127,7 @@ fn record_of(plan: &Plan, id: usize) -> Result<Record, String> {
             .params
             .iter()
             .cloned()
-            .zip(point.values.iter().map(|v| v.to_string()))
+            .zip(point.values.iter().map(|v| v.cell()))
             .collect(),
         metrics: flatten_summary(&summary),
     })

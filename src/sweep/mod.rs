@@ -16,14 +16,14 @@ mod value;
 
 pub use exec::{flatten_summary, run_once, run_sweep, Progress, Shard, SweepOptions, SweepOutcome};
 pub use merge::merge;
-pub use overrides::{get_path, parse_path, set_path, PathError, Segment};
+pub use overrides::{get_path, parse_path, resolve_names, set_path, PathError, Segment};
 pub use plan::{describe, latin_hypercube, Plan, Point, RunId};
 pub use record::{ReadRecordError, Record, RecordError};
 pub use slurm::SlurmError;
-pub use spec::{Mode, ParamError, Values};
+pub use spec::{param_values, Mode, ParamError, RawParam, RawRange, RawSpace, Values};
 pub use stats::{ci95_half_width, mean};
-pub use table::{read_manifest, write_tables, Manifest, ManifestError};
-pub use value::{ParamValue, ParamValueError};
+pub use table::{fmt6, read_manifest, write_tables, Manifest, ManifestError};
+pub use value::{clean, ParamValue, ParamValueError};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -66,6 +66,16 @@ pub enum PathError {
     /// The new value cannot be written.
     #[error(transparent)]
     Value(#[from] super::value::ParamValueError),
+    /// `key[name]` where no table of the array `key` has that `name`.
+    #[error("no `{array}` named {name:?} (names: {known})")]
+    NoSuchName {
+        /// The array's path.
+        array: String,
+        /// The name asked for.
+        name: String,
+        /// The names the array has, comma-separated.
+        known: String,
+    },
 }
 
 /// Parses `a.b[2].c`.
@@ -101,6 +111,70 @@ pub fn parse_path(path: &str) -> Result<Vec<Segment>, PathError> {
         });
     }
     Ok(out)
+}
+
+/// Rewrites every `key[name]` segment of `path` (a name where an index would stand, e.g.
+/// `pools[owned-h100].nodes`) into `key[i]`, `i` being the table of the array of tables
+/// `key` whose `name` field is `name`. Numeric indexes are kept; a path that does not lead
+/// through arrays of tables is returned as it was, for [`set_path`] to judge.
+pub fn resolve_names(doc: &DocumentMut, path: &str) -> Result<String, PathError> {
+    let mut out: Vec<String> = Vec::new();
+    let mut here: Option<&dyn TableLike> = Some(doc.as_table());
+    for seg in path.split('.') {
+        let Some(open) = seg.find('[') else {
+            here = here
+                .and_then(|t| t.get(seg))
+                .and_then(|i| i.as_table_like());
+            out.push(seg.to_string());
+            continue;
+        };
+        let key = &seg[..open];
+        let inner = seg[open + 1..]
+            .strip_suffix(']')
+            .ok_or_else(|| PathError::NoClosingBracket(seg.to_string()))?;
+        let aot = here
+            .and_then(|t| t.get(key))
+            .and_then(|i| i.as_array_of_tables());
+        let index = match (inner.parse::<usize>(), aot) {
+            (Ok(i), _) => Some(i),
+            (Err(_), Some(aot)) => {
+                let name_of = |t: &toml_edit::Table| {
+                    t.get("name").and_then(|v| v.as_str()).map(str::to_string)
+                };
+                match aot
+                    .iter()
+                    .position(|t| name_of(t).as_deref() == Some(inner))
+                {
+                    Some(i) => Some(i),
+                    None => {
+                        let known: Vec<String> = aot.iter().filter_map(name_of).collect();
+                        let at = out
+                            .iter()
+                            .cloned()
+                            .chain([key.to_string()])
+                            .collect::<Vec<_>>();
+                        return Err(PathError::NoSuchName {
+                            array: at.join("."),
+                            name: inner.to_string(),
+                            known: known.join(", "),
+                        });
+                    }
+                }
+            }
+            (Err(_), None) => None,
+        };
+        match index {
+            Some(i) => {
+                here = aot.and_then(|a| a.get(i)).map(|t| t as &dyn TableLike);
+                out.push(format!("{key}[{i}]"));
+            }
+            None => {
+                here = None;
+                out.push(seg.to_string());
+            }
+        }
+    }
+    Ok(out.join("."))
 }
 
 /// A function making the new value from the old one (if the field was present).
@@ -248,6 +322,27 @@ mod tests {
         assert_eq!(
             get_path(&d, "pools[1].nodes").unwrap().as_integer(),
             Some(2)
+        );
+    }
+
+    #[test]
+    fn names_resolve_to_indexes() {
+        let d: DocumentMut =
+            "[[pools]]\nname = \"a\"\nnodes = 1\n[[pools]]\nname = \"b-2\"\nnodes = 2\n"
+                .parse()
+                .unwrap();
+        assert_eq!(
+            resolve_names(&d, "pools[b-2].nodes").unwrap(),
+            "pools[1].nodes"
+        );
+        assert_eq!(
+            resolve_names(&d, "pools[0].nodes").unwrap(),
+            "pools[0].nodes"
+        );
+        assert_eq!(resolve_names(&d, "seed").unwrap(), "seed");
+        assert_eq!(
+            resolve_names(&d, "pools[c].nodes").unwrap_err().to_string(),
+            "no `pools` named \"c\" (names: a, b-2)"
         );
     }
 

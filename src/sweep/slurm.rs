@@ -51,19 +51,56 @@ pub fn estimate_task_mem_mb(plan: &crate::sweep::Plan, threads: usize) -> u64 {
     let seed = plan.seeds.first().copied().unwrap_or(1);
     let largest = picks
         .iter()
-        .map(|&i| {
-            let s = &plan.points[i].scenario;
-            let jobs = s.build_workload(seed).map_or(0, |w| w.jobs.len() as u64);
-            let samples = match (s.sim.horizon, s.sim.sample_every) {
-                (Some(h), Some(dt)) if dt.0 > 0 => h.0 / dt.0 + 1,
-                _ => 0,
-            };
-            // A timeline sample holds a few words per pool.
-            jobs * BYTES_PER_JOB + samples * (64 + 24 * s.sim.pools.len() as u64)
-        })
+        .map(|&i| run_mem_bytes(&plan.points[i].scenario, seed))
         .max()
         .unwrap_or(0);
     BASE_MIB + (largest * threads.max(1) as u64).div_ceil(1 << 20)
+}
+
+/// The bytes one run of `s` on `seed` holds: its workload's job count times
+/// [`BYTES_PER_JOB`], plus its timeline samples (0 jobs when the workload cannot be built:
+/// the run will report the error). Also used by `gpufleet plan --slurm`.
+pub fn run_mem_bytes(s: &crate::scenario::Scenario, seed: u64) -> u64 {
+    let jobs = s.build_workload(seed).map_or(0, |w| w.jobs.len() as u64);
+    let samples = match (s.sim.horizon, s.sim.sample_every) {
+        (Some(h), Some(dt)) if dt.0 > 0 => h.0 / dt.0 + 1,
+        _ => 0,
+    };
+    // A timeline sample holds a few words per pool.
+    jobs * BYTES_PER_JOB + samples * (64 + 24 * s.sim.pools.len() as u64)
+}
+
+/// Refuses sbatch arguments that would break a script: empty ones, ones that are not
+/// options, and ones holding a line break. Also used by `gpufleet plan --slurm`.
+pub fn check_sbatch_args(args: &[String]) -> Result<(), SbatchArgError> {
+    for a in args {
+        let why = if a.trim().is_empty() {
+            Some("empty")
+        } else if a.contains('\n') || a.contains('\r') {
+            Some("holds a line break")
+        } else if !a.starts_with('-') {
+            Some("not an option (write it as --name=value, e.g. --partition=cpu)")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(SbatchArgError {
+                arg: a.clone(),
+                why,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// True when one of `args` sets the job's memory itself (`--mem`, `--mem-per-cpu`,
+/// `--mem-per-gpu`).
+pub fn sets_memory(args: &[String]) -> bool {
+    args.iter().any(|a| {
+        ["--mem", "--mem-per-cpu", "--mem-per-gpu"]
+            .iter()
+            .any(|m| a == m || a.starts_with(&format!("{m}=")))
+    })
 }
 
 /// An sbatch argument that cannot go into a script.
@@ -85,32 +122,11 @@ impl SlurmPlan {
     /// Refuses sbatch arguments that would break the scripts: empty ones, ones that are
     /// not options, and ones holding a line break.
     pub fn check_args(&self) -> Result<(), SbatchArgError> {
-        for a in &self.sbatch_args {
-            let why = if a.trim().is_empty() {
-                Some("empty")
-            } else if a.contains('\n') || a.contains('\r') {
-                Some("holds a line break")
-            } else if !a.starts_with('-') {
-                Some("not an option (write it as --name=value, e.g. --partition=cpu)")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                return Err(SbatchArgError {
-                    arg: a.clone(),
-                    why,
-                });
-            }
-        }
-        Ok(())
+        check_sbatch_args(&self.sbatch_args)
     }
 
     fn sets_memory(&self) -> bool {
-        self.sbatch_args.iter().any(|a| {
-            ["--mem", "--mem-per-cpu", "--mem-per-gpu"]
-                .iter()
-                .any(|m| a == m || a.starts_with(&format!("{m}=")))
-        })
+        sets_memory(&self.sbatch_args)
     }
 
     /// The `#SBATCH` options of the array script, after `#SBATCH `: job name, CPUs,
@@ -246,6 +262,12 @@ pub enum SlurmError {
     /// `sbatch` succeeded without printing a job id.
     #[error("sbatch printed no job id: {0:?}")]
     NoJobId(String),
+}
+
+/// Runs `sbatch --parsable`-style `args` and returns the job id (for other commands'
+/// job scripts, e.g. `gpufleet plan --slurm`).
+pub fn submit(args: &[String]) -> Result<String, SlurmError> {
+    sbatch(args)
 }
 
 fn sbatch(args: &[String]) -> Result<String, SlurmError> {

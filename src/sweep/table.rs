@@ -105,14 +105,15 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest, ManifestError> {
     serde_json::from_str(&t).map_err(|source| ManifestError::Json { path, source })
 }
 
-/// A number with at most 6 decimals, without trailing zeros.
+/// A float with at most 6 decimals, trailing zeros dropped down to one ("0.5", "2.0"):
+/// always a decimal point, so a reader that infers types takes the column as floats.
 pub fn fmt6(x: f64) -> String {
     let s = format!("{x:.6}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".into()
-    } else {
-        s.into()
+    let s = s.trim_end_matches('0');
+    match s {
+        "-0." => "0.0".into(),
+        _ if s.ends_with('.') => format!("{s}0"),
+        _ => s.into(),
     }
 }
 
@@ -198,4 +199,19 @@ pub fn write_tables(
         .into_inner()
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     write_atomic(&out.join("points.csv"), &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt6;
+
+    #[test]
+    fn means_always_carry_a_decimal_point() {
+        // The mean of whole counts is a float column: "1007.0", never "1007".
+        assert_eq!(fmt6(1007.0), "1007.0");
+        assert_eq!(fmt6(0.0), "0.0");
+        assert_eq!(fmt6(-0.0), "0.0");
+        assert_eq!(fmt6(2.5), "2.5");
+        assert_eq!(fmt6(2.0 / 3.0), "0.666667");
+    }
 }

@@ -87,8 +87,21 @@ impl ParamValue {
     }
 }
 
+impl ParamValue {
+    /// The value as a `runs.csv` / `points.csv` cell: as [`Display`](fmt::Display) writes
+    /// it, but a float always with a decimal point (`2.0`, not `2`), so a column of floats
+    /// is read as floats by readers that infer types.
+    pub fn cell(&self) -> String {
+        let mut t = self.to_string();
+        if matches!(self, ParamValue::Float(x) if x.is_finite()) && !t.contains(['.', 'e', 'E']) {
+            t.push_str(".0");
+        }
+        t
+    }
+}
+
 impl fmt::Display for ParamValue {
-    /// The spelling in CSV columns and messages.
+    /// The spelling in messages and chart labels (CSV cells: [`ParamValue::cell`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParamValue::Int(i) => write!(f, "{i}"),
@@ -109,6 +122,11 @@ mod tests {
         assert_eq!(clean(0.1 + 0.2), 0.3);
         assert_eq!(clean(1.0 / 3.0), 0.333333333333);
         assert_eq!(ParamValue::Float(0.25).to_string(), "0.25");
+        // Cells: a whole float keeps a decimal point, an integer has none.
+        assert_eq!(ParamValue::Float(2.0).cell(), "2.0");
+        assert_eq!(ParamValue::Float(-0.5).cell(), "-0.5");
+        assert_eq!(ParamValue::Int(2).cell(), "2");
+        assert_eq!(ParamValue::Str("sjf".into()).cell(), "sjf");
     }
 
     #[test]

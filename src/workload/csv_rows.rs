@@ -95,6 +95,39 @@ impl<R: Read> CsvRows<R> {
         Ok(CsvRows { rdr, header })
     }
 
+    /// As [`CsvRows::feed`], with a job class beside each row (the Tiresias trace's
+    /// model name): a kept row's job is tagged with it (an empty class tags nothing).
+    pub fn feed_classed(
+        mut self,
+        sink: &mut RowSink,
+        mut parse: impl for<'r> FnMut(
+            &'r csv::StringRecord,
+        ) -> Result<(TraceRow<'r>, &'r str), RowError>,
+    ) -> Result<(), TraceError> {
+        let mut rec = csv::StringRecord::new();
+        loop {
+            let line = self.rdr.position().line();
+            match self.rdr.read_record(&mut rec) {
+                Ok(false) => break,
+                Ok(true) => {}
+                Err(e) => {
+                    let row = e.position().map(|p| p.line()).unwrap_or(line);
+                    sink.bad_row(row, "", e.to_string())?;
+                    continue;
+                }
+            }
+            let row = rec.position().map(|p| p.line()).unwrap_or(line);
+            if rec.len() == 1 && rec.get(0).is_some_and(|f| f.trim().is_empty()) {
+                continue;
+            }
+            match parse(&rec) {
+                Ok((r, class)) => sink.take_classed(row, r, class)?,
+                Err(e) => sink.take(row, Err(e))?,
+            }
+        }
+        Ok(())
+    }
+
     /// Feeds every data record to `parse` (with two scratch strings a row may borrow
     /// from) and its result to `sink`. Rows with the wrong
     /// number of fields reach `parse` (`flexible`), which decides what it needs; blank

@@ -5,7 +5,10 @@
 //! as `0.5`), `duration_s` (run time on the reference GPU, > 0). Optional: `estimate_s`
 //! (runtime estimate for backfilling), `gpu_type` (allowed GPU types, `|`-separated,
 //! empty = any), `cpu` (cores), `mem_gib`, `tenant` (default `default`), `priority`
-//! (integer), `deadline_s` (absolute, seconds), `preemptible` (`true`/`false`/`1`/`0`).
+//! (integer), `deadline_s` (absolute, seconds), `preemptible` (`true`/`false`/`1`/`0`),
+//! and the cloud model's tags ([`TAG_COLUMNS`]): `class` (job class, for throughput
+//! tables), `dataset` (the dataset it reads) and `comm_share` (its communication share,
+//! 0..=1); the writer adds these only when the workload has them.
 //! An unknown column is an error (a typo must not silently drop data). Rows need not be
 //! sorted: jobs are sorted by submit time after reading, ties kept in file order.
 
@@ -32,6 +35,20 @@ pub const GENERIC_CSV_COLUMNS: [&str; 12] = [
     "deadline_s",
     "preemptible",
 ];
+
+/// The optional tag columns, after [`GENERIC_CSV_COLUMNS`].
+pub const TAG_COLUMNS: [&str; 3] = ["class", "dataset", "comm_share"];
+
+/// Every column the reader knows.
+const ALL: usize = 15;
+
+fn column_name(k: usize) -> &'static str {
+    if k < 12 {
+        GENERIC_CSV_COLUMNS[k]
+    } else {
+        TAG_COLUMNS[k - 12]
+    }
+}
 
 const REQUIRED: [&str; 4] = ["job_id", "submit_s", "gpus", "duration_s"];
 
@@ -66,17 +83,21 @@ fn read_generic_from<R: Read>(
         .headers()
         .map_err(|e| file_err(format!("cannot read the header row: {e}")))?
         .clone();
-    let mut col = [usize::MAX; 12];
+    let mut col = [usize::MAX; ALL];
     for (i, h) in headers.iter().enumerate() {
         let h = h.trim();
-        match GENERIC_CSV_COLUMNS.iter().position(|c| *c == h) {
+        match (0..ALL).position(|k| column_name(k) == h) {
             Some(k) => col[k] = i,
             None => {
                 return Err(TraceError::Row {
                     file: path.to_path_buf(),
                     row: 1,
                     column: h.to_string(),
-                    reason: format!("unknown column (known: {})", GENERIC_CSV_COLUMNS.join(", ")),
+                    reason: format!(
+                        "unknown column (known: {}, {})",
+                        GENERIC_CSV_COLUMNS.join(", "),
+                        TAG_COLUMNS.join(", ")
+                    ),
                 })
             }
         }
@@ -130,7 +151,7 @@ fn read_generic_from<R: Read>(
                     return Err(TraceError::Row {
                         file: path.to_path_buf(),
                         row,
-                        column: GENERIC_CSV_COLUMNS[k].to_string(),
+                        column: column_name(k).to_string(),
                         reason,
                     })
                 }
@@ -144,7 +165,7 @@ fn read_generic_from<R: Read>(
 
 fn parse_row(
     rec: &csv::StringRecord,
-    col: &[usize; 12],
+    col: &[usize; ALL],
     w: &mut Workload,
 ) -> Result<Job, (usize, String)> {
     let get =
@@ -193,6 +214,22 @@ fn parse_row(
         .transpose()
         .map_err(|e| (10, e.to_string()))?;
     let preemptible = parse_bool(get(11).unwrap_or("")).map_err(|e| (11, e.to_string()))?;
+    let mut tags = crate::model::JobTags::NONE;
+    if let Some(c) = opt(12) {
+        tags.class = Some(
+            w.class_index(c)
+                .ok_or((12, "more than 65,535 classes".to_string()))?,
+        );
+    }
+    if let Some(d) = opt(13) {
+        tags.dataset = w.dataset_index(d);
+    }
+    if let Some(v) = opt(14) {
+        match v.parse::<f32>() {
+            Ok(x) if (0.0..=1.0).contains(&x) => tags.comm_share = Some(x),
+            _ => return Err((14, format!("{v:?} is not a share between 0 and 1"))),
+        }
+    }
     Ok(Job {
         name,
         submit,
@@ -206,6 +243,7 @@ fn parse_row(
         priority,
         deadline,
         preemptible,
+        tags,
     })
 }
 
@@ -216,7 +254,14 @@ fn secs(t: SimTime) -> String {
 /// Writes `w` in the generic format (all columns).
 pub fn write_generic_csv<W: Write>(w: &Workload, out: W) -> std::io::Result<()> {
     let mut wr = csv::Writer::from_writer(out);
-    wr.write_record(GENERIC_CSV_COLUMNS)?;
+    let tags = [
+        w.jobs.iter().any(|j| j.tags.class.is_some()),
+        w.jobs.iter().any(|j| j.tags.dataset.is_some()),
+        w.jobs.iter().any(|j| j.tags.comm_share.is_some()),
+    ];
+    let mut header: Vec<&str> = GENERIC_CSV_COLUMNS.to_vec();
+    header.extend(TAG_COLUMNS.iter().zip(tags).filter(|x| x.1).map(|x| *x.0));
+    wr.write_record(&header)?;
     for j in &w.jobs {
         let gpus = match j.gpus {
             GpuRequest::None => "0".to_string(),
@@ -232,7 +277,27 @@ pub fn write_generic_csv<W: Write>(w: &Workload, out: W) -> std::io::Result<()> 
                 .collect::<Vec<_>>()
                 .join("|")
         };
-        wr.write_record([
+        let mut extra: Vec<String> = Vec::new();
+        if tags[0] {
+            extra.push(
+                j.tags
+                    .class
+                    .and_then(|c| w.classes.get(c as usize).cloned())
+                    .unwrap_or_default(),
+            );
+        }
+        if tags[1] {
+            extra.push(
+                j.tags
+                    .dataset
+                    .and_then(|d| w.datasets.get(d as usize).cloned())
+                    .unwrap_or_default(),
+            );
+        }
+        if tags[2] {
+            extra.push(j.tags.comm_share.map(|x| x.to_string()).unwrap_or_default());
+        }
+        let cells = [
             j.name.as_str(),
             &secs(j.submit),
             &gpus,
@@ -248,7 +313,13 @@ pub fn write_generic_csv<W: Write>(w: &Workload, out: W) -> std::io::Result<()> 
             &j.priority.to_string(),
             &j.deadline.map(secs).unwrap_or_default(),
             if j.preemptible { "true" } else { "false" },
-        ])?;
+        ];
+        wr.write_record(
+            cells
+                .iter()
+                .copied()
+                .chain(extra.iter().map(String::as_str)),
+        )?;
     }
     wr.flush()
 }
@@ -338,6 +409,28 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("gpus"), "{e}");
+    }
+
+    #[test]
+    fn tag_columns_read_and_round_trip() {
+        let text = "job_id,submit_s,gpus,duration_s,estimate_s,gpu_type,cpu,mem_gib,tenant,priority,deadline_s,preemptible,class,dataset,comm_share\na,0,8,10,,,0,0,t,0,,false,bert,imagenet,0.3\nb,1,1,10,,,0,0,t,0,,false,,,\n";
+        let w = read(text, BadRows::Stop).unwrap();
+        assert_eq!(w.classes, vec!["bert"]);
+        assert_eq!(w.datasets, vec!["imagenet"]);
+        assert_eq!(w.jobs[0].tags.class, Some(0));
+        assert_eq!(w.jobs[0].tags.dataset, Some(0));
+        assert_eq!(w.jobs[0].tags.comm_share, Some(0.3));
+        assert_eq!(w.jobs[1].tags, crate::model::JobTags::NONE);
+        let mut out = Vec::new();
+        write_generic_csv(&w, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), text);
+        let e = read(
+            "job_id,submit_s,gpus,duration_s,comm_share\na,0,1,1,1.5\n",
+            BadRows::Stop,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("t.csv:2") && e.contains("comm_share"), "{e}");
     }
 
     #[test]

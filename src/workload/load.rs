@@ -26,6 +26,8 @@ pub struct TraceSpec {
     pub filter: RowFilter,
     /// Window, type mapping, compression, load scaling.
     pub shaping: Shaping,
+    /// The runtime estimates schedulers see (applied after shaping).
+    pub estimates: super::Estimates,
 }
 
 impl TraceSpec {
@@ -39,6 +41,7 @@ impl TraceSpec {
             pai_job_table: None,
             filter: RowFilter::default(),
             shaping: Shaping::default(),
+            estimates: super::Estimates::Trace,
         }
     }
 
@@ -68,6 +71,7 @@ impl TraceSpec {
                 file: self.path.clone(),
                 source,
             })?;
+        self.estimates.apply(&mut w, streams);
         Ok((w, meta))
     }
 }

@@ -3,6 +3,7 @@
 
 mod arrivals;
 mod csv_rows;
+mod durations;
 mod empirical;
 mod fgd_expected;
 mod fit;
@@ -23,6 +24,7 @@ mod shape;
 mod stats;
 mod swf;
 mod synthetic;
+mod tags;
 mod tiresias;
 mod trace;
 mod value;
@@ -30,6 +32,7 @@ mod value;
 pub use arrivals::{
     expected_arrivals, expected_time_of, ArrivalError, ArrivalProcess, Arrivals, MONTH_SECS,
 };
+pub use durations::{to_reference_work, Estimates};
 pub use empirical::read_duration_column;
 pub use fgd_expected::{read_expected_curves, ExpectedCurve};
 pub use fit::{fit_lognormal, fit_model, model_to_toml};
@@ -60,6 +63,7 @@ pub use shape::{gpu_demand_secs, LoadScale, ScaleBase, ShapeError, Shaping};
 pub use stats::{format_datetime, hour_and_weekday, quantile, trace_stats, TraceStats};
 pub use swf::{read_swf, read_swf_from, SwfHeader, SwfOptions};
 pub use synthetic::{DurationDist, SyntheticSpec};
+pub use tags::{apply_tags, DatasetShare, TagSpec};
 pub use tiresias::{read_tiresias, read_tiresias_from};
 pub use trace::{too_many_jobs, JobStatus, RowFilter, RowSink, TraceFormat, TraceMeta, TraceRow};
 pub use value::{parse_datetime_ms, ValueError};

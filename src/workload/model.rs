@@ -217,6 +217,7 @@ impl WorkloadModel {
                 priority: 0,
                 deadline: None,
                 preemptible,
+                tags: crate::model::JobTags::NONE,
             });
             i += 1;
         }

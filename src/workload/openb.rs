@@ -409,6 +409,7 @@ pub fn openb_workload(pods: &OpenbPods, path: &Path) -> Result<Workload, TraceEr
             priority: 0,
             deadline: None,
             preemptible: p.qos == "BE",
+            tags: crate::model::JobTags::NONE,
         });
     }
     if no_times > 0 {

@@ -266,6 +266,7 @@ fn parse_row(
         priority: 0,
         deadline: None,
         preemptible: false,
+        tags: crate::model::JobTags::NONE,
     };
     Ok((job, submit, rounded))
 }

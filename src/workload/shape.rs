@@ -240,6 +240,7 @@ mod tests {
                 priority: 0,
                 deadline: None,
                 preemptible: false,
+                tags: crate::model::JobTags::NONE,
             });
         }
         w

@@ -185,6 +185,7 @@ impl SyntheticSpec {
                 priority: 0,
                 deadline: None,
                 preemptible,
+                tags: crate::model::JobTags::NONE,
             });
             i += 1;
         }

@@ -7,8 +7,9 @@
 //! - `job_id` is the name, `submit_time` (seconds from the trace start) the submit time,
 //!   `num_gpu` the whole GPU count, `duration` (seconds) the work.
 //! - Every job belongs to tenant `default`; the status is unknown (the format has none).
-//! - Dropped: `iterations`, `model_name` and `interval` (Tiresias' own model of progress;
-//!   gpufleet models work as run time on the reference GPU).
+//! - `model_name` is the job's class (what a `[throughput]` table is keyed by).
+//! - Dropped: `iterations` and `interval` (Tiresias' own model of progress; gpufleet
+//!   models work as run time on the reference GPU).
 
 use super::csv_rows::{columns, field, open, CsvRows};
 use super::trace::{JobStatus, RowFilter, RowSink, TraceMeta, TraceRow};
@@ -51,7 +52,7 @@ pub fn read_tiresias_from<R: Read>(
         &["job_id", "num_gpu", "submit_time", "duration"],
     )
     .map_err(|r| sink.file_error(r.to_string()))?;
-    rows.feed(&mut sink, |rec, _| {
+    rows.feed_classed(&mut sink, |rec| {
         let f = |k: usize| field(rec, col[k]);
         let name = f(0);
         if name.is_empty() {
@@ -62,18 +63,22 @@ pub fn read_tiresias_from<R: Read>(
             .map_err(|e| ("num_gpu", e.to_string()))?;
         let submit_ms = secs_to_ms(f(2)).map_err(|e| ("submit_time", e.to_string()))?;
         let work_ms = secs_to_ms(f(5)).map_err(|e| ("duration", e.to_string()))? as u64;
-        Ok(TraceRow {
-            name,
-            submit_ms,
-            gpus,
-            gpu_types: "",
-            work_ms,
-            estimate_ms: None,
-            tenant: "default",
-            status: JobStatus::Unknown,
-            cpu_milli: 0,
-            mem_mib: 0,
-        })
+        let class = f(4);
+        Ok((
+            TraceRow {
+                name,
+                submit_ms,
+                gpus,
+                gpu_types: "",
+                work_ms,
+                estimate_ms: None,
+                tenant: "default",
+                status: JobStatus::Unknown,
+                cpu_milli: 0,
+                mem_mib: 0,
+            },
+            class,
+        ))
     })?;
     sink.finish()
 }
@@ -111,6 +116,9 @@ mod tests {
         assert_eq!(w.jobs[0].gpus, GpuRequest::Whole(8));
         assert_eq!(w.jobs[1].submit.0, 10_000);
         assert_eq!(w.jobs[1].work.0, 164_000);
+        // model_name is the class, interned in row order.
+        assert_eq!(w.classes, vec!["vgg19", "vgg11"]);
+        assert_eq!(w.jobs[0].tags.class, Some(1));
         let e = read_tiresias_from(
             "job_id,num_gpu,submit_time,duration\n0,1,-4,5\n".as_bytes(),
             Path::new("t.csv"),

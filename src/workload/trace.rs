@@ -273,8 +273,30 @@ impl RowSink {
             priority: 0,
             deadline: None,
             preemptible: false,
+            tags: crate::model::JobTags::NONE,
         });
         self.submits.push(r.submit_ms);
+        Ok(())
+    }
+
+    /// Takes one parsed row found at `row` whose job, if kept, is of class `class`.
+    pub fn take_classed(
+        &mut self,
+        row: u64,
+        parsed: TraceRow<'_>,
+        class: &str,
+    ) -> Result<(), TraceError> {
+        let before = self.jobs.len();
+        self.take(row, Ok(parsed))?;
+        let class = class.trim();
+        if self.jobs.len() > before && !class.is_empty() {
+            let Some(c) = self.w.class_index(class) else {
+                return self.bad_row(row, "class", "more than 65,535 classes".into());
+            };
+            if let Some(j) = self.jobs.last_mut() {
+                j.tags.class = Some(c);
+            }
+        }
         Ok(())
     }
 

@@ -27,6 +27,7 @@ pub fn job(submit_s: u64, gpus: u32, work_s: u64) -> Job {
         priority: 0,
         deadline: None,
         preemptible: false,
+        tags: gpufleet::model::JobTags::NONE,
     }
 }
 

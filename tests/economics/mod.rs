@@ -2,9 +2,13 @@
 //! models, the spot deadline policies, the ledger, scenarios with prices, and `gpufleet tco`.
 //! Expected values come from hand calculation, the formulas in the shared ECONOMICS.md,
 //! awk over the shared data files, or brute force; never from the code under test.
+mod attribution;
+mod bill_by_hand;
+mod commitments;
 mod models;
 mod scenarios;
 mod spot;
+mod tco;
 
 use crate::common::*;
 use assert_cmd::Command;

@@ -59,10 +59,7 @@ fn reservation_break_even_is_one_minus_discount() {
 #[test]
 fn savings_plan_formula() {
     // C = $10/h at d = 50 % covers $20/h of on-demand usage.
-    let sp = SavingsPlan {
-        commitment_per_hour: 10.0,
-        discount: 0.5,
-    };
+    let sp = SavingsPlan::new(10.0, 0.5);
     assert!(close(sp.hour_cost(0.0), 10.0, 1e-12));
     assert!(close(sp.hour_cost(15.0), 10.0, 1e-12));
     assert!(close(sp.hour_cost(20.0), 10.0, 1e-12));
@@ -175,16 +172,16 @@ fn pricing_of(k: u8, price: f64) -> PoolPricing {
             usd_per_node_hour: price,
             billing: Billing::PER_STARTED_HOUR,
         }),
-        2 => PoolPricing::Reserved(Reserved {
-            reservation: Reservation {
+        2 => PoolPricing::Reserved(Reserved::new(
+            Reservation {
                 nodes: 2,
                 term_start_h: -10.0,
                 term_h: 40.0,
                 upfront_per_node: 100.0,
                 recurring_per_node_hour: price / 2.0,
             },
-            outside: price,
-        }),
+            price,
+        )),
         3 => PoolPricing::Spot(Spot::new(
             SpotPrice::Constant(price / 3.0),
             SpotBilling::default(),
@@ -238,11 +235,13 @@ proptest! {
             })
             .sum();
         if let Some((c, d)) = plan {
-            let sp = SavingsPlan { commitment_per_hour: c, discount: d };
+            let sp = SavingsPlan::new(c, d);
             let od_before: f64 = cost.ledger.sum_where(|k| {
                 matches!(pricing[k.pool as usize], PoolPricing::OnDemand(_))
             });
-            gpufleet::metrics::apply_savings_plan(&mut cost, &r, &pricing, &sp);
+            let mut rp = RunPricing::new(pricing.clone(), egress("aws").unwrap());
+            rp.savings_plan = Some(sp);
+            cost = gpufleet::metrics::price_run(&r, &rp, |i| w.jobs[i].tenant);
             // Fixed pools: usage D = sum of nodes x rate every hour, so the on-demand part
             // becomes hours x (C + max(0, D - C / (1 - d))) (ECONOMICS.md), with C landing on
             // the first pool when there is no on-demand pool.
@@ -302,10 +301,12 @@ fn reported_held_intervals_are_billed_from_request_to_release() {
             end,
             kind: CapacityKind::OnDemand,
             nodes: 3,
+            gpus_per_node: 8,
             held: h.to_vec(),
             provisioned_gpu_ms: 0,
             busy_gpu_ms: 0,
             down_node_ms: None,
+            busy_by_period: Vec::new(),
             by_tenant: Vec::new(),
             by_job: Vec::new(),
         };

@@ -65,6 +65,8 @@ placements! {
     /// The node left with the most free CPU and GPU; on the time-based cluster, the node
     /// with the most free GPUs.
     WorstFit => worst_fit::WorstFit,
+    /// Best fit within a node; gangs into the fewest racks of the pool's fabric.
+    RackPack => rack_pack::RackPack,
 }
 
 pub use best_fit::best_fit_score;
@@ -159,6 +161,12 @@ pub trait Placement: Send + Sync {
             ties: TieBreak::LowestNode,
             task_mix: false,
         }
+    }
+
+    /// Whether gangs go into the fewest racks of a pool with racks (`rack_pack`); other
+    /// policies take a gang's nodes as they come.
+    fn packs_racks(&self) -> bool {
+        false
     }
 }
 

@@ -29,6 +29,8 @@ pub struct Placer {
     rule: ClusterRule,
     rng: RefCell<SimRng>,
     scratch: RefCell<Scratch>,
+    /// Per pool: nodes per rack, for policies that pack gangs into racks (empty: none).
+    racks: Vec<u32>,
 }
 
 /// Buffers reused across scored searches, so scoring allocates nothing per node.
@@ -64,7 +66,13 @@ impl Placer {
                 },
                 tied: Vec::new(),
             }),
+            racks: Vec::new(),
         }
+    }
+
+    /// Each pool's nodes per rack (0: no racks), read by policies that pack gangs.
+    pub fn set_racks(&mut self, nodes_per_rack: Vec<u32>) {
+        self.racks = nodes_per_rack;
     }
 
     /// The policy `kind` for a run of `workload` on `cluster` (dot product scaled by the
@@ -108,7 +116,11 @@ impl Placer {
         let k = cluster.nodes_needed(p, req, cpu, mem)?;
         let ok = |n: u32| avoid.is_none_or(|r| !r.contains(n));
         match req {
-            GpuRequest::Whole(w) if w > gpn => gang(cluster, p, w, k, cpu, mem, ok),
+            GpuRequest::Whole(w) if w > gpn => {
+                let racks = self.racks.get(p).copied().filter(|&r| r > 0);
+                let racks = racks.filter(|_| self.policy.packs_racks());
+                gang(cluster, p, (w, k), (cpu, mem), racks, ok)
+            }
             _ => match self.rule {
                 ClusterRule::Index(order) => indexed(cluster, p, order, req, cpu, mem, ok),
                 ClusterRule::Score { ties, task_mix } => {
@@ -265,21 +277,29 @@ fn whole_gpus(n: u32, free: &[u16], w: u32) -> Vec<GpuSlice> {
     gpus
 }
 
-/// A job of `w` GPUs over `k` whole free nodes (newest free first), sharing CPU and
-/// memory evenly.
+/// A job of `w` GPUs over `k` whole free nodes (newest free first, or in the fewest racks
+/// of `racks` nodes each), sharing CPU and memory evenly.
 fn gang(
     cluster: &Cluster,
     p: usize,
-    w: u32,
-    k: u32,
-    cpu: u32,
-    mem: u64,
+    (w, k): (u32, u32),
+    (cpu, mem): (u32, u64),
+    racks: Option<u32>,
     ok: impl Fn(u32) -> bool,
 ) -> Option<Allocation> {
     let gpn = cluster.pools()[p].spec.node.gpus;
     let (cpu_per, mem_per) = (cpu.div_ceil(k), mem.div_ceil(k as u64));
     let mut picked = Vec::with_capacity(k as usize);
+    if let Some(per_rack) = racks {
+        let first = cluster.pools()[p].first_node;
+        picked = super::rack_pack::pick(cluster.free_nodes(p), first, per_rack, k as usize, |n| {
+            ok(n) && cluster.host_fits(n, cpu_per, mem_per)
+        })?;
+    }
     for &n in cluster.free_nodes(p).iter().rev() {
+        if racks.is_some() {
+            break;
+        }
         if ok(n) && cluster.host_fits(n, cpu_per, mem_per) {
             picked.push(n);
             if picked.len() == k as usize {

@@ -1,0 +1,346 @@
+//! What a comparison is: a base scenario, its variants (each the base with a few fields
+//! overridden by dotted path, as a sweep point is), the seeds every variant runs under,
+//! the baseline, and the metrics to report. Read from a compare file or made from a
+//! scenario and a list of policies.
+//!
+//! A compare file:
+//!
+//! ```toml
+//! name = "philly-policies"
+//! scenario = "../research-philly.toml"   # relative to this file
+//! seeds = 5                              # the scenario's seed, +1, ...; or a list
+//! baseline = "fifo"                      # default: the first variant
+//! metrics = ["jct_all_s_mean", "queue_delay_all_s_p95"]   # default: a research set
+//! log_x = true                           # CDF charts on a log time axis
+//!
+//! [[variant]]
+//! name = "fifo"
+//! set = { "scheduler.policy" = "fifo" }
+//! ```
+
+use super::CompareError;
+use crate::scenario::Scenario;
+use crate::sweep::{set_path, ParamValue};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// The metrics reported (terminal, charts) when the file names none: columns of
+/// `runs.csv`, i.e. `summary.json` paths joined by `_`.
+pub const DEFAULT_METRICS: &[&str] = &[
+    "jct_all_s_mean",
+    "jct_all_s_p95",
+    "wait_all_s_mean",
+    "queue_delay_all_s_mean",
+    "queue_delay_all_s_p95",
+    "bounded_slowdown_all_mean",
+    "finish_time_fairness_share_above_1",
+    "fairness_jain_bounded_slowdown",
+    "makespan_s",
+    "utilization",
+];
+
+/// One variant: a name, the overrides that make it, and the validated scenario.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    /// Name in outputs.
+    pub name: String,
+    /// `(dotted path, value as written)`, in the file's order.
+    pub set: Vec<(String, String)>,
+    /// The base scenario with the overrides applied, validated.
+    pub scenario: Scenario,
+}
+
+/// A comparison ready to run.
+#[derive(Debug, Clone)]
+pub struct CompareSpec {
+    /// Name (default: the file's stem).
+    pub name: String,
+    /// The base scenario file.
+    pub scenario_file: PathBuf,
+    /// The variants, baseline included.
+    pub variants: Vec<Variant>,
+    /// Index of the baseline variant.
+    pub baseline: usize,
+    /// Seeds every variant runs under (common random numbers).
+    pub seeds: Vec<u64>,
+    /// Metrics reported on the terminal and charted.
+    pub metrics: Vec<String>,
+    /// CDF charts on a log time axis.
+    pub log_x: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCompare {
+    #[serde(default)]
+    name: Option<String>,
+    scenario: Spanned<String>,
+    #[serde(default)]
+    seeds: Option<Spanned<RawSeeds>>,
+    #[serde(default)]
+    baseline: Option<Spanned<String>>,
+    #[serde(default)]
+    metrics: Vec<String>,
+    #[serde(default)]
+    log_x: bool,
+    #[serde(default, rename = "variant")]
+    variants: Vec<Spanned<RawVariant>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawSeeds {
+    Count(i64),
+    List(Vec<u64>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVariant {
+    name: String,
+    #[serde(default)]
+    set: toml::Table,
+}
+
+/// True when `text` is a compare file (it has `[[variant]]` tables and no pools).
+pub fn is_compare_file_text(text: &str) -> bool {
+    match text.parse::<toml::Table>() {
+        Ok(t) => t.contains_key("variant") && !t.contains_key("pools"),
+        Err(_) => false,
+    }
+}
+
+/// Seeds from a count (the scenario's seed, +1, ...) or a list.
+fn seeds_of(count: Option<i64>, list: Option<&[u64]>, base: u64) -> Result<Vec<u64>, String> {
+    match (count, list) {
+        (_, Some(v)) => {
+            let mut s = v.to_vec();
+            s.sort_unstable();
+            s.dedup();
+            if v.is_empty() {
+                Err("`seeds` is empty".into())
+            } else if s.len() != v.len() {
+                Err("`seeds` lists a seed twice".into())
+            } else {
+                Ok(v.to_vec())
+            }
+        }
+        (Some(n), None) if (1..=10_000).contains(&n) => {
+            Ok((0..n as u64).map(|r| base.wrapping_add(r)).collect())
+        }
+        (Some(n), None) => Err(format!("`seeds` must be between 1 and 10000, got {n}")),
+        (None, None) => Ok(vec![base]),
+    }
+}
+
+impl CompareSpec {
+    /// Reads and validates a compare file: every variant's scenario is built and checked
+    /// before anything runs; problems name the file's line.
+    pub fn load(path: &Path) -> Result<CompareSpec, CompareError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CompareError::one(path, None, format!("cannot read: {e}")))?;
+        let line = |off: usize| text[..off.min(text.len())].matches('\n').count() + 1;
+        let raw: RawCompare = toml::from_str(&text).map_err(|e| {
+            CompareError::one(
+                path,
+                e.span().map(|s| line(s.start)),
+                e.message().trim().to_string(),
+            )
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let scen_path = base.join(raw.scenario.get_ref());
+        let scen_line = Some(line(raw.scenario.span().start));
+        let mut problems = Vec::new();
+        if raw.variants.is_empty() {
+            problems.push((None, "a compare file needs at least one [[variant]]".into()));
+        }
+        let mut variants = Vec::new();
+        for v in &raw.variants {
+            let l = Some(line(v.span().start));
+            let v = v.get_ref();
+            if variants
+                .iter()
+                .any(|x: &(String, Vec<(String, ParamValue)>)| x.0 == v.name)
+            {
+                problems.push((l, format!("variant `{}` is given twice", v.name)));
+            }
+            if v.name.trim().is_empty() {
+                problems.push((l, "a variant needs a name".into()));
+            }
+            let set = v
+                .set
+                .iter()
+                .map(|(k, x)| (k.clone(), ParamValue::from_toml(x)))
+                .collect();
+            variants.push((v.name.clone(), set));
+        }
+        let lines: Vec<Option<usize>> = raw
+            .variants
+            .iter()
+            .map(|v| Some(line(v.span().start)))
+            .collect();
+        if !problems.is_empty() {
+            return Err(CompareError::many(path, problems));
+        }
+        let name = raw.name.clone().unwrap_or_else(|| stem(path));
+        let (count, list) = match raw.seeds.as_ref().map(|s| s.get_ref()) {
+            Some(RawSeeds::Count(n)) => (Some(*n), None),
+            Some(RawSeeds::List(v)) => (None, Some(v.as_slice())),
+            None => (None, None),
+        };
+        let mut spec = build(&name, &scen_path, variants, &lines, path, scen_line)?;
+        let seed_line = raw.seeds.as_ref().map(|s| line(s.span().start));
+        spec.seeds = seeds_of(count, list, spec.variants[0].scenario.seed)
+            .map_err(|m| CompareError::one(path, seed_line, m))?;
+        if let Some(b) = &raw.baseline {
+            spec.baseline = spec
+                .variants
+                .iter()
+                .position(|v| &v.name == b.get_ref())
+                .ok_or_else(|| {
+                    CompareError::one(
+                        path,
+                        Some(line(b.span().start)),
+                        format!("baseline `{}` is not a variant", b.get_ref()),
+                    )
+                })?;
+        }
+        if !raw.metrics.is_empty() {
+            spec.metrics = raw.metrics.clone();
+        }
+        spec.log_x = raw.log_x;
+        Ok(spec)
+    }
+
+    /// A comparison of `policies` (queue policy names) on the scenario at `path`, one
+    /// variant per policy, under `seeds` seeds from the scenario's own.
+    pub fn of_policies(
+        path: &Path,
+        policies: &[String],
+        seeds: usize,
+    ) -> Result<CompareSpec, CompareError> {
+        if policies.is_empty() {
+            return Err(CompareError::BadInput(
+                "--policies: name at least one policy".into(),
+            ));
+        }
+        let variants = policies
+            .iter()
+            .map(|p| {
+                (
+                    p.clone(),
+                    vec![("scheduler.policy".to_string(), ParamValue::Str(p.clone()))],
+                )
+            })
+            .collect();
+        let lines = vec![None; policies.len()];
+        let mut spec = build(&stem(path), path, variants, &lines, path, None)?;
+        spec.seeds = seeds_of(Some(seeds as i64), None, spec.variants[0].scenario.seed)
+            .map_err(|m| CompareError::BadInput(format!("--seeds: {m}")))?;
+        Ok(spec)
+    }
+
+    /// Replaces the seeds by `n` seeds from the base scenario's (the `--seeds` flag).
+    pub fn set_seed_count(&mut self, n: usize) -> Result<(), CompareError> {
+        self.seeds = seeds_of(Some(n as i64), None, self.variants[0].scenario.seed)
+            .map_err(|m| CompareError::BadInput(format!("--seeds: {m}")))?;
+        Ok(())
+    }
+
+    /// Makes the variant named `name` the baseline (the `--baseline` flag).
+    pub fn set_baseline(&mut self, name: &str) -> Result<(), CompareError> {
+        self.baseline = self
+            .variants
+            .iter()
+            .position(|v| v.name == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = self.variants.iter().map(|v| v.name.as_str()).collect();
+                CompareError::BadInput(format!(
+                    "--baseline {name}: not a variant (variants: {})",
+                    known.join(", ")
+                ))
+            })?;
+        Ok(())
+    }
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "compare".into())
+}
+
+/// Applies each variant's overrides to the base scenario and validates the result.
+fn build(
+    name: &str,
+    scen_path: &Path,
+    variants: Vec<(String, Vec<(String, ParamValue)>)>,
+    lines: &[Option<usize>],
+    file: &Path,
+    scen_line: Option<usize>,
+) -> Result<CompareSpec, CompareError> {
+    let scen_text = std::fs::read_to_string(scen_path).map_err(|e| {
+        CompareError::one(
+            file,
+            scen_line,
+            format!("scenario {}: cannot read: {e}", scen_path.display()),
+        )
+    })?;
+    let doc: toml_edit::DocumentMut = scen_text.parse().map_err(|e| {
+        CompareError::one(
+            file,
+            scen_line,
+            format!("scenario {}: {e}", scen_path.display()),
+        )
+    })?;
+    let dir = scen_path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut problems = Vec::new();
+    let mut out = Vec::new();
+    for (k, (vname, set)) in variants.into_iter().enumerate() {
+        let l = lines.get(k).copied().flatten();
+        let mut d = doc.clone();
+        let mut ok = true;
+        for (p, v) in &set {
+            if let Err(e) = set_path(&mut d, p, &mut |old| Ok(v.to_edit(old)?)) {
+                problems.push((l, format!("variant `{vname}`: `{p}` = {v}: {e}")));
+                ok = false;
+            }
+        }
+        if !ok {
+            continue;
+        }
+        match Scenario::parse(&d.to_string(), scen_path, &dir) {
+            Ok(s) => out.push(Variant {
+                name: vname,
+                set: set
+                    .iter()
+                    .map(|(p, v)| (p.clone(), v.to_string()))
+                    .collect(),
+                scenario: s,
+            }),
+            Err(e) => {
+                for p in e.problems {
+                    let at = if p.path.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{}: ", p.path)
+                    };
+                    problems.push((l, format!("variant `{vname}`: {at}{}", p.message)));
+                }
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(CompareError::many(file, problems));
+    }
+    Ok(CompareSpec {
+        name: name.to_string(),
+        scenario_file: scen_path.to_path_buf(),
+        variants: out,
+        baseline: 0,
+        seeds: Vec::new(),
+        metrics: DEFAULT_METRICS.iter().map(|m| m.to_string()).collect(),
+        log_x: false,
+    })
+}

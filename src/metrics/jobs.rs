@@ -1,0 +1,188 @@
+//! Per-job figures the scheduling literature reports, each with whether it is censored
+//! (the job was still open when the run ended, so the figure is a lower bound).
+//!
+//! Definitions (see `docs/outputs.md` for the sources):
+//! - **wait**: first start - submit (a job that never started: end of run - submit);
+//! - **queue delay**: every interval the job was ready but not running, including after
+//!   preemptions and kills (counted by the simulation's accounting);
+//! - **JCT**: end - submit, for jobs that completed or failed;
+//! - **run time** r: the job's work at the speed of the pool it last ran on (work / speed),
+//!   its run time with nothing in the way; for a job still open at the end, work / the
+//!   slowest pool's speed (the longest it could take, so the ratios below stay lower bounds);
+//! - **slowdown**: JCT / r; **bounded slowdown** (Feitelson et al., JSSPP 1997):
+//!   max(1, JCT / max(r, tau)), tau the bound (10 s by default);
+//! - **finish-time fairness** rho (Mahajan et al., "Themis", NSDI'20): JCT / T_id, where
+//!   T_id is the job's completion time alone on a 1/N share of the cluster, N the number of
+//!   tenants with jobs in the run: r when the job's GPUs fit in C / N (C the cluster's GPUs),
+//!   else r x GPUs / (C / N) (it gets C / N GPUs' worth of throughput).
+
+use crate::engine::SimTime;
+use crate::model::Workload;
+use crate::sim::{JobOutcome, RunResult};
+
+/// Parameters of the metrics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MetricsOptions {
+    /// The bound tau of bounded slowdown (Feitelson's usual 10 s).
+    pub slowdown_bound: SimTime,
+}
+
+impl Default for MetricsOptions {
+    fn default() -> Self {
+        MetricsOptions {
+            slowdown_bound: SimTime::from_secs(10),
+        }
+    }
+}
+
+/// A value in seconds (or a ratio) and whether it is right-censored (a lower bound).
+pub type Censored = (f64, bool);
+
+/// One eligible job's figures (compact: a million of them are built per summary).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JobFigures {
+    /// Index of the job in the workload.
+    pub job: u32,
+    /// Tenant index.
+    pub tenant: u32,
+    /// How it ended.
+    pub outcome: JobOutcome,
+    /// True if it started (else its wait is counted to the end: censored).
+    pub started: bool,
+    /// True if it was still open (queued or running) at the end: its queueing delay, JCT,
+    /// slowdowns and rho are lower bounds.
+    pub open: bool,
+    /// Time to first start, seconds.
+    pub wait_s: f64,
+    /// Total queueing delay, seconds.
+    pub queue_delay_s: f64,
+    /// Completion time (end - submit), seconds.
+    pub jct_s: f64,
+    /// Run time with nothing in the way, seconds.
+    pub run_s: f64,
+    /// max(1, JCT / max(run, tau)).
+    pub bounded_slowdown: f64,
+    /// Finish-time fairness rho = JCT / T_id (NaN for a job of no work).
+    pub rho: f64,
+    /// GPU-hours the job held over all its runs.
+    pub gpu_hours: f64,
+    /// GPU-hours it needs running once at the speed its run time assumes (GPUs x r).
+    pub demand_gpu_hours: f64,
+}
+
+impl JobFigures {
+    /// Wait to first start, censored if it never started.
+    pub fn wait(&self) -> Censored {
+        (self.wait_s, !self.started)
+    }
+    /// Total queueing delay, censored if open at the end.
+    pub fn queue_delay(&self) -> Censored {
+        (self.queue_delay_s, self.open)
+    }
+    /// Completion time, censored if open at the end.
+    pub fn jct(&self) -> Censored {
+        (self.jct_s, self.open)
+    }
+    /// JCT / run time (`None` for a job of no work).
+    pub fn slowdown(&self) -> Option<Censored> {
+        (self.run_s > 0.0).then(|| (self.jct_s / self.run_s, self.open))
+    }
+    /// Bounded slowdown.
+    pub fn bounded(&self) -> Censored {
+        (self.bounded_slowdown, self.open)
+    }
+    /// Finish-time fairness rho (`None` for a job of no work).
+    pub fn ftf(&self) -> Option<Censored> {
+        (!self.rho.is_nan()).then_some((self.rho, self.open))
+    }
+}
+
+/// Figures of every eligible job (submitted and not rejected), in job order, plus the
+/// Themis share parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobTable {
+    /// Per eligible job.
+    pub jobs: Vec<JobFigures>,
+    /// N: tenants with at least one eligible job.
+    pub tenants: usize,
+    /// C: GPUs of the cluster (elastic pools at their maximum).
+    pub cluster_gpus: f64,
+    /// The bound tau, seconds.
+    pub bound_s: f64,
+}
+
+/// Computes every eligible job's figures (one pass over the jobs).
+pub fn job_table(w: &Workload, r: &RunResult, opts: &MetricsOptions) -> JobTable {
+    let slowest = r
+        .pools
+        .iter()
+        .map(|p| p.speed)
+        .filter(|s| *s > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let slowest = if slowest.is_finite() { slowest } else { 1.0 };
+    let cluster_gpus: f64 = r.pools.iter().map(|p| p.gpus as f64).sum();
+    let mut has_jobs = vec![false; w.tenants.len().max(1)];
+    for (i, rec) in r.jobs.iter().enumerate() {
+        if rec.submitted && rec.outcome != JobOutcome::Rejected {
+            let t = (w.jobs[i].tenant as usize).min(has_jobs.len() - 1);
+            has_jobs[t] = true;
+        }
+    }
+    let tenants = has_jobs.iter().filter(|x| **x).count().max(1);
+    let share = cluster_gpus / tenants as f64;
+    let bound_s = opts.slowdown_bound.secs_f64();
+    let mut jobs = Vec::with_capacity(r.jobs.len());
+    // GPU-time per job and pool, in job order: summed per job as the jobs go by.
+    let mut usage = r.job_usage.iter().peekable();
+    for (i, rec) in r.jobs.iter().enumerate() {
+        let mut gpu_ms: u128 = 0;
+        while let Some(u) = usage.next_if(|u| u.job as usize <= i) {
+            if u.job as usize == i {
+                gpu_ms += u.gpu_ms;
+            }
+        }
+        if !rec.submitted || rec.outcome == JobOutcome::Rejected {
+            continue;
+        }
+        let j = &w.jobs[i];
+        let ended = matches!(rec.outcome, JobOutcome::Completed | JobOutcome::Failed);
+        let secs = |t: SimTime| t.since(j.submit).secs_f64();
+        let open = !(ended && rec.end.is_some());
+        let jct_s = match (open, rec.end) {
+            (false, Some(e)) => secs(e),
+            _ => secs(r.end),
+        };
+        let speed = match (open, rec.pool) {
+            (false, Some(p)) => r.pools.get(p as usize).map_or(1.0, |u| u.speed),
+            _ => slowest,
+        };
+        let run_s = j.work.secs_f64() / speed;
+        let gpus = j.gpus.gpus_f64();
+        let t_id = if gpus > share && share > 0.0 {
+            run_s * gpus / share
+        } else {
+            run_s
+        };
+        jobs.push(JobFigures {
+            job: i as u32,
+            tenant: j.tenant,
+            outcome: rec.outcome,
+            started: rec.start.is_some(),
+            open,
+            wait_s: secs(rec.start.unwrap_or(r.end)),
+            queue_delay_s: rec.queue_delay.secs_f64(),
+            jct_s,
+            run_s,
+            bounded_slowdown: (jct_s / run_s.max(bound_s)).max(1.0),
+            rho: if t_id > 0.0 { jct_s / t_id } else { f64::NAN },
+            gpu_hours: gpu_ms as f64 / 3.6e6,
+            demand_gpu_hours: gpus * run_s / 3600.0,
+        });
+    }
+    JobTable {
+        jobs,
+        tenants,
+        cluster_gpus,
+        bound_s,
+    }
+}
