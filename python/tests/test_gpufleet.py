@@ -66,6 +66,8 @@ def assert_table_equals_csv(table: pa.Table, path: Path):
                 assert cell == "", where
             elif isinstance(v, str):
                 assert v == cell, where
+            elif isinstance(v, bool):  # before int: a bool is an int in Python
+                assert cell == str(v).lower(), where
             elif isinstance(v, int):
                 assert v == int(cell), where
             else:
