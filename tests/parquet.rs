@@ -64,6 +64,7 @@ fn check_table_docs(dir: &Path, stem: &str, docs: Vec<(String, String, bool)>) -
             "int64" => Physical::INT64,
             "float64" => Physical::DOUBLE,
             "string" => Physical::BYTE_ARRAY,
+            "bool" => Physical::BOOLEAN,
             other => panic!("{file}: documented type {other}"),
         };
         assert_eq!(c.physical_type(), physical, "{file}.{name}");
@@ -102,6 +103,7 @@ fn check_table_docs(dir: &Path, stem: &str, docs: Vec<(String, String, bool)>) -
                     "{file} row {rows} {name}: CSV {cell}"
                 ),
                 Field::Str(s) => assert_eq!(cell, s, "{file} row {rows} {name}"),
+                Field::Bool(b) => assert_eq!(cell, b.to_string(), "{file} row {rows} {name}"),
                 other => panic!("{file}.{name}: unexpected {other:?}"),
             }
         }

@@ -66,6 +66,8 @@ def assert_table_equals_csv(table: pa.Table, path: Path):
                 assert cell == "", where
             elif isinstance(v, str):
                 assert v == cell, where
+            elif isinstance(v, bool):  # before int: a bool is an int in Python
+                assert cell == str(v).lower(), where
             elif isinstance(v, int):
                 assert v == int(cell), where
             else:
@@ -196,9 +198,11 @@ def test_parquet_files_read_back_with_documented_types(tmp_path):
     duckdb = pytest.importorskip("duckdb")
     out = tmp_path / "r"
     cli("run", BASE, "--out", out, "--format", "both", "-q")
-    arrow_type = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string()}
-    polars_type = {"int64": pl.Int64, "float64": pl.Float64, "string": pl.String}
-    duck_type = {"int64": "BIGINT", "float64": "DOUBLE", "string": "VARCHAR"}
+    arrow_type = {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string(),
+                  "bool": pa.bool_()}
+    polars_type = {"int64": pl.Int64, "float64": pl.Float64, "string": pl.String,
+                   "bool": pl.Boolean}
+    duck_type = {"int64": "BIGINT", "float64": "DOUBLE", "string": "VARCHAR", "bool": "BOOLEAN"}
     for stem in ["jobs", "pools", "timeline"]:
         path = out / f"{stem}.parquet"
         docs = documented(f"{stem}.parquet")
@@ -250,9 +254,10 @@ def test_csv_tables_are_typed_by_readers_that_infer(tmp_path):
     out = tmp_path / "r"
     cli("run", tmp_path / "s.toml", "--out", out, "-q")
     assert csv_rows(out / "jobs.csv")[0]["submit_s"] == "0.0"
-    polars_type = {"int64": pl.Int64, "float64": pl.Float64, "string": pl.String}
-    duck_type = {"int64": "BIGINT", "float64": "DOUBLE", "string": "VARCHAR"}
-    pandas_kind = {"int64": "i", "float64": "f", "string": "O"}
+    polars_type = {"int64": pl.Int64, "float64": pl.Float64, "string": pl.String,
+                   "bool": pl.Boolean}
+    duck_type = {"int64": "BIGINT", "float64": "DOUBLE", "string": "VARCHAR", "bool": "BOOLEAN"}
+    pandas_kind = {"int64": "i", "float64": "f", "string": "O", "bool": "b"}
     for stem in ["jobs", "pools", "timeline"]:
         path = out / f"{stem}.csv"
         docs = documented(f"{stem}.parquet")
@@ -265,8 +270,9 @@ def test_csv_tables_are_typed_by_readers_that_infer(tmp_path):
         assert [(r[0], r[1]) for r in desc] == [(c, duck_type[ty]) for c, ty, _ in docs], stem
         p = pd.read_csv(path, keep_default_na=False, na_values=[""])
         for c, ty, null in docs:
-            # pandas has no nullable integers by default: a column with gaps is float.
-            if not (ty == "int64" and null and p[c].isna().any()):
+            # pandas has no nullable integers or booleans by default: a column with gaps
+            # is float (integers) or object (booleans).
+            if not (ty in ("int64", "bool") and null and p[c].isna().any()):
                 assert p[c].dtype.kind == pandas_kind[ty], f"{stem}.{c}: {p[c].dtype}"
     jobs = pl.read_csv(out / "jobs.csv")
     assert jobs.height == 320 and jobs["outcome"].unique().to_list() == ["completed"]

@@ -31,6 +31,8 @@ pub enum Values {
     Text(Vec<String>),
     /// UTF-8 strings, null where `None`.
     NullableText(Vec<Option<String>>),
+    /// Booleans, null where `None`.
+    NullableBool(Vec<Option<bool>>),
 }
 
 impl Values {
@@ -43,6 +45,7 @@ impl Values {
             Values::Text(v) => v.len(),
             Values::NullableText(v) => v.len(),
             Values::NullableInt(v) => v.len(),
+            Values::NullableBool(v) => v.len(),
         }
     }
 
@@ -51,12 +54,13 @@ impl Values {
         self.len() == 0
     }
 
-    /// The type's name in the documented schema (`int64`, `float64`, `string`).
+    /// The type's name in the documented schema (`int64`, `float64`, `string`, `bool`).
     pub fn type_name(&self) -> &'static str {
         match self {
             Values::Int(_) | Values::NullableInt(_) => "int64",
             Values::Float(_) | Values::NullableFloat(_) => "float64",
             Values::Text(_) | Values::NullableText(_) => "string",
+            Values::NullableBool(_) => "bool",
         }
     }
 
@@ -64,7 +68,10 @@ impl Values {
     pub fn nullable(&self) -> bool {
         matches!(
             self,
-            Values::NullableFloat(_) | Values::NullableText(_) | Values::NullableInt(_)
+            Values::NullableFloat(_)
+                | Values::NullableText(_)
+                | Values::NullableInt(_)
+                | Values::NullableBool(_)
         )
     }
 }
@@ -266,11 +273,7 @@ pub fn jobs(out: &RunOutput) -> Columns {
             col("gpu_hours", fig(&|x| Some(x.gpu_hours))),
             col(
                 "open_at_end",
-                Values::NullableText(
-                    rows.iter()
-                        .map(|&i| figures[i].map(|x| x.open.to_string()))
-                        .collect(),
-                ),
+                Values::NullableBool(rows.iter().map(|&i| figures[i].map(|x| x.open)).collect()),
             ),
         ]
         .into_iter()

@@ -13,7 +13,7 @@
 use super::columns::{Columns, Values};
 use super::files::{write_atomic, RunOutput};
 use parquet::basic::{Compression, LogicalType, Repetition, Type as PhysicalType};
-use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
@@ -38,6 +38,7 @@ fn field(name: &str, v: &Values) -> Result<Arc<Type>, parquet::errors::ParquetEr
         Values::Text(_) | Values::NullableText(_) => {
             (PhysicalType::BYTE_ARRAY, Some(LogicalType::String))
         }
+        Values::NullableBool(_) => (PhysicalType::BOOLEAN, None),
     };
     let repetition = if v.nullable() {
         Repetition::OPTIONAL
@@ -113,6 +114,11 @@ fn encode(
                 let bytes: Vec<ByteArray> = v.iter().map(|s| ByteArray::from(s.as_str())).collect();
                 cw.typed::<ByteArrayType>()
                     .write_batch(&bytes, None, None)?;
+            }
+            Values::NullableBool(v) => {
+                let (levels, present) = split(v);
+                cw.typed::<BoolType>()
+                    .write_batch(&present, Some(&levels), None)?;
             }
             Values::NullableText(v) => {
                 let (levels, present) = split(v);
