@@ -82,6 +82,12 @@ pub fn assemble(spec: &PlanSpec, fleet: &[usize]) -> Result<Assembled, FleetErro
         }
     }
     let left_out = leave_out_empty_pools(&mut doc)?;
+    // A fleet too small for some job is a candidate that fails the implicit
+    // `jobs.rejected <= 0` target, not an invalid scenario: its oversized jobs are rejected
+    // (unless the base scenario says otherwise).
+    if doc.get("oversized").is_none() {
+        doc.insert("oversized", toml_edit::value("reject"));
+    }
     let text = doc.to_string();
     let dir = spec
         .scenario_path
