@@ -257,7 +257,7 @@ fn random_scenario(
     egress: bool,
 ) -> String {
     let mut text =
-        format!("name = \"random\"\nseed = {seed}\nhorizon = \"3d\"\ntimeline_interval = \"6h\"\n");
+        format!("name = \"random\"\nseed = {seed}\nhorizon = \"3d\"\ntimeline_interval = \"6h\"\noversized = \"reject\"\n");
     let mut extras = String::new();
     for (i, &p) in pools.iter().enumerate() {
         let (body, extra) = pool_text(i, p);
