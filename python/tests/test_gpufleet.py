@@ -272,6 +272,10 @@ def test_csv_tables_are_typed_by_readers_that_infer(tmp_path):
         for c, ty, null in docs:
             # pandas has no nullable integers or booleans by default: a column with gaps
             # is float (integers) or object (booleans).
+            # An all-empty column (reject_reason when nothing was rejected) has no values
+            # for pandas to type: it reads as float NaNs.
+            if null and p[c].isna().all():
+                continue
             if not (ty in ("int64", "bool") and null and p[c].isna().any()):
                 assert p[c].dtype.kind == pandas_kind[ty], f"{stem}.{c}: {p[c].dtype}"
     jobs = pl.read_csv(out / "jobs.csv")
