@@ -15,7 +15,7 @@ mod folder;
 pub use folder::{FolderError, FreshFolder};
 
 use crate::engine::RngStreams;
-use crate::metrics::{build_summary_with, RunCost, RunMeta, Summary};
+use crate::metrics::{build_summary_from, job_table, JobTable, RunCost, RunMeta, Summary};
 use crate::model::Workload;
 use crate::pricing::SpotTraceError;
 use crate::pricing::{PricingModel, RunPricing};
@@ -88,6 +88,9 @@ pub struct Execution {
     pub cost: RunCost,
     /// The summary (`summary.json`).
     pub summary: Summary,
+    /// Every eligible job's research figures (built once: the summary, `jobs.csv` and
+    /// the comparisons read them).
+    pub job_figures: JobTable,
     /// Wall-clock time of the simulation alone.
     pub sim_wall: Duration,
     /// Jobs rejected because no pool can ever hold them: (job index, reason), by index.
@@ -199,7 +202,8 @@ fn simulate(
         seed: streams.seed(),
         policy: s.sim.policy.as_str().to_string(),
     };
-    let summary = build_summary_with(&meta, &workload, &result, &cost.ledger, &s.metrics);
+    let job_figures = job_table(&workload, &result, &s.metrics);
+    let summary = build_summary_from(&meta, &workload, &result, &cost.ledger, &job_figures);
     let reject_reasons = if summary.jobs.rejected > 0 {
         crate::scenario::unplaceable_among(&s.sim.pools, &workload, |i| {
             result.jobs[i].outcome == crate::sim::JobOutcome::Rejected
@@ -213,6 +217,7 @@ fn simulate(
         pricing,
         cost,
         summary,
+        job_figures,
         sim_wall,
         reject_reasons,
     }
@@ -232,6 +237,7 @@ pub fn output<'a>(s: &Scenario, e: &'a Execution) -> RunOutput<'a> {
         workload: &e.workload,
         result: &e.result,
         summary: &e.summary,
+        job_figures: &e.job_figures,
         ledger: &e.cost.ledger,
         pool_gpu_types: s
             .sim

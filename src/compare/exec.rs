@@ -7,7 +7,7 @@
 use super::spec::CompareSpec;
 use super::CompareError;
 use crate::engine::RngStreams;
-use crate::metrics::{job_table, RunSketches};
+use crate::metrics::RunSketches;
 use crate::model::Workload;
 use crate::scenario::{Scenario, WorkloadSource};
 use rayon::prelude::*;
@@ -119,7 +119,7 @@ pub fn run_compare(spec: &CompareSpec, threads: usize) -> Result<Comparison, Com
                         CompareError::Failed(m)
                     }
                 })?;
-                let table = job_table(&e.workload, &e.result, &s.metrics);
+                let table = &e.job_figures;
                 let metrics = crate::sweep::flatten_summary(&e.summary)
                     .into_iter()
                     .filter_map(|(k, v)| v.parse::<f64>().ok().map(|x| (k, x)))

@@ -5,7 +5,7 @@
 //! over every eligible job with the ones still open at the end counted to it (censored).
 
 use super::fairness::jain_index;
-use super::jobs::{JobFigures, JobTable};
+use super::jobs::JobTable;
 use super::summary::{round, round_q, CensoredQuantiles, Quantiles};
 use crate::model::Workload;
 use crate::sim::{JobOutcome, RunResult};
@@ -128,80 +128,118 @@ pub struct TenantResearch {
     pub gpu_hours: f64,
 }
 
-fn censored(v: impl Iterator<Item = (f64, bool)>) -> CensoredQuantiles {
-    CensoredQuantiles::of_iter(v)
+/// One censored column of values gathered in a pass over the jobs, in job order.
+#[derive(Default)]
+struct Column {
+    values: Vec<f64>,
+    censored: u64,
 }
 
-fn plain(v: impl Iterator<Item = f64>) -> Quantiles {
-    round_q(Quantiles::of(v.collect()))
-}
-
-fn mean(v: impl Iterator<Item = f64>) -> f64 {
-    let (s, n) = v.fold((0.0, 0u64), |(s, n), x| (s + x, n + 1));
-    if n > 0 {
-        s / n as f64
-    } else {
-        0.0
+impl Column {
+    fn with_capacity(n: usize) -> Column {
+        Column {
+            values: Vec::with_capacity(n),
+            censored: 0,
+        }
     }
+
+    #[inline]
+    fn push(&mut self, (x, c): (f64, bool)) {
+        self.values.push(x);
+        self.censored += c as u64;
+    }
+
+    fn quantiles(self) -> CensoredQuantiles {
+        CensoredQuantiles::of_values(self.values, self.censored)
+    }
+}
+
+fn plain(v: Vec<f64>) -> Quantiles {
+    round_q(Quantiles::of(v))
 }
 
 /// Builds the research figures of a run from its job table.
 pub fn research_figures(w: &Workload, r: &RunResult, t: &JobTable) -> ResearchFigures {
+    // One pass over the jobs gathers every column and count (a million jobs' figures are
+    // tens of MB: a pass per figure costs more than the figures).
     let jobs = &t.jobs;
-    let done = |f: &&JobFigures| f.outcome == JobOutcome::Completed;
-    let ended = |f: &&JobFigures| matches!(f.outcome, JobOutcome::Completed | JobOutcome::Failed);
-    let ftf_q = censored(jobs.iter().filter_map(|f| f.ftf()));
-    let (above, ftf_max) = jobs
-        .iter()
-        .filter_map(|f| f.ftf())
-        .fold((0u64, 0f64), |(n, m), x| {
-            (n + (x.0 > 1.0) as u64, m.max(x.0))
-        });
-    let first_submit = jobs.iter().map(|f| w.jobs[f.job as usize].submit).min();
-    let open = jobs.iter().any(|f| f.open);
-    let last_end = jobs
-        .iter()
-        .filter(ended)
-        .filter_map(|f| r.jobs[f.job as usize].end)
-        .max();
-    let makespan = match (first_submit, open, last_end) {
-        (Some(s), true, _) => r.end.since(s).secs_f64(),
-        (Some(s), false, Some(e)) => e.since(s).secs_f64(),
-        _ => 0.0,
-    };
-    let per_job = |count: &dyn Fn(usize) -> u32| {
-        let total: u64 = jobs.iter().map(|f| count(f.job as usize) as u64).sum();
-        PerJob {
-            total,
-            per_job: if jobs.is_empty() {
-                0.0
-            } else {
-                round(total as f64 / jobs.len() as f64, 6)
-            },
-            jobs: jobs.iter().filter(|f| count(f.job as usize) > 0).count() as u64,
-        }
-    };
+    let n = jobs.len();
+    let mut queue_delay = Vec::with_capacity(n);
+    let mut queue_delay_all = Column::with_capacity(n);
+    let mut slowdown = Vec::with_capacity(n);
+    let mut slowdown_all = Column::with_capacity(n);
+    let mut bounded = Vec::with_capacity(n);
+    let mut bounded_all = Column::with_capacity(n);
+    let mut ftf = Column::with_capacity(n);
+    let (mut above, mut ftf_max) = (0u64, 0f64);
+    let mut first_submit = None;
+    let mut open = false;
+    let mut last_end = None;
+    let (mut preemptions, mut restarts) = (PerJob::default(), PerJob::default());
     let mut by_outcome = GpuHoursByOutcome::default();
+    let mut completed = 0usize;
     for f in jobs {
+        let rec = &r.jobs[f.job as usize];
+        let done = f.outcome == JobOutcome::Completed;
+        let ended = done || f.outcome == JobOutcome::Failed;
+        if let Some(x) = f.ftf() {
+            ftf.push(x);
+            above += (x.0 > 1.0) as u64;
+            ftf_max = ftf_max.max(x.0);
+        }
+        let submit = w.jobs[f.job as usize].submit;
+        first_submit = Some(first_submit.map_or(submit, |s: crate::engine::SimTime| s.min(submit)));
+        open |= f.open;
+        if ended {
+            if let Some(e) = rec.end {
+                last_end = Some(last_end.map_or(e, |l: crate::engine::SimTime| l.max(e)));
+            }
+            queue_delay.push(f.queue_delay_s);
+        }
+        preemptions.total += rec.preemptions as u64;
+        preemptions.jobs += (rec.preemptions > 0) as u64;
+        restarts.total += rec.restarts as u64;
+        restarts.jobs += (rec.restarts > 0) as u64;
         match f.outcome {
             JobOutcome::Completed => by_outcome.completed += f.gpu_hours,
             JobOutcome::Failed => by_outcome.failed += f.gpu_hours,
             _ => by_outcome.unfinished += f.gpu_hours,
         }
+        let s = f.slowdown();
+        if done {
+            completed += 1;
+            if let Some(s) = s {
+                slowdown.push(s.0);
+            }
+            bounded.push(f.bounded_slowdown);
+        }
+        queue_delay_all.push(f.queue_delay());
+        if let Some(s) = s {
+            slowdown_all.push(s);
+        }
+        bounded_all.push(f.bounded());
     }
-    let completed = jobs.iter().filter(done).count();
+    let makespan = match (first_submit, open, last_end) {
+        (Some(s), true, _) => r.end.since(s).secs_f64(),
+        (Some(s), false, Some(e)) => e.since(s).secs_f64(),
+        _ => 0.0,
+    };
+    for p in [&mut preemptions, &mut restarts] {
+        p.per_job = if n == 0 {
+            0.0
+        } else {
+            round(p.total as f64 / n as f64, 6)
+        };
+    }
+    let ftf_q = ftf.quantiles();
     let hours = r.end.hours_f64();
     ResearchFigures {
-        queue_delay_s: plain(jobs.iter().filter(ended).map(|f| f.queue_delay_s)),
-        queue_delay_all_s: censored(jobs.iter().map(|f| f.queue_delay())),
-        slowdown: plain(
-            jobs.iter()
-                .filter(done)
-                .filter_map(|f| f.slowdown().map(|s| s.0)),
-        ),
-        slowdown_all: censored(jobs.iter().filter_map(|f| f.slowdown())),
-        bounded_slowdown: plain(jobs.iter().filter(done).map(|f| f.bounded_slowdown)),
-        bounded_slowdown_all: censored(jobs.iter().map(|f| f.bounded())),
+        queue_delay_s: plain(queue_delay),
+        queue_delay_all_s: queue_delay_all.quantiles(),
+        slowdown: plain(slowdown),
+        slowdown_all: slowdown_all.quantiles(),
+        bounded_slowdown: plain(bounded),
+        bounded_slowdown_all: bounded_all.quantiles(),
         slowdown_bound_s: t.bound_s,
         finish_time_fairness: FinishTimeFairness {
             mean: ftf_q.mean,
@@ -227,8 +265,8 @@ pub fn research_figures(w: &Workload, r: &RunResult, t: &JobTable) -> ResearchFi
         } else {
             0.0
         },
-        preemptions: per_job(&|i| r.jobs[i].preemptions),
-        restarts: per_job(&|i| r.jobs[i].restarts),
+        preemptions,
+        restarts,
         gpu_hours_by_outcome: GpuHoursByOutcome {
             completed: round(by_outcome.completed, 3),
             failed: round(by_outcome.failed, 3),
@@ -237,7 +275,6 @@ pub fn research_figures(w: &Workload, r: &RunResult, t: &JobTable) -> ResearchFi
     }
 }
 
-/// Jain's index over the tenants with jobs, of three per-tenant quantities.
 fn tenant_fairness(w: &Workload, t: &JobTable) -> TenantFairness {
     let n = w.tenants.len().max(1);
     let mut bsld = vec![(0.0, 0u64); n];
@@ -278,25 +315,57 @@ fn tenant_fairness(w: &Workload, t: &JobTable) -> TenantFairness {
 
 /// Each tenant's research figures, in tenant order.
 pub fn tenant_research(w: &Workload, t: &JobTable) -> Vec<TenantResearch> {
-    let n = w.tenants.len();
-    let mut of: Vec<Vec<&JobFigures>> = vec![Vec::new(); n];
+    struct Gathered {
+        jobs: u64,
+        wait: Column,
+        queue_delay: Column,
+        jct: Column,
+        bounded: Column,
+        ftf: (f64, u64),
+        gpu_hours: f64,
+    }
+    // The sums start where `Iterator::sum` does, so an empty tenant reads as it always did.
+    let zero: f64 = std::iter::empty::<f64>().sum();
+    let mut of: Vec<Gathered> = (0..w.tenants.len())
+        .map(|_| Gathered {
+            jobs: 0,
+            wait: Column::default(),
+            queue_delay: Column::default(),
+            jct: Column::default(),
+            bounded: Column::default(),
+            ftf: (0.0, 0),
+            gpu_hours: zero,
+        })
+        .collect();
     for f in &t.jobs {
-        if let Some(v) = of.get_mut(f.tenant as usize) {
-            v.push(f);
+        if let Some(g) = of.get_mut(f.tenant as usize) {
+            g.jobs += 1;
+            g.wait.push(f.wait());
+            g.queue_delay.push(f.queue_delay());
+            g.jct.push(f.jct());
+            g.bounded.push(f.bounded());
+            if let Some(x) = f.ftf() {
+                g.ftf = (g.ftf.0 + x.0, g.ftf.1 + 1);
+            }
+            g.gpu_hours += f.gpu_hours;
         }
     }
     of.into_iter()
-        .map(|js| TenantResearch {
-            jobs: js.len() as u64,
-            wait_all_s: censored(js.iter().map(|f| f.wait())),
-            queue_delay_all_s: censored(js.iter().map(|f| f.queue_delay())),
-            jct_all_s: censored(js.iter().map(|f| f.jct())),
-            bounded_slowdown_all: censored(js.iter().map(|f| f.bounded())),
+        .map(|g| TenantResearch {
+            jobs: g.jobs,
+            wait_all_s: g.wait.quantiles(),
+            queue_delay_all_s: g.queue_delay.quantiles(),
+            jct_all_s: g.jct.quantiles(),
+            bounded_slowdown_all: g.bounded.quantiles(),
             finish_time_fairness_mean: round(
-                mean(js.iter().filter_map(|f| f.ftf().map(|x| x.0))),
+                if g.ftf.1 > 0 {
+                    g.ftf.0 / g.ftf.1 as f64
+                } else {
+                    0.0
+                },
                 6,
             ),
-            gpu_hours: round(js.iter().map(|f| f.gpu_hours).sum(), 3),
+            gpu_hours: round(g.gpu_hours, 3),
         })
         .collect()
 }

@@ -72,6 +72,11 @@ impl CensoredQuantiles {
                 x
             })
             .collect();
+        CensoredQuantiles::of_values(values, censored)
+    }
+
+    /// From the values (seconds, rounded to the millisecond) and how many are censored.
+    pub(super) fn of_values(values: Vec<f64>, censored: u64) -> CensoredQuantiles {
         let jobs = values.len() as u64;
         let q = round_q(Quantiles::of(values));
         CensoredQuantiles {
@@ -282,10 +287,35 @@ pub fn build_summary_from(
     ledger: &Ledger,
     table: &JobTable,
 ) -> Summary {
+    // Every pass over a million job records costs: one gathers the counts, the waits and
+    // the GPU-hours; the research and tenant figures are built beside it on another thread.
+    let ((research, tenant_figs), (wait_all_s, jct_all_s)) = rayon::join(
+        || {
+            rayon::join(
+                || research_figures(w, r, table),
+                || tenant_figures(w, r, table),
+            )
+        },
+        || {
+            (
+                CensoredQuantiles::of_iter(table.jobs.iter().map(|f| f.wait())),
+                CensoredQuantiles::of_iter(table.jobs.iter().map(|f| f.jct())),
+            )
+        },
+    );
     let mut jobs = JobCounts::default();
     let mut waits = Vec::new();
     let mut jcts = Vec::new();
+    let (mut useful, mut lost, mut ckpt, mut restart, mut wall) = (0f64, 0f64, 0f64, 0f64, 0f64);
     for (i, rec) in r.jobs.iter().enumerate() {
+        if let Some(start) = rec.start {
+            let g = rec.gpu_milli as f64 / 1000.0 / 3.6e6;
+            useful += g * rec.useful.0 as f64;
+            lost += g * rec.lost.0 as f64;
+            ckpt += g * rec.checkpoint.0 as f64;
+            restart += g * rec.restart.0 as f64;
+            wall += g * rec.end.unwrap_or(r.end).since(start).0 as f64;
+        }
         if !rec.submitted {
             continue;
         }
@@ -303,17 +333,6 @@ pub fn build_summary_from(
             JobOutcome::Failed => jobs.failed += 1,
             JobOutcome::Rejected => jobs.rejected += 1,
             JobOutcome::Unfinished => jobs.unfinished += 1,
-        }
-    }
-    let (mut useful, mut lost, mut ckpt, mut restart, mut wall) = (0f64, 0f64, 0f64, 0f64, 0f64);
-    for rec in &r.jobs {
-        if let Some(start) = rec.start {
-            let g = rec.gpu_milli as f64 / 1000.0 / 3.6e6;
-            useful += g * rec.useful.0 as f64;
-            lost += g * rec.lost.0 as f64;
-            ckpt += g * rec.checkpoint.0 as f64;
-            restart += g * rec.restart.0 as f64;
-            wall += g * rec.end.unwrap_or(r.end).since(start).0 as f64;
         }
     }
     let provisioned: u128 = r.pools.iter().map(|p| p.provisioned_gpu_ms).sum();
@@ -368,9 +387,9 @@ pub fn build_summary_from(
         jobs,
         wait_s: round_q(Quantiles::of(waits)),
         jct_s: round_q(Quantiles::of(jcts)),
-        wait_all_s: CensoredQuantiles::of_iter(table.jobs.iter().map(|f| f.wait())),
-        jct_all_s: CensoredQuantiles::of_iter(table.jobs.iter().map(|f| f.jct())),
-        research: research_figures(w, r, table),
+        wait_all_s,
+        jct_all_s,
+        research,
         gpu_hours: GpuHours {
             provisioned: round(gh.provisioned, 3),
             busy: round(gh.busy, 3),
@@ -383,7 +402,7 @@ pub fn build_summary_from(
         cost_usd,
         cost_by_kind_usd: by_kind,
         cost_by_tenant_usd: by_tenant,
-        by_tenant: tenant_figures(w, r, table),
+        by_tenant: tenant_figs,
         cost_per_busy_gpu_hour_usd: if gh.busy > 0.0 {
             round(total / gh.busy, 4)
         } else {

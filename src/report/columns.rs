@@ -162,10 +162,7 @@ pub fn jobs(out: &RunOutput) -> Columns {
         })
     };
     // The research figures of each job (none for a rejected one), as in `jobs.csv`.
-    let opts = crate::metrics::MetricsOptions {
-        slowdown_bound: SimTime::from_secs_f64(out.summary.research.slowdown_bound_s),
-    };
-    let table = crate::metrics::job_table(w, r, &opts);
+    let table = out.job_figures;
     let mut figures: Vec<Option<&crate::metrics::JobFigures>> = vec![None; w.jobs.len()];
     for x in &table.jobs {
         if let Some(slot) = figures.get_mut(x.job as usize) {

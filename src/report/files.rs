@@ -20,6 +20,8 @@ pub struct RunOutput<'a> {
     pub result: &'a RunResult,
     /// The summary.
     pub summary: &'a Summary,
+    /// Every eligible job's research figures (the summary's job table).
+    pub job_figures: &'a crate::metrics::JobTable,
     /// The ledger.
     pub ledger: &'a Ledger,
     /// GPU type name per pool.
@@ -84,12 +86,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
     let w = out.workload;
     let r = out.result;
     let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
-    let opts = crate::metrics::MetricsOptions {
-        slowdown_bound: crate::engine::SimTime::from_secs_f64(
-            out.summary.research.slowdown_bound_s,
-        ),
-    };
-    let table = crate::metrics::job_table(w, r, &opts);
+    let table = out.job_figures;
     let mut figures = vec![None; w.jobs.len()];
     for x in &table.jobs {
         if let Some(slot) = figures.get_mut(x.job as usize) {
