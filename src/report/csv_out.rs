@@ -136,28 +136,33 @@ pub fn write_rows_par<R, W: Write>(
     w.buf.clear();
     let blocks = n.div_ceil(BLOCK);
     let at_once = 4 * rayon::current_num_threads().max(1);
+    // Block buffers are reused round after round: each grows once to its block's size, so
+    // the rows are formatted without reallocation or fresh pages.
+    let mut bufs: Vec<Vec<u8>> = (0..at_once.min(blocks))
+        .map(|_| Vec::with_capacity(BLOCK * 192))
+        .collect();
     let mut first = 0;
     while first < blocks {
         let last = (first + at_once).min(blocks);
-        let bufs: Vec<Vec<u8>> = (first..last)
-            .into_par_iter()
-            .map(|b| {
-                let mut buf = Vec::with_capacity(BLOCK * 160);
+        bufs[..last - first]
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(k, buf)| {
+                buf.clear();
+                let b = first + k;
                 for i in b * BLOCK..((b + 1) * BLOCK).min(n) {
                     if let Some(r) = row(i) {
                         for (k, c) in columns.iter().enumerate() {
                             if k > 0 {
                                 buf.push(b',');
                             }
-                            cell(&mut buf, (c.cell)(&r));
+                            cell(buf, (c.cell)(&r));
                         }
                         buf.push(b'\n');
                     }
                 }
-                buf
-            })
-            .collect();
-        for b in &bufs {
+            });
+        for b in &bufs[..last - first] {
             w.out.write_all(b)?;
         }
         first = last;
