@@ -129,12 +129,23 @@ fn case(jobs: u64, nodes: u32, failures: bool) {
     let c = cpu_secs();
     let e = gpufleet::run::execute_workload(&s, w, &streams);
     let c_exec = cpu_secs() - c - e.sim_wall.as_secs_f64().min(cpu_secs() - c);
+    // The research metrics (#13): the per-job table and the figures built from it.
+    let c = cpu_secs();
+    let table = gpufleet::metrics::job_table(&e.workload, &e.result, &s.metrics);
+    let research = gpufleet::metrics::research_figures(&e.workload, &e.result, &table);
+    let tenants = gpufleet::metrics::tenant_research(&e.workload, &table);
+    let c_research = cpu_secs() - c;
+    drop((table, research, tenants));
     let c = cpu_secs();
     gpufleet::run::write_folder(&s, &e, &dir.join("phases")).expect("folder written");
     let c_write = cpu_secs() - c;
     println!(
         "  phases (CPU s): generate {c_gen:.2}, simulate {:.2} (wall), price and summarise {c_exec:.2}, write the folder {c_write:.2}",
         e.sim_wall.as_secs_f64()
+    );
+    println!(
+        "  research metrics (job table, research and tenant figures): {c_research:.3} s CPU = {:.1} % of the replay's CPU",
+        100.0 * c_research / replay_cpu
     );
     std::mem::forget(e);
     let out = dir.join("out");

@@ -39,7 +39,12 @@ pub(super) fn run_error(e: RunError) -> CliError {
 /// `gpufleet validate FILE [--json]`.
 pub fn validate(path: &Path, json: bool) -> Result<(), CliError> {
     let checked = match Scenario::load(path) {
-        Ok(s) => crate::run::validate(&s).map_err(|e| (None, e.to_string())),
+        Ok(s) => {
+            for w in &s.warnings {
+                tracing::warn!("{w}");
+            }
+            crate::run::validate(&s).map_err(|e| (None, e.to_string()))
+        }
         Err(e) => Err((Some(e.clone()), rendered(&e, Some(path)))),
     };
     match checked {

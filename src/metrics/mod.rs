@@ -20,7 +20,8 @@ pub use cost::{
 pub use fairness::{jain_index, tenant_slowdowns};
 pub use jobs::{job_table, Censored, JobFigures, JobTable, MetricsOptions};
 pub use research::{
-    FinishTimeFairness, GpuHoursByOutcome, PerJob, ResearchFigures, TenantFairness, TenantResearch,
+    research_figures, tenant_research, FinishTimeFairness, GpuHoursByOutcome, PerJob,
+    ResearchFigures, TenantFairness, TenantResearch,
 };
 pub use sketch::{QuantileSketch, RunSketches, SketchError, DISTRIBUTIONS};
 pub use sort_floats::sort_floats;

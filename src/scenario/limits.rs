@@ -63,6 +63,34 @@ pub(super) const RULES: &[fn(&mut Problems, &Sections)] = &[
     super::oversized::generated_sizes_fit,
 ];
 
+/// Memory a run holds per job, bytes: measured with `benches/end_to_end.rs` (peak 5.1 GB
+/// for 10,000,000 jobs with failures, 561 MB for 1,000,000 without, outputs included).
+pub const BYTES_PER_JOB: f64 = 512.0;
+
+/// A warning when `max_jobs` was raised past the default and the run may hold more jobs
+/// than it (a trace's size is not known before reading: then `max_jobs` is the bound): how
+/// much memory that many jobs take, so a user learns it before the machine does.
+pub(super) fn memory_warning(s: &Sections) -> Option<String> {
+    let max = s.limits.max_jobs;
+    if max <= DEFAULT_MAX_JOBS {
+        return None;
+    }
+    let (jobs, what) = match estimate(s) {
+        Some(e) if e.jobs.min(max as f64) <= DEFAULT_MAX_JOBS as f64 => return None,
+        Some(e) => (e.jobs.min(max as f64), "about"),
+        None => (max as f64, "up to"),
+    };
+    Some(format!(
+        "max_jobs = {} lets this run hold {what} {} jobs: about {:.1} GB of memory at {} bytes a job (the default cap, {}, is about {:.1} GB)",
+        count(max as f64),
+        count(jobs),
+        jobs * BYTES_PER_JOB / 1e9,
+        BYTES_PER_JOB,
+        count(DEFAULT_MAX_JOBS as f64),
+        DEFAULT_MAX_JOBS as f64 * BYTES_PER_JOB / 1e9,
+    ))
+}
+
 /// What the generated workload will make, if it is generated.
 fn estimate(s: &Sections) -> Option<SizeEstimate> {
     match &s.workload {

@@ -77,6 +77,9 @@ pub(super) fn validate(raw: RawScenario, text: &str, base: &Path) -> Result<Scen
         rule(&mut c, &s);
     }
     c.gate()?;
+    if let Some(w) = super::limits::memory_warning(&s) {
+        s.warnings.push(w);
+    }
     Ok(Scenario {
         name: raw.name,
         description: raw.description.unwrap_or_default(),

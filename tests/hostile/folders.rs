@@ -85,6 +85,32 @@ fn an_unwritable_file_system_is_an_environment_failure() {
 }
 
 #[test]
+fn a_sweep_whose_chart_cannot_be_written_is_an_environment_failure() {
+    // A sweep resumed into its folder redraws its charts; a folder squatting a chart's
+    // name makes the write fail: the file system's doing, not the input's, so exit 1.
+    let d = scratch();
+    put(
+        d.path(),
+        "s.toml",
+        &medium(1).replace("jobs = 20000", "jobs = 200"),
+    );
+    let sweep = "name = \"w\"\nscenario = \"s.toml\"\nseeds = 1\n\n[[param]]\npath = \"workload.rate_per_hour\"\nvalues = [80.0, 90.0]\n";
+    put(d.path(), "w.toml", sweep);
+    let first = gpufleet(d.path(), &["sweep", "-q", "w.toml", "--out", "sw"]);
+    assert_eq!(first.code, 0, "{first:#?}");
+    let chart = std::fs::read_dir(d.path().join("sw"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "svg"))
+        .expect("a sweep draws an SVG chart");
+    let name = chart.file_name().unwrap().to_string_lossy().to_string();
+    std::fs::remove_file(&chart).unwrap();
+    std::fs::create_dir_all(chart.join("squatter")).unwrap();
+    gpufleet(d.path(), &["sweep", "-q", "w.toml", "--out", "sw"]).refused(1, &[&name]);
+}
+
+#[test]
 fn a_rerun_killed_at_any_point_leaves_the_old_run_or_the_new() {
     let d = scratch();
     let old = put(d.path(), "old.toml", &medium(1));
