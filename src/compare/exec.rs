@@ -126,7 +126,7 @@ pub fn run_compare(spec: &CompareSpec, threads: usize) -> Result<Comparison, Com
                     .collect();
                 Ok(RunFigures {
                     metrics,
-                    sketches: RunSketches::of(&table),
+                    sketches: RunSketches::of(table),
                 })
             })
             .collect()

@@ -146,7 +146,7 @@ mod tests {
                 .collect(),
             (0..n).map(|i| 1000.0 + (i % 977) as f64 * 1e-9).collect(),
             (0..n)
-                .map(|i| f64::from_bits(0x4000_0000_0000_0000 | (i * 40_503) % 65_536))
+                .map(|i| f64::from_bits(0x4000_0000_0000_0000 | ((i * 40_503) % 65_536)))
                 .collect(),
         ];
         for v in inputs {
@@ -155,7 +155,7 @@ mod tests {
             let ranks = [1, 2, 25_000, 25_001, 47_500, 49_500, 50_000];
             let mut w = v.clone();
             let got = at_ranks(&mut w, &ranks);
-            let want: Vec<f64> = ranks.iter().map(|&r| s[r as usize - 1]).collect();
+            let want: Vec<f64> = ranks.iter().map(|&r| s[r - 1]).collect();
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(&want));
         }
