@@ -21,4 +21,5 @@ mod plan;
 mod research_metrics;
 mod scheduling;
 mod sweep;
+mod sweep_distributions;
 mod workload;

@@ -6,25 +6,12 @@
 
 use super::exec::Comparison;
 use super::stats::{estimate, paired, PairedDifference, TEST};
-use crate::metrics::{QuantileSketch, DISTRIBUTIONS};
+use crate::metrics::QuantileSketch;
 use crate::report::{metric_label, write_atomic};
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
-/// A number for a table: up to 6 decimals without trailing zeros; tiny values in
-/// scientific notation so that small p-values keep their digits.
-fn num(x: f64) -> String {
-    if x != 0.0 && x.abs() < 1e-4 {
-        return format!("{x:.4e}");
-    }
-    let s = format!("{x:.6}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".into()
-    } else {
-        s.into()
-    }
-}
+use crate::metrics::table_num as num;
 
 fn opt(x: Option<f64>) -> String {
     x.map(num).unwrap_or_default()
@@ -82,24 +69,11 @@ impl Comparison {
 }
 
 /// Each variant's distributions pooled over its seeds: `[variant][distribution]`, in the
-/// order of [`DISTRIBUTIONS`].
+/// order of [`crate::metrics::DISTRIBUTIONS`].
 pub fn pooled_sketches(c: &Comparison) -> Vec<Vec<QuantileSketch>> {
     c.runs
         .iter()
-        .map(|runs| {
-            DISTRIBUTIONS
-                .iter()
-                .map(|d| {
-                    let mut s = QuantileSketch::default();
-                    for r in runs {
-                        if let Some(x) = r.sketches.get(d) {
-                            s.merge(x);
-                        }
-                    }
-                    s
-                })
-                .collect()
-        })
+        .map(|runs| crate::metrics::pool(runs.iter().map(|r| &r.sketches)))
         .collect()
 }
 
@@ -180,31 +154,9 @@ pub fn write_comparison(dir: &Path, c: &Comparison) -> std::io::Result<()> {
     write_atomic(&dir.join("runs.csv"), &csv(runs)?)?;
 
     let pooled = pooled_sketches(c);
-    let mut dist = vec![[
-        "variant",
-        "distribution",
-        "value",
-        "cdf",
-        "jobs",
-        "censored",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect::<Vec<_>>()];
+    let mut dist = vec![crate::metrics::distribution_header("variant")];
     for (v, var) in spec.variants.iter().enumerate() {
-        for (d, name) in DISTRIBUTIONS.iter().enumerate() {
-            let s = &pooled[v][d];
-            for (x, f) in s.cdf() {
-                dist.push(vec![
-                    var.name.clone(),
-                    name.to_string(),
-                    num(x),
-                    num(f),
-                    s.count().to_string(),
-                    s.censored().to_string(),
-                ]);
-            }
-        }
+        dist.extend(crate::metrics::distribution_rows(&var.name, &pooled[v]));
     }
     write_atomic(&dir.join("distributions.csv"), &csv(dist)?)?;
 

@@ -18,6 +18,9 @@ pub struct Record {
     pub params: Vec<(String, String)>,
     /// (metric, value as written), in the summary's order.
     pub metrics: Vec<(String, String)>,
+    /// (distribution, encoded quantile sketch) of the run's jobs, in the order of
+    /// [`crate::metrics::DISTRIBUTIONS`]; empty for records that keep none (plans).
+    pub sketches: Vec<(String, String)>,
 }
 
 const MAGIC: &str = "gpufleet-sweep-record 1";
@@ -130,6 +133,9 @@ impl Record {
         for (k, v) in &self.metrics {
             s.push_str(&format!("metric {}\t{}\n", esc(k), esc(v)));
         }
+        for (k, v) in &self.sketches {
+            s.push_str(&format!("sketch {}\t{}\n", esc(k), esc(v)));
+        }
         let sum = text_hash(&s);
         s.push_str(&format!("end {sum}\n"));
         s
@@ -160,6 +166,7 @@ impl Record {
             seed: 0,
             params: vec![],
             metrics: vec![],
+            sketches: vec![],
         };
         for l in lines {
             let (k, v) = l.split_once(' ').ok_or(RecordError::BadLine)?;
@@ -181,6 +188,7 @@ impl Record {
                 "seed" => r.seed = v.parse().map_err(|_| bad("seed"))?,
                 "param" => r.params.push(pair()?),
                 "metric" => r.metrics.push(pair()?),
+                "sketch" => r.sketches.push(pair()?),
                 _ => return Err(RecordError::UnknownLine(k.to_string())),
             }
         }
@@ -222,6 +230,7 @@ mod tests {
             seed: 9,
             params: vec![("a\tb".into(), "x\ny".into())],
             metrics: vec![("m".into(), "1.5".into())],
+            sketches: vec![("jct_all_s".into(), "0.01 1 0 0 1.5e0 41:1".into())],
         };
         let t = r.to_text("h");
         assert_eq!(Record::from_text(&t, "h").unwrap(), r);
