@@ -232,3 +232,28 @@ fn keep_jobs_keeps_each_runs_jobs_table() {
         assert!(both.join("jobs").join("run-0000003.csv").is_file());
     }
 }
+
+/// `[charts] log_x = true` is kept in sweep.json and draws the CDFs on a log time axis
+/// (the axis title says so); without it, sweep.json has no `log_x` and the axis is linear.
+#[test]
+fn log_x_draws_the_cdfs_on_a_log_axis() {
+    let d = tempfile::tempdir().unwrap();
+    let f = sweep_file(
+        d.path(),
+        "seeds = 1\n[[param]]\npath = \"scheduler.policy\"\nvalues = [\"fifo\", \"sjf\"]\n[charts]\nlog_x = true\n",
+    );
+    let out = d.path().join("out");
+    sweep_cli(&f, &out, &["--quiet"]);
+    assert!(read(&out.join("sweep.json")).contains("\"log_x\": true"));
+    let svg = read(&out.join("cdf-queue_delay_all_s.svg"));
+    assert!(svg.contains("log scale"), "no log axis");
+    assert!(svg.contains("scheduler.policy = sjf"), "legend in words");
+    let g = sweep_file(
+        d.path(),
+        "seeds = 1\n[[param]]\npath = \"scheduler.policy\"\nvalues = [\"fifo\", \"sjf\"]\n",
+    );
+    let lin = d.path().join("lin");
+    sweep_cli(&g, &lin, &["--quiet"]);
+    assert!(!read(&lin.join("sweep.json")).contains("log_x"));
+    assert!(read(&lin.join("cdf-queue_delay_all_s.svg")).contains("99th percentile"));
+}
