@@ -12,6 +12,7 @@ mod economics;
 mod faults;
 mod fgd_artifact;
 mod foundation;
+mod helios_model;
 mod fuzz;
 mod hostile;
 mod layers;

@@ -91,7 +91,14 @@ impl Chart for CdfOverlay {
                     .x_desc(x_desc.as_str())
                     .y_desc("share of jobs at or below (CDF)")
                     .label_style(font(14))
-                    .x_label_formatter(&|v| tick(v))
+                    .x_label_formatter(&|v| {
+                        // A log axis reaches below 0.01: keep one significant digit there.
+                        if *v > 0.0 && *v < 0.01 {
+                            format!("{v:.0e}")
+                        } else {
+                            tick(v)
+                        }
+                    })
                     .y_label_formatter(&tick)
                     .draw()?;
                 for (i, (name, steps)) in self.series.iter().enumerate() {
