@@ -52,11 +52,7 @@ fn generated_jobs_match_the_published_venus_figures_within_sampling_error() {
         "{n} jobs vs {jobs}"
     );
     // Run times as measured on V100s: the work in reference-GPU seconds over V100's speed.
-    let mut run: Vec<f64> = w
-        .jobs
-        .iter()
-        .map(|j| j.work.secs_f64() / m.speed)
-        .collect();
+    let mut run: Vec<f64> = w.jobs.iter().map(|j| j.work.secs_f64() / m.speed).collect();
     run.sort_by(f64::total_cmp);
     let (mean, median) = (venus("avg_run_time_gpu"), venus("med_run_time_gpu"));
     let sigma = (2.0 * (mean / median).ln()).sqrt();
@@ -119,4 +115,68 @@ fn generated_jobs_match_the_published_venus_figures_within_sampling_error() {
         .map(|p| p.nodes as f64 * p.node.gpus as f64)
         .sum();
     assert!((cluster / venus("gpu_num") - 1.0).abs() < 0.005);
+}
+
+/// Writes a one-pool A100 scenario (not the reference GPU: its speed is not 1) replaying
+/// `trace` (copied beside it) in `format`, with
+/// `extra` workload lines; returns the validated scenario.
+fn trace_on_a100(dir: &std::path::Path, trace: &str, format: &str, extra: &str) -> Scenario {
+    let name = std::path::Path::new(trace).file_name().unwrap();
+    std::fs::copy(root().join(trace), dir.join(name)).unwrap();
+    let p = dir.join("s.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "name = \"t\"\n[[pools]]\nname = \"h\"\ngpu_type = \"A100\"\nkind = \"owned\"\nnodes = 4\ngpus_per_node = 8\nprice_per_node_hour = 10.0\n[scheduler]\npolicy = \"fifo\"\n[workload]\nkind = \"trace\"\nformat = \"{format}\"\npath = \"{}\"\n{extra}",
+            name.to_string_lossy()
+        ),
+    )
+    .unwrap();
+    Scenario::load(&p).unwrap()
+}
+
+/// Per-format defaults: a Helios trace without `measured_on` is taken as measured on V100
+/// (its documented GPUs), so on A100s a job's 3,600 s becomes 3,600 x speed(V100) of
+/// reference work, with no warning; a Philly trace (GPUs undocumented, mixed) gets no
+/// default and keeps the warning; a written `measured_on` wins over the default.
+#[test]
+fn documented_trace_formats_default_their_measured_on() {
+    let d = tempfile::tempdir().unwrap();
+    let s = trace_on_a100(d.path(), "tests/data/helios_fixture.csv", "helios", "");
+    let m = s.measured_on.as_ref().expect("helios default");
+    assert_eq!(m.gpu_type, "V100");
+    assert!(
+        s.warnings.iter().all(|w| !w.contains("measured_on")),
+        "{:?}",
+        s.warnings
+    );
+    let v100 = s.gpu_types.iter().find(|t| t.name == "V100").unwrap().speed;
+    let w = s.build_workload(1).unwrap();
+    // h1 ran 3,600 s (tests/data/helios_fixture.csv).
+    let h1 = w.jobs.iter().find(|j| j.name == "h1").unwrap();
+    assert!(
+        (h1.work.secs_f64() - 3600.0 * v100).abs() < 1e-3,
+        "{}",
+        h1.work.secs_f64()
+    );
+    let g = gpufleet::scenario::format_default(gpufleet::workload::TraceFormat::Helios);
+    assert_eq!(g.map(|g| g.gpu_type), Some("V100"));
+
+    let d2 = tempfile::tempdir().unwrap();
+    let s = trace_on_a100(
+        d2.path(),
+        "tests/data/helios_fixture.csv",
+        "helios",
+        "measured_on = \"T4\"\n",
+    );
+    assert_eq!(s.measured_on.as_ref().unwrap().gpu_type, "T4");
+
+    let d3 = tempfile::tempdir().unwrap();
+    let s = trace_on_a100(d3.path(), "tests/data/philly_fixture.json", "philly", "");
+    assert!(s.measured_on.is_none());
+    assert!(
+        s.warnings.iter().any(|w| w.contains("measured_on")),
+        "{:?}",
+        s.warnings
+    );
 }
