@@ -5,7 +5,7 @@
 //! terminal shows. Rows follow the spec's orders, so the bytes never depend on threads.
 
 use super::exec::Comparison;
-use super::stats::{estimate, paired, PairedDifference, TEST};
+use super::stats::{estimate, paired, paired_bootstrap, test_name, test_short, PairedDifference};
 use crate::metrics::QuantileSketch;
 use crate::report::{metric_label, write_atomic};
 use serde_json::{json, Map, Value};
@@ -60,7 +60,13 @@ impl Comparison {
                     mean: e.mean,
                     ci95: e.ci95,
                     runs: e.n,
-                    diff: if v == b { None } else { paired(&vals, &base) },
+                    diff: match (v == b, &self.spec.bootstrap) {
+                        (true, _) => None,
+                        (false, None) => paired(&vals, &base),
+                        (false, Some(bs)) => {
+                            paired_bootstrap(&vals, &base, bs, &format!("{m}/{}", var.name))
+                        }
+                    },
                 });
             }
         }
@@ -122,13 +128,13 @@ pub fn write_comparison(dir: &Path, c: &Comparison) -> std::io::Result<()> {
                     r.metric.clone(),
                     num(d.mean),
                     opt(d.ci95),
-                    opt(d.ci95.map(|h| d.mean - h)),
-                    opt(d.ci95.map(|h| d.mean + h)),
+                    opt(d.low),
+                    opt(d.high),
                     opt(d.relative_pct),
                     opt(d.relative_ci95_pct),
                     opt(d.p_value),
                     d.n.to_string(),
-                    "paired t".into(),
+                    test_short(spec.bootstrap.as_ref()).into(),
                 ]);
             }
         }
@@ -214,7 +220,7 @@ fn manifest(c: &Comparison) -> Value {
         "gpufleet_version": crate::VERSION,
         "seeds": spec.seeds,
         "baseline": spec.variants[spec.baseline].name,
-        "test": TEST,
+        "test": test_name(spec.bootstrap.as_ref()),
         "confidence": 0.95,
         "log_x": spec.log_x,
         "metrics": spec.metrics,
@@ -229,9 +235,10 @@ pub fn headline(c: &Comparison) -> Vec<String> {
     let spec = &c.spec;
     let base = &spec.variants[spec.baseline].name;
     let mut out = vec![format!(
-        "{} variants x {} seeds (common random numbers); baseline {base}; 95 % intervals, {TEST}",
+        "{} variants x {} seeds (common random numbers); baseline {base}; 95 % intervals, {}",
         spec.variants.len(),
-        spec.seeds.len()
+        spec.seeds.len(),
+        test_name(spec.bootstrap.as_ref())
     )];
     let rows = c.rows(&spec.metrics);
     for m in &spec.metrics {
