@@ -60,6 +60,14 @@ pub enum RecordError {
     /// A line of an unknown kind.
     #[error("unknown line `{0}`")]
     UnknownLine(String),
+    /// A `sketch` line whose quantile sketch cannot be read back.
+    #[error("sketch {name}: {reason}")]
+    BadSketch {
+        /// The distribution.
+        name: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// A record file that is there but cannot be used (the run is redone).
@@ -188,7 +196,16 @@ impl Record {
                 "seed" => r.seed = v.parse().map_err(|_| bad("seed"))?,
                 "param" => r.params.push(pair()?),
                 "metric" => r.metrics.push(pair()?),
-                "sketch" => r.sketches.push(pair()?),
+                "sketch" => {
+                    let (name, text) = pair()?;
+                    if let Err(e) = crate::metrics::QuantileSketch::decode(&text) {
+                        return Err(RecordError::BadSketch {
+                            name,
+                            reason: e.to_string(),
+                        });
+                    }
+                    r.sketches.push((name, text));
+                }
                 _ => return Err(RecordError::UnknownLine(k.to_string())),
             }
         }
@@ -240,5 +257,13 @@ mod tests {
         }
         let flipped = t.replace("1.5", "1.6");
         assert!(Record::from_text(&flipped, "h").is_err());
+        // A sketch whose counts do not add up (count 2, one value) is refused even under a
+        // valid checksum, naming the distribution.
+        let mut bad = r.clone();
+        bad.sketches = vec![("jct_all_s".into(), "0.01 2 0 0 1.5e0 41:1".into())];
+        match Record::from_text(&bad.to_text("h"), "h") {
+            Err(RecordError::BadSketch { name, .. }) => assert_eq!(name, "jct_all_s"),
+            other => panic!("{other:?}"),
+        }
     }
 }
