@@ -52,6 +52,7 @@ fn sweep(plan: &Plan, out: &Path, threads: usize) -> f64 {
             progress: Progress::Quiet,
             resume: false,
             shard: None,
+            keep_jobs: None,
         },
     )
     .unwrap();
@@ -104,11 +105,25 @@ fn main() {
     println!("speed-up 1 -> 2 threads: {:.2}x", t1 / t2);
 
     // The machinery alone, on summaries computed beforehand: flatten each summary, write
-    // its record (temporary file + rename), read every record back, write the tables.
+    // its record with the run's sketches (temporary file + rename), read every record back,
+    // write the tables (pooled percentiles and distributions.csv included).
     let summaries: Vec<_> = (0..n)
         .map(|id| {
             let r = small.run(id);
             run_once(&small.points[r.point].scenario, r.seed).unwrap()
+        })
+        .collect();
+    let sketches: Vec<Vec<(String, String)>> = (0..n)
+        .map(|id| {
+            let r = small.run(id);
+            let s = &small.points[r.point].scenario;
+            let e = gpufleet::run::execute(s, &gpufleet::engine::RngStreams::new(r.seed)).unwrap();
+            let table = gpufleet::metrics::job_table(&e.workload, &e.result, &s.metrics);
+            gpufleet::metrics::RunSketches::of(&table)
+                .sketches
+                .into_iter()
+                .map(|(k, v)| (k, v.encode()))
+                .collect()
         })
         .collect();
     let mdir = dir.join("machinery");
@@ -130,6 +145,7 @@ fn main() {
                     .zip(small.points[r.point].values.iter().map(|v| v.to_string()))
                     .collect(),
                 metrics: flatten_summary(s),
+                sketches: sketches[id].clone(),
             };
             rec.write(&mdir, &small.hash).unwrap();
         }

@@ -43,6 +43,7 @@ CANONICAL=(
   "compare swf-nasa-estimates scenarios/compare/swf-nasa-estimates.toml"
   "compare philly-policies scenarios/compare/philly-policies.toml"
   "compare tiresias-policies scenarios/compare/tiresias-policies.toml"
+  "compare helios-policies scenarios/compare/helios-policies.toml"
 )
 # The files compared by --check (charts are redrawn from these).
 SUMMARIES="summary.json pools.csv jobs.csv timeline.csv sweep.json runs.csv points.csv allocation.csv comparison.csv fragmentation.csv tco.csv tco_years.csv commitments.csv plan.json candidates.csv fleets.csv frontier.csv plan.md compare.csv differences.csv distributions.csv compare.json"

@@ -264,3 +264,56 @@ fn swf_estimates_ordering(dir: &Path) {
     assert!(f10 <= exact, "f = 10 {f10} worse than exact {exact}");
     assert!(fifo > 2.0 * exact, "FIFO {fifo} versus EASY {exact}");
 }
+
+/// `--bootstrap N`: the paired intervals come from a seeded percentile bootstrap, named as
+/// such in differences.csv and compare.json; identical variants still differ by exactly 0
+/// with p = 1; the same seed gives the same bytes; bad counts and a lone seed are exit 2.
+#[test]
+fn bootstrap_intervals_are_seeded_and_named() {
+    let d = tempfile::tempdir().unwrap();
+    let f = compare_file(
+        d.path(),
+        "[[variant]]\nname = \"a\"\nset = { \"scheduler.policy\" = \"fifo\" }\n\
+         [[variant]]\nname = \"b\"\nset = { \"scheduler.policy\" = \"fifo\" }\n\
+         [[variant]]\nname = \"c\"\nset = { \"scheduler.policy\" = \"sjf\" }\n",
+    );
+    for o in ["one", "two"] {
+        gpufleet()
+            .args(["-q", "compare"])
+            .arg(&f)
+            .args(["--bootstrap", "500", "--bootstrap-seed", "3", "--out"])
+            .arg(d.path().join(o))
+            .assert()
+            .success();
+    }
+    let diff = rows(&d.path().join("one/differences.csv"), "metric");
+    for ((v, m), r) in &diff {
+        assert_eq!(r["test"], "bootstrap percentile", "{v} {m}");
+        if v == "b" {
+            assert_eq!(num(r, "diff_mean"), 0.0, "{m}");
+            assert_eq!((num(r, "diff_low"), num(r, "diff_high")), (0.0, 0.0), "{m}");
+            assert_eq!(num(r, "p_value"), 1.0, "{m}");
+        } else if !r["diff_low"].is_empty() {
+            assert!(num(r, "diff_low") <= num(r, "diff_high"), "{m}");
+        }
+    }
+    let j = std::fs::read_to_string(d.path().join("one/compare.json")).unwrap();
+    assert!(j.contains("percentile bootstrap") && j.contains("500 resamples"));
+    assert_eq!(
+        std::fs::read(d.path().join("one/differences.csv")).unwrap(),
+        std::fs::read(d.path().join("two/differences.csv")).unwrap()
+    );
+    let bad = gpufleet()
+        .args(["-q", "compare"])
+        .arg(&f)
+        .args(["--bootstrap", "5"])
+        .assert()
+        .code(2);
+    assert!(String::from_utf8_lossy(&bad.get_output().stderr).contains("--bootstrap"));
+    gpufleet()
+        .args(["-q", "compare"])
+        .arg(&f)
+        .args(["--bootstrap-seed", "5"])
+        .assert()
+        .code(2);
+}

@@ -136,6 +136,7 @@ fn same_bytes_at_any_thread_count() {
     for file in [
         "runs.csv",
         "points.csv",
+        "distributions.csv",
         "sweep.json",
         "line-cost_usd_total.svg",
     ] {
@@ -347,7 +348,7 @@ fn killed_sweep_resumes_to_the_uninterrupted_result() {
         said.contains(&format!("{} kept, 1 redone", done - 1)),
         "{said}"
     );
-    for file in ["runs.csv", "points.csv", "sweep.json"] {
+    for file in ["runs.csv", "points.csv", "distributions.csv", "sweep.json"] {
         assert_eq!(read(&whole.join(file)), read(&cut.join(file)), "{file}");
     }
     assert!(!cut.join("runs").join("run-0000150.rec.tmp").exists());
@@ -391,6 +392,7 @@ fn shards_merge_into_the_unsharded_sweep_and_gaps_are_named() {
     for file in [
         "runs.csv",
         "points.csv",
+        "distributions.csv",
         "sweep.json",
         "heatmap-cost_usd_total.svg",
     ] {
@@ -441,14 +443,14 @@ proptest! {
     fn any_sharding_merges_to_the_whole(n in 1usize..7, threads in 1usize..3) {
         let d = tempfile::tempdir().unwrap();
         let plan = Plan::load(&sweep_file(d.path(), "seeds = 2\n[[param]]\npath = \"pools[0].nodes\"\nvalues = [1, 2, 3]\n")).unwrap();
-        let opts = |out: PathBuf, shard| SweepOptions { out, threads, progress: Progress::Quiet, resume: false, shard };
+        let opts = |out: PathBuf, shard| SweepOptions { out, threads, progress: Progress::Quiet, resume: false, shard, keep_jobs: None };
         run_sweep(&plan, &opts(d.path().join("whole"), None)).unwrap();
         let dirs: Vec<PathBuf> = (1..=n).map(|k| d.path().join(format!("s{k}"))).collect();
         for (k, dir) in dirs.iter().enumerate() {
             run_sweep(&plan, &opts(dir.clone(), Some(Shard { k: k + 1, n }))).unwrap();
         }
         merge(&dirs, &d.path().join("m")).unwrap();
-        for file in ["runs.csv", "points.csv"] {
+        for file in ["runs.csv", "points.csv", "distributions.csv"] {
             prop_assert_eq!(read(&d.path().join("whole").join(file)), read(&d.path().join("m").join(file)));
         }
     }

@@ -184,7 +184,8 @@ class SweepResult:
     Attributes:
         runs: one row per run (``runs.csv``): ``run``, ``point``, ``seed``, the parameters,
             then every numeric figure of the run's summary; a ``pyarrow.Table``.
-        points: one row per point (``points.csv``): ``<metric>_mean`` and ``<metric>_ci95``.
+        points: one row per point (``points.csv``): ``<metric>_mean`` and ``<metric>_ci95``,
+            and ``<distribution>_pooled_p50``/``_p95``/``_p99`` (all seeds' jobs pooled).
         outcome: what ran (``runs``, ``ran``, ``kept``, ``redone``, ``points``, ``seeds``,
             ``params``, ``out``).
         out: the sweep folder, or ``None`` when it was a temporary one.

@@ -169,6 +169,7 @@ fn sweep(
         progress: Progress::Quiet,
         resume,
         shard,
+        keep_jobs: None,
     };
     let (outcome, tables) = py.detach(|| -> PyResult<_> {
         let o = run_sweep(&plan, &opts).map_err(sweep_err)?;

@@ -30,6 +30,13 @@ pub struct CompareArgs {
     /// Draw the CDFs on a log time axis.
     #[arg(long)]
     pub log_x: bool,
+    /// Paired intervals and p-values by a percentile bootstrap of N resamples of the seed
+    /// pairs (100..=1000000) instead of the paired t.
+    #[arg(long)]
+    pub bootstrap: Option<i64>,
+    /// Seed of the bootstrap's resampling (default: the file's `bootstrap_seed`, or 1).
+    #[arg(long)]
+    pub bootstrap_seed: Option<u64>,
     /// Output folder (default: out/<name>).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -79,6 +86,24 @@ pub fn compare(a: CompareArgs, quiet: bool) -> Result<(), CliError> {
         spec.metrics = a.metrics.clone();
     }
     spec.log_x |= a.log_x;
+    match (a.bootstrap, a.bootstrap_seed) {
+        (Some(n), seed) => {
+            let seed = seed.or(spec.bootstrap.map(|b| b.seed)).unwrap_or(1);
+            spec.bootstrap = Some(
+                crate::compare::bootstrap_of(n, seed)
+                    .map_err(|m| CliError::BadInput(anyhow!("--bootstrap: {m}")))?,
+            );
+        }
+        (None, Some(seed)) => match &mut spec.bootstrap {
+            Some(b) => b.seed = seed,
+            None => {
+                return Err(CliError::BadInput(anyhow!(
+                    "--bootstrap-seed needs --bootstrap N (or `bootstrap = N` in the compare file)"
+                )))
+            }
+        },
+        (None, None) => {}
+    }
     let mut warned = std::collections::BTreeSet::new();
     for v in &spec.variants {
         for w in &v.scenario.warnings {

@@ -60,6 +60,10 @@ pub struct SweepArgs {
     /// run; an `--sbatch-arg=--mem=...` wins over both).
     #[arg(long)]
     pub mem_mb: Option<u64>,
+    /// Keep each run's per-job table in DIR/jobs/run-NNNNNNN.csv (with `--format parquet`
+    /// or `both`, also or only `.parquet`); without it a sweep keeps per-run sketches only.
+    #[arg(long)]
+    pub keep_jobs: bool,
 }
 
 /// `gpufleet sweep merge`.
@@ -170,6 +174,7 @@ pub fn sweep(a: SweepArgs, quiet: bool) -> Result<(), CliError> {
             binary: std::env::current_exe()
                 .map_err(|e| CliError::Failure(anyhow!("finding the gpufleet binary: {e}")))?,
             mem_mb,
+            keep_jobs: a.keep_jobs.then(|| a.format.unwrap_or_default()),
         };
         sp.check_args()
             .map_err(|e| CliError::BadInput(anyhow!("{e}")))?;
@@ -240,7 +245,11 @@ pub fn sweep(a: SweepArgs, quiet: bool) -> Result<(), CliError> {
         },
         resume: a.resume,
         shard: a.shard,
+        keep_jobs: a.keep_jobs.then(|| a.format.unwrap_or_default()),
     };
+    if opts.keep_jobs.is_some_and(|f| f.parquet()) && !crate::report::PARQUET_BUILT {
+        return Err(super::run::run_error(crate::run::RunError::NoParquet));
+    }
     let started = std::time::Instant::now();
     let o = run_sweep(&plan, &opts).map_err(err)?;
     if a.shard.is_none() {

@@ -16,8 +16,11 @@ mod stats;
 
 pub use exec::{run_compare, Comparison, RunFigures};
 pub use output::{headline, pooled_sketches, write_comparison, MetricRow};
-pub use spec::{is_compare_file_text, CompareSpec, Variant, DEFAULT_METRICS};
-pub use stats::{estimate, paired, Estimate, PairedDifference, TEST};
+pub use spec::{
+    bootstrap_of, is_compare_file_text, Bootstrap, CompareSpec, Variant, DEFAULT_METRICS,
+    MAX_RESAMPLES,
+};
+pub use stats::{estimate, paired, paired_bootstrap, test_name, Estimate, PairedDifference, TEST};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -5,26 +5,13 @@
 //! terminal shows. Rows follow the spec's orders, so the bytes never depend on threads.
 
 use super::exec::Comparison;
-use super::stats::{estimate, paired, PairedDifference, TEST};
-use crate::metrics::{QuantileSketch, DISTRIBUTIONS};
+use super::stats::{estimate, paired, paired_bootstrap, test_name, test_short, PairedDifference};
+use crate::metrics::QuantileSketch;
 use crate::report::{metric_label, write_atomic};
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
-/// A number for a table: up to 6 decimals without trailing zeros; tiny values in
-/// scientific notation so that small p-values keep their digits.
-fn num(x: f64) -> String {
-    if x != 0.0 && x.abs() < 1e-4 {
-        return format!("{x:.4e}");
-    }
-    let s = format!("{x:.6}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".into()
-    } else {
-        s.into()
-    }
-}
+use crate::metrics::table_num as num;
 
 fn opt(x: Option<f64>) -> String {
     x.map(num).unwrap_or_default()
@@ -73,7 +60,13 @@ impl Comparison {
                     mean: e.mean,
                     ci95: e.ci95,
                     runs: e.n,
-                    diff: if v == b { None } else { paired(&vals, &base) },
+                    diff: match (v == b, &self.spec.bootstrap) {
+                        (true, _) => None,
+                        (false, None) => paired(&vals, &base),
+                        (false, Some(bs)) => {
+                            paired_bootstrap(&vals, &base, bs, &format!("{m}/{}", var.name))
+                        }
+                    },
                 });
             }
         }
@@ -82,24 +75,11 @@ impl Comparison {
 }
 
 /// Each variant's distributions pooled over its seeds: `[variant][distribution]`, in the
-/// order of [`DISTRIBUTIONS`].
+/// order of [`crate::metrics::DISTRIBUTIONS`].
 pub fn pooled_sketches(c: &Comparison) -> Vec<Vec<QuantileSketch>> {
     c.runs
         .iter()
-        .map(|runs| {
-            DISTRIBUTIONS
-                .iter()
-                .map(|d| {
-                    let mut s = QuantileSketch::default();
-                    for r in runs {
-                        if let Some(x) = r.sketches.get(d) {
-                            s.merge(x);
-                        }
-                    }
-                    s
-                })
-                .collect()
-        })
+        .map(|runs| crate::metrics::pool(runs.iter().map(|r| &r.sketches)))
         .collect()
 }
 
@@ -148,13 +128,13 @@ pub fn write_comparison(dir: &Path, c: &Comparison) -> std::io::Result<()> {
                     r.metric.clone(),
                     num(d.mean),
                     opt(d.ci95),
-                    opt(d.ci95.map(|h| d.mean - h)),
-                    opt(d.ci95.map(|h| d.mean + h)),
+                    opt(d.low),
+                    opt(d.high),
                     opt(d.relative_pct),
                     opt(d.relative_ci95_pct),
                     opt(d.p_value),
                     d.n.to_string(),
-                    "paired t".into(),
+                    test_short(spec.bootstrap.as_ref()).into(),
                 ]);
             }
         }
@@ -180,31 +160,9 @@ pub fn write_comparison(dir: &Path, c: &Comparison) -> std::io::Result<()> {
     write_atomic(&dir.join("runs.csv"), &csv(runs)?)?;
 
     let pooled = pooled_sketches(c);
-    let mut dist = vec![[
-        "variant",
-        "distribution",
-        "value",
-        "cdf",
-        "jobs",
-        "censored",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect::<Vec<_>>()];
+    let mut dist = vec![crate::metrics::distribution_header("variant")];
     for (v, var) in spec.variants.iter().enumerate() {
-        for (d, name) in DISTRIBUTIONS.iter().enumerate() {
-            let s = &pooled[v][d];
-            for (x, f) in s.cdf() {
-                dist.push(vec![
-                    var.name.clone(),
-                    name.to_string(),
-                    num(x),
-                    num(f),
-                    s.count().to_string(),
-                    s.censored().to_string(),
-                ]);
-            }
-        }
+        dist.extend(crate::metrics::distribution_rows(&var.name, &pooled[v]));
     }
     write_atomic(&dir.join("distributions.csv"), &csv(dist)?)?;
 
@@ -262,7 +220,7 @@ fn manifest(c: &Comparison) -> Value {
         "gpufleet_version": crate::VERSION,
         "seeds": spec.seeds,
         "baseline": spec.variants[spec.baseline].name,
-        "test": TEST,
+        "test": test_name(spec.bootstrap.as_ref()),
         "confidence": 0.95,
         "log_x": spec.log_x,
         "metrics": spec.metrics,
@@ -277,9 +235,10 @@ pub fn headline(c: &Comparison) -> Vec<String> {
     let spec = &c.spec;
     let base = &spec.variants[spec.baseline].name;
     let mut out = vec![format!(
-        "{} variants x {} seeds (common random numbers); baseline {base}; 95 % intervals, {TEST}",
+        "{} variants x {} seeds (common random numbers); baseline {base}; 95 % intervals, {}",
         spec.variants.len(),
-        spec.seeds.len()
+        spec.seeds.len(),
+        test_name(spec.bootstrap.as_ref())
     )];
     let rows = c.rows(&spec.metrics);
     for m in &spec.metrics {

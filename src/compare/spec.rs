@@ -12,6 +12,8 @@
 //! baseline = "fifo"                      # default: the first variant
 //! metrics = ["jct_all_s_mean", "queue_delay_all_s_p95"]   # default: a research set
 //! log_x = true                           # CDF charts on a log time axis
+//! bootstrap = 10000                      # paired intervals by percentile bootstrap
+//! bootstrap_seed = 1                     #   (default: paired t)
 //!
 //! [[variant]]
 //! name = "fifo"
@@ -68,6 +70,35 @@ pub struct CompareSpec {
     pub metrics: Vec<String>,
     /// CDF charts on a log time axis.
     pub log_x: bool,
+    /// Paired intervals by the bootstrap (`bootstrap = N`, `--bootstrap N`) instead of the
+    /// paired t.
+    pub bootstrap: Option<Bootstrap>,
+}
+
+/// A seeded percentile bootstrap of the paired differences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bootstrap {
+    /// Resamples of the seed pairs.
+    pub resamples: usize,
+    /// Seed of the resampling (each metric and variant draws from its own stream).
+    pub seed: u64,
+}
+
+/// The most bootstrap resamples accepted.
+pub const MAX_RESAMPLES: usize = 1_000_000;
+
+/// A bootstrap of `n` resamples with `seed`, if `n` is in 100..=[`MAX_RESAMPLES`].
+pub fn bootstrap_of(n: i64, seed: u64) -> Result<Bootstrap, String> {
+    if (100..=MAX_RESAMPLES as i64).contains(&n) {
+        Ok(Bootstrap {
+            resamples: n as usize,
+            seed,
+        })
+    } else {
+        Err(format!(
+            "`bootstrap` must be between 100 and {MAX_RESAMPLES} resamples, got {n}"
+        ))
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -84,6 +115,10 @@ struct RawCompare {
     metrics: Vec<String>,
     #[serde(default)]
     log_x: bool,
+    #[serde(default)]
+    bootstrap: Option<Spanned<i64>>,
+    #[serde(default)]
+    bootstrap_seed: Option<u64>,
     #[serde(default, rename = "variant")]
     variants: Vec<Spanned<RawVariant>>,
 }
@@ -210,6 +245,18 @@ impl CompareSpec {
             spec.metrics = raw.metrics.clone();
         }
         spec.log_x = raw.log_x;
+        if let Some(b) = &raw.bootstrap {
+            spec.bootstrap = Some(
+                bootstrap_of(*b.get_ref(), raw.bootstrap_seed.unwrap_or(1))
+                    .map_err(|m| CompareError::one(path, Some(line(b.span().start)), m))?,
+            );
+        } else if raw.bootstrap_seed.is_some() {
+            return Err(CompareError::one(
+                path,
+                None,
+                "`bootstrap_seed` needs `bootstrap = N` (resamples)".into(),
+            ));
+        }
         Ok(spec)
     }
 
@@ -342,5 +389,6 @@ fn build(
         seeds: Vec::new(),
         metrics: DEFAULT_METRICS.iter().map(|m| m.to_string()).collect(),
         log_x: false,
+        bootstrap: None,
     })
 }

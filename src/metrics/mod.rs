@@ -6,6 +6,7 @@ mod cloud;
 mod cost;
 mod fairness;
 mod jobs;
+mod pooled;
 mod research;
 mod sketch;
 mod sort;
@@ -19,6 +20,7 @@ pub use cost::{
 };
 pub use fairness::{jain_index, tenant_slowdowns};
 pub use jobs::{job_table, Censored, JobFigures, JobTable, MetricsOptions};
+pub use pooled::{distribution_header, distribution_rows, pool, table_num, POOLED_QUANTILES};
 pub use research::{
     research_figures, tenant_research, FinishTimeFairness, GpuHoursByOutcome, PerJob,
     ResearchFigures, TenantFairness, TenantResearch,

@@ -390,6 +390,7 @@ fn replicate(
                 .map(|(d, &x)| (d.label.clone(), d.options[x].value.clone()))
                 .collect(),
             metrics: metrics.clone(),
+            sketches: Vec::new(),
         };
         rec.write(dir, &spec.hash)
             .map_err(|e| PlanError::Failed(format!("writing the record of run {id}: {e}")))?;

@@ -91,7 +91,14 @@ impl Chart for CdfOverlay {
                     .x_desc(x_desc.as_str())
                     .y_desc("share of jobs at or below (CDF)")
                     .label_style(font(14))
-                    .x_label_formatter(&|v| tick(v))
+                    .x_label_formatter(&|v| {
+                        // A log axis reaches below 0.01: keep one significant digit there.
+                        if *v > 0.0 && *v < 0.01 {
+                            format!("{v:.0e}")
+                        } else {
+                            tick(v)
+                        }
+                    })
                     .y_label_formatter(&tick)
                     .draw()?;
                 for (i, (name, steps)) in self.series.iter().enumerate() {
@@ -165,6 +172,53 @@ pub const CHARTED: [(&str, &str); 2] = [
     ("jct_all_s", "job completion time, all jobs"),
     ("queue_delay_all_s", "total queueing delay, all jobs"),
 ];
+
+/// Most series one CDF chart overlays (more would be unreadable; the title says so).
+pub const MAX_CDF_SERIES: usize = 10;
+
+/// Draws a sweep folder's `cdf-jct_all_s` and `cdf-queue_delay_all_s` from its
+/// `distributions.csv` (keyed by `point`): one curve per point, pooled over `seeds`,
+/// legends from `legends` (point number, words), the first [`MAX_CDF_SERIES`] points.
+pub fn plot_point_cdfs(
+    dir: &Path,
+    name: &str,
+    seeds: usize,
+    log_x: bool,
+    legends: &[(String, String)],
+) -> Result<Vec<PathBuf>, ChartError> {
+    let dist = Table::read(&dir.join("distributions.csv"))?;
+    let mut out = Vec::new();
+    for (d, words) in CHARTED {
+        let mut series = cdf_series(&dist, "distributions.csv", "point", d)?;
+        if series.is_empty() {
+            continue;
+        }
+        let n = series.len();
+        series.truncate(MAX_CDF_SERIES);
+        for s in &mut series {
+            if let Some(l) = legends.iter().find(|l| l.0 == s.0) {
+                s.0 = l.1.clone();
+            }
+        }
+        let shown = if n > MAX_CDF_SERIES {
+            format!(", first {MAX_CDF_SERIES} of {n} points")
+        } else {
+            String::new()
+        };
+        out.extend(render(
+            dir,
+            &format!("cdf-{d}"),
+            &CdfOverlay {
+                title: format!("{name}: {words}, pooled over {seeds} seeds{shown}"),
+                quantity: words.to_string(),
+                seconds: true,
+                log_x,
+                series,
+            },
+        )?);
+    }
+    Ok(out)
+}
 
 /// Draws every chart of the comparison folder `dir`; returns the files written.
 pub fn plot_compare_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {

@@ -83,6 +83,34 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
     json.push(b'\n');
     write_atomic(&dir.join("summary.json"), &json)?;
 
+    let r = out.result;
+    let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
+    // jobs.csv (formatted in parallel blocks) beside the small files and the charts.
+    let (jobs, rest) = rayon::join(
+        || write_jobs_csv(&dir.join("jobs.csv"), out),
+        || -> std::io::Result<()> {
+            write_csv(&dir.join("pools.csv"), &pool_columns(), pool_rows(out))?;
+            let cells = r.timeline.iter().flat_map(|row| {
+                let names = &pool_names;
+                (0..row.pools.len()).map(move |pool| TimelineCell {
+                    row,
+                    pool,
+                    name: names.get(pool).copied().unwrap_or(""),
+                })
+            });
+            write_csv(&dir.join("timeline.csv"), &timeline_columns(), cells)?;
+            super::run_charts::plot_run(dir, &super::run_charts::RunCharts::from_run(out))
+                .map_err(std::io::Error::other)?;
+            Ok(())
+        },
+    );
+    jobs?;
+    rest
+}
+
+/// Writes a run's `jobs.csv` to `path` (see [`write_streamed`]), its rows formatted in
+/// parallel blocks: the run folder's table, also kept per run by `gpufleet sweep --keep-jobs`.
+pub fn write_jobs_csv(path: &Path, out: &RunOutput) -> std::io::Result<()> {
     let w = out.workload;
     let r = out.result;
     let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
@@ -122,31 +150,9 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
             ctx: &ctx,
         })
     };
-    // jobs.csv (formatted in parallel blocks) beside the small files and the charts.
-    let (jobs, rest) = rayon::join(
-        || {
-            write_streamed(&dir.join("jobs.csv"), |f| {
-                write_rows_par(f, &columns, n, job_row).map(|_| ())
-            })
-        },
-        || -> std::io::Result<()> {
-            write_csv(&dir.join("pools.csv"), &pool_columns(), pool_rows(out))?;
-            let cells = r.timeline.iter().flat_map(|row| {
-                let names = &pool_names;
-                (0..row.pools.len()).map(move |pool| TimelineCell {
-                    row,
-                    pool,
-                    name: names.get(pool).copied().unwrap_or(""),
-                })
-            });
-            write_csv(&dir.join("timeline.csv"), &timeline_columns(), cells)?;
-            super::run_charts::plot_run(dir, &super::run_charts::RunCharts::from_run(out))
-                .map_err(std::io::Error::other)?;
-            Ok(())
-        },
-    );
-    jobs?;
-    rest
+    write_streamed(path, |f| {
+        write_rows_par(f, &columns, n, job_row).map(|_| ())
+    })
 }
 
 /// Each pool's figures for `pools.csv`.

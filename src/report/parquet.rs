@@ -194,7 +194,7 @@ pub fn sweep_tables(dir: &Path) -> Result<Vec<Columns>, super::TableError> {
     if dir.join("points.csv").is_file() {
         let points = super::Table::read(&dir.join("points.csv"))?;
         out.push(super::columns::infer("points", &points, |h| {
-            h.ends_with("_mean") || h.ends_with("_ci95")
+            h.ends_with("_mean") || h.ends_with("_ci95") || h.contains("_pooled_")
         }));
     }
     Ok(out)

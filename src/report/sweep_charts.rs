@@ -1,7 +1,8 @@
 //! Charts of a sweep, drawn from `points.csv` and `sweep.json`: a metric against a
 //! parameter with its 95 % confidence band (one line per value of a second parameter),
 //! a heatmap over two parameters, bars comparing the values of a categorical parameter
-//! (policies), and cost against p95 wait with the Pareto front.
+//! (policies), cost against p95 wait with the Pareto front, and (from `distributions.csv`)
+//! the points' pooled JCT and queueing-delay CDFs overlaid.
 
 use super::data::Table;
 use super::render::{
@@ -651,6 +652,29 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
                 },
             )?);
         }
+    }
+    if dir.join("distributions.csv").is_file() {
+        let cp = t.need("point", "points.csv")?;
+        let legends: Vec<(String, String)> = (0..t.rows.len())
+            .map(|i| {
+                let words: Vec<String> = varying
+                    .iter()
+                    .map(|&k| format!("{} = {}", ps[k].name, t.text(i, ps[k].col)))
+                    .collect();
+                let p = t.text(i, cp).to_string();
+                let legend = if words.is_empty() {
+                    format!("point {p}")
+                } else {
+                    words.join(", ")
+                };
+                (p, legend)
+            })
+            .collect();
+        let seeds = m["seeds"].as_array().map_or(0, |a| a.len());
+        let log_x = m["log_x"].as_bool().unwrap_or(false);
+        out.extend(super::compare_charts::plot_point_cdfs(
+            dir, &name, seeds, log_x, &legends,
+        )?);
     }
     if let (Some(cw), Some(cc)) = (t.col("wait_s_p95_mean"), t.col("cost_usd_total_mean")) {
         let points = (0..t.rows.len())

@@ -1,8 +1,9 @@
 //! Validation of what a workload's durations mean and how runs are measured:
 //! `workload.measured_on` (the GPU type a trace's run times were measured on),
 //! `workload.estimates` (trace kind: the estimates schedulers see) and `[metrics]`
-//! (`slowdown_bound`). A trace replayed without `measured_on` on GPUs of another speed
-//! gets a warning: its run times are then taken as reference-GPU work.
+//! (`slowdown_bound`). A trace format whose cluster's GPUs are documented has a default
+//! ([`format_default`]); a trace replayed with neither on GPUs of another speed gets a
+//! warning: its run times are then taken as reference-GPU work.
 
 use super::problems::Problems;
 use super::raw::{RawMetrics, RawWorkload};
@@ -17,6 +18,41 @@ pub struct MeasuredOn {
     pub gpu_type: String,
     /// Its speed relative to the reference GPU.
     pub speed: f64,
+}
+
+/// The documented GPU type a trace format's run times were measured on, with its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FormatDefault {
+    /// The built-in GPU type.
+    pub gpu_type: &'static str,
+    /// Where that is documented.
+    pub source: &'static str,
+}
+
+/// The `measured_on` a trace of `format` gets when the workload names none: only where the
+/// trace's GPUs are documented and uniform.
+///
+/// - `helios`: V100. Only the Venus cluster's trace is public (HeliosData README); the
+///   artifact (HeliosArtifact, Hu et al., SC'21) describes the datacenter's GPU compute
+///   node as 8 x Tesla V100-SXM2, from its Volta cluster. A trace of another Helios
+///   cluster, should one be released, may need its own `measured_on`.
+/// - `philly`: none: the trace gives GPU memory sizes (12 GB and 24 GB machines) but not
+///   the GPU models (msr-fiddle/philly-traces machine list; Jeon et al., ATC'19), a mix.
+/// - `tiresias`: none: a Philly-like job list (SymbioticLab/Tiresias) that names no GPU.
+/// - `pai`: none: PAI-2020 mixes T4, P100, V100, V100M32 and MISC machines
+///   (`pai_machine_spec.csv`; Weng et al., NSDI'22).
+/// - `openb`: none: its nodes mix GPU models (G2, G3, T4, P100, V100M16, V100M32, A10 in
+///   `openb_node_list_gpu_node.csv`).
+/// - `swf`, `generic`: none (SWF logs are CPU clusters; the generic CSV is defined in
+///   reference-GPU time).
+pub fn format_default(format: TraceFormat) -> Option<FormatDefault> {
+    match format {
+        TraceFormat::Helios => Some(FormatDefault {
+            gpu_type: "V100",
+            source: "Helios (Hu et al., SC'21; HeliosArtifact): the public Venus trace's nodes are 8 x V100-SXM2",
+        }),
+        _ => None,
+    }
 }
 
 /// `[metrics]`.
@@ -65,6 +101,14 @@ pub(super) fn measured_on(
         RawWorkload::Trace(t) if t.format != TraceFormat::Generic => t.format,
         _ => return (None, Vec::new()),
     };
+    if let Some(d) = format_default(format) {
+        let i = super::gpu_types::resolve(c, types, "workload.measured_on", d.gpu_type);
+        let m = types.get(i).map(|t| MeasuredOn {
+            gpu_type: t.name.clone(),
+            speed: t.speed,
+        });
+        return (m, Vec::new());
+    }
     let other: Vec<String> = pools
         .iter()
         .filter(|p| p.speed != 1.0)

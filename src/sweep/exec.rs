@@ -6,7 +6,7 @@ use super::plan::Plan;
 use super::record::{path_of, Record};
 use super::table::{write_manifest, write_tables};
 use super::SweepError;
-use crate::metrics::Summary;
+use crate::metrics::{RunSketches, Summary};
 use crate::scenario::Scenario;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -64,6 +64,9 @@ pub struct SweepOptions {
     pub resume: bool,
     /// Run one shard only.
     pub shard: Option<Shard>,
+    /// Keep each run's per-job table in `jobs/run-NNNNNNN.csv` (and `.parquet`) in this
+    /// format (`gpufleet sweep --keep-jobs`); `None` keeps only the sketches.
+    pub keep_jobs: Option<crate::report::OutputFormat>,
 }
 
 /// What [`run_sweep`] did.
@@ -115,10 +118,55 @@ pub fn flatten_summary(s: &Summary) -> Vec<(String, String)> {
     out
 }
 
-fn record_of(plan: &Plan, id: usize) -> Result<Record, String> {
+/// The kept per-job table of run `id` in `dir`, with extension `ext` (`csv`, `parquet`).
+pub fn jobs_path(dir: &Path, id: usize, ext: &str) -> PathBuf {
+    dir.join("jobs").join(format!("run-{id:07}.{ext}"))
+}
+
+/// The extensions of the per-job files `format` keeps.
+fn job_exts(format: crate::report::OutputFormat) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if format.csv() {
+        v.push("csv");
+    }
+    if format.parquet() {
+        v.push("parquet");
+    }
+    v
+}
+
+/// Runs `id` and builds its record: the summary's figures and the sketches of its jobs'
+/// waits, queueing delays, JCTs and bounded slowdowns (one O(jobs) pass); with `keep`,
+/// first writes the run's per-job table(s) into `out/jobs/`, so a record on disk means its
+/// files are whole.
+fn record_of(
+    plan: &Plan,
+    id: usize,
+    out: &Path,
+    keep: Option<crate::report::OutputFormat>,
+) -> Result<Record, String> {
     let r = plan.run(id);
     let point = &plan.points[r.point];
-    let summary = run_once(&point.scenario, r.seed)?;
+    let s = &point.scenario;
+    let e = crate::run::execute(s, &crate::engine::RngStreams::new(r.seed))
+        .map_err(|e| e.to_string())?;
+    let table = crate::metrics::job_table(&e.workload, &e.result, &s.metrics);
+    let sketches = RunSketches::of(&table)
+        .sketches
+        .into_iter()
+        .map(|(k, v)| (k, v.encode()))
+        .collect();
+    if let Some(format) = keep {
+        let output = crate::run::output(s, &e);
+        for ext in job_exts(format) {
+            let path = jobs_path(out, id, ext);
+            let res = match ext {
+                "csv" => crate::report::write_jobs_csv(&path, &output),
+                _ => write_jobs_parquet(&path, &output),
+            };
+            res.map_err(|e| format!("writing {}: {e}", path.display()))?;
+        }
+    }
     Ok(Record {
         run: id,
         point: r.point,
@@ -129,8 +177,35 @@ fn record_of(plan: &Plan, id: usize) -> Result<Record, String> {
             .cloned()
             .zip(point.values.iter().map(|v| v.cell()))
             .collect(),
-        metrics: flatten_summary(&summary),
+        metrics: flatten_summary(&e.summary),
+        sketches,
     })
+}
+
+#[cfg(feature = "parquet")]
+fn write_jobs_parquet(path: &Path, out: &crate::report::RunOutput) -> std::io::Result<()> {
+    use crate::report::parquet::{parquet_bytes, run_metadata};
+    let t = crate::report::columns::jobs(out);
+    let bytes = parquet_bytes(&t, true, &run_metadata(out)).map_err(std::io::Error::other)?;
+    crate::report::write_atomic(path, &bytes)
+}
+
+#[cfg(not(feature = "parquet"))]
+fn write_jobs_parquet(_: &Path, _: &crate::report::RunOutput) -> std::io::Result<()> {
+    Err(std::io::Error::other(
+        "this gpufleet was built without Parquet support",
+    ))
+}
+
+/// A kept record that can stand as it is: it has the sketches and, with `keep`, its
+/// per-job files (otherwise the run is redone).
+fn complete(r: &Record, out: &Path, keep: Option<crate::report::OutputFormat>) -> bool {
+    !r.sketches.is_empty()
+        && keep.is_none_or(|f| {
+            job_exts(f)
+                .iter()
+                .all(|x| jobs_path(out, r.run, x).is_file())
+        })
 }
 
 /// The runs of `shard` (all runs without one).
@@ -146,6 +221,10 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
     let out = &opts.out;
     let fail = |what: &str, e: std::io::Error| SweepError::Failed(format!("{what}: {e}"));
     std::fs::create_dir_all(out.join("runs")).map_err(|e| fail(&out.display().to_string(), e))?;
+    if opts.keep_jobs.is_some() {
+        std::fs::create_dir_all(out.join("jobs"))
+            .map_err(|e| fail(&out.join("jobs").display().to_string(), e))?;
+    }
     let ids = runs_of(plan, opts.shard);
     let mut pending = Vec::new();
     let mut kept = Vec::new();
@@ -154,11 +233,18 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
     for &id in &ids {
         if !opts.resume {
             let _ = std::fs::remove_file(path_of(out, id));
+            for ext in ["csv", "parquet"] {
+                let _ = std::fs::remove_file(jobs_path(out, id, ext));
+            }
             pending.push(id);
             continue;
         }
         match Record::read(out, id, &plan.hash) {
-            Ok(Some(r)) => kept.push(r),
+            Ok(Some(r)) if complete(&r, out, opts.keep_jobs) => kept.push(r),
+            Ok(Some(_)) => {
+                redone += 1;
+                pending.push(id);
+            }
             Ok(None) => pending.push(id),
             Err(_) => {
                 redone += 1;
@@ -176,7 +262,7 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
     let errors: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     pool.install(|| {
         pending.par_iter().for_each(|&id| {
-            let res = record_of(plan, id).and_then(|r| {
+            let res = record_of(plan, id, out, opts.keep_jobs).and_then(|r| {
                 r.write(out, &plan.hash)
                     .map_err(|e| format!("writing {}: {e}", path_of(out, id).display()))
             });
@@ -225,10 +311,12 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
 }
 
 fn clear_temporaries(out: &Path) {
-    if let Ok(rd) = std::fs::read_dir(out.join("runs")) {
-        for e in rd.flatten() {
-            if e.file_name().to_string_lossy().ends_with(".tmp") {
-                let _ = std::fs::remove_file(e.path());
+    for sub in ["runs", "jobs"] {
+        if let Ok(rd) = std::fs::read_dir(out.join(sub)) {
+            for e in rd.flatten() {
+                if e.file_name().to_string_lossy().ends_with(".tmp") {
+                    let _ = std::fs::remove_file(e.path());
+                }
             }
         }
     }

@@ -1,6 +1,8 @@
 //! `gpufleet sweep merge`: shard folders combined into one sweep folder identical to an
-//! unsharded run, after checking that every run is present exactly once.
+//! unsharded run, after checking that every run is present exactly once; the runs'
+//! sketches come with their records, and per-job tables kept with `--keep-jobs` are copied.
 
+use super::exec::jobs_path;
 use super::record::{path_of, Record};
 use super::table::{read_manifest, write_manifest_file, write_tables};
 use super::SweepError;
@@ -96,10 +98,19 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<usize, SweepError> {
     std::fs::create_dir_all(out.join("runs")).map_err(fail)?;
     write_manifest_file(out, &manifest).map_err(fail)?;
     let _ = std::fs::remove_file(out.join("shard.json"));
-    let records: Vec<Record> = found.into_values().map(|(r, _)| r).collect();
-    for r in &records {
+    for (id, (r, d)) in &found {
+        // Per-job tables kept with --keep-jobs come along (before the record, as in a run).
+        for ext in ["csv", "parquet"] {
+            let src = jobs_path(d, *id, ext);
+            let dst = jobs_path(out, *id, ext);
+            if src.is_file() && src != dst {
+                std::fs::create_dir_all(out.join("jobs")).map_err(fail)?;
+                std::fs::copy(&src, &dst).map_err(fail)?;
+            }
+        }
         r.write(out, &manifest.hash).map_err(fail)?;
     }
+    let records: Vec<Record> = found.into_values().map(|(r, _)| r).collect();
     write_tables(out, &manifest.params, &records, true).map_err(fail)?;
     Ok(records.len())
 }

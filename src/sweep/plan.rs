@@ -40,6 +40,8 @@ pub struct Plan {
     pub hash: String,
     /// Metrics the charts show.
     pub chart_metrics: Vec<String>,
+    /// CDF charts on a log time axis (`[charts] log_x`).
+    pub log_x: bool,
 }
 
 /// One run: a point under one seed. Run `id` is `point * seeds + repetition`.
@@ -310,6 +312,7 @@ impl Plan {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "sweep".into())
         });
+        let log_x = raw.charts.as_ref().is_some_and(|c| c.log_x);
         let chart_metrics = match raw.charts {
             Some(c) if !c.metrics.is_empty() => c.metrics,
             _ => vec!["cost_usd_total".into(), "wait_s_p95".into()],
@@ -323,6 +326,7 @@ impl Plan {
             seeds,
             hash: text_hash(&hash_input),
             chart_metrics,
+            log_x,
         })
     }
 }

@@ -18,6 +18,9 @@ pub struct Record {
     pub params: Vec<(String, String)>,
     /// (metric, value as written), in the summary's order.
     pub metrics: Vec<(String, String)>,
+    /// (distribution, encoded quantile sketch) of the run's jobs, in the order of
+    /// [`crate::metrics::DISTRIBUTIONS`]; empty for records that keep none (plans).
+    pub sketches: Vec<(String, String)>,
 }
 
 const MAGIC: &str = "gpufleet-sweep-record 1";
@@ -57,6 +60,14 @@ pub enum RecordError {
     /// A line of an unknown kind.
     #[error("unknown line `{0}`")]
     UnknownLine(String),
+    /// A `sketch` line whose quantile sketch cannot be read back.
+    #[error("sketch {name}: {reason}")]
+    BadSketch {
+        /// The distribution.
+        name: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// A record file that is there but cannot be used (the run is redone).
@@ -130,6 +141,9 @@ impl Record {
         for (k, v) in &self.metrics {
             s.push_str(&format!("metric {}\t{}\n", esc(k), esc(v)));
         }
+        for (k, v) in &self.sketches {
+            s.push_str(&format!("sketch {}\t{}\n", esc(k), esc(v)));
+        }
         let sum = text_hash(&s);
         s.push_str(&format!("end {sum}\n"));
         s
@@ -160,6 +174,7 @@ impl Record {
             seed: 0,
             params: vec![],
             metrics: vec![],
+            sketches: vec![],
         };
         for l in lines {
             let (k, v) = l.split_once(' ').ok_or(RecordError::BadLine)?;
@@ -181,6 +196,16 @@ impl Record {
                 "seed" => r.seed = v.parse().map_err(|_| bad("seed"))?,
                 "param" => r.params.push(pair()?),
                 "metric" => r.metrics.push(pair()?),
+                "sketch" => {
+                    let (name, text) = pair()?;
+                    if let Err(e) = crate::metrics::QuantileSketch::decode(&text) {
+                        return Err(RecordError::BadSketch {
+                            name,
+                            reason: e.to_string(),
+                        });
+                    }
+                    r.sketches.push((name, text));
+                }
                 _ => return Err(RecordError::UnknownLine(k.to_string())),
             }
         }
@@ -222,6 +247,7 @@ mod tests {
             seed: 9,
             params: vec![("a\tb".into(), "x\ny".into())],
             metrics: vec![("m".into(), "1.5".into())],
+            sketches: vec![("jct_all_s".into(), "0.01 1 0 0 1.5e0 41:1".into())],
         };
         let t = r.to_text("h");
         assert_eq!(Record::from_text(&t, "h").unwrap(), r);
@@ -231,5 +257,13 @@ mod tests {
         }
         let flipped = t.replace("1.5", "1.6");
         assert!(Record::from_text(&flipped, "h").is_err());
+        // A sketch whose counts do not add up (count 2, one value) is refused even under a
+        // valid checksum, naming the distribution.
+        let mut bad = r.clone();
+        bad.sketches = vec![("jct_all_s".into(), "0.01 2 0 0 1.5e0 41:1".into())];
+        match Record::from_text(&bad.to_text("h"), "h") {
+            Err(RecordError::BadSketch { name, .. }) => assert_eq!(name, "jct_all_s"),
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -24,6 +24,9 @@ pub struct SlurmPlan {
     /// Memory per array task in MiB (`#SBATCH --mem`), unless an sbatch argument sets
     /// `--mem`, `--mem-per-cpu` or `--mem-per-gpu` itself.
     pub mem_mb: Option<u64>,
+    /// Tasks keep each run's per-job table in this format (`--keep-jobs`); the merge job
+    /// copies them into `OUT/jobs/`.
+    pub keep_jobs: Option<crate::report::OutputFormat>,
 }
 
 /// Resident memory of a gpufleet process besides its runs, in MiB (binary, allocator,
@@ -173,7 +176,11 @@ impl SlurmPlan {
              # One shard of a gpufleet sweep; submitted as a job array of {n} tasks.\n\
              {head}\
              set -euo pipefail\n\
-             exec {bin} sweep {file} --out {out}/shards/$SLURM_ARRAY_TASK_ID --shard $SLURM_ARRAY_TASK_ID/{n} --threads {t} --resume --quiet\n",
+             exec {bin} sweep {file} --out {out}/shards/$SLURM_ARRAY_TASK_ID --shard $SLURM_ARRAY_TASK_ID/{n} --threads {t} --resume --quiet{keep}\n",
+            keep = self
+                .keep_jobs
+                .map(|f| format!(" --keep-jobs --format {}", f.as_str()))
+                .unwrap_or_default(),
             n = self.shards,
             t = self.threads,
             head = Self::header(&self.array_directives()),

@@ -112,6 +112,9 @@ pub struct RawCharts {
     /// Metrics (columns of `runs.csv`) to chart; default cost and p95 wait.
     #[serde(default)]
     pub metrics: Vec<String>,
+    /// Draw the pooled JCT and queueing-delay CDFs on a log time axis.
+    #[serde(default)]
+    pub log_x: bool,
 }
 
 /// How a parameter's values are given, checked.

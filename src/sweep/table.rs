@@ -1,12 +1,14 @@
 //! The sweep folder's tables: `sweep.json` (what the sweep is), `runs.csv` (one row per
-//! run) and `points.csv` (per point, the mean and 95 % confidence half-width of each
-//! metric over its seeds). Rows are in run order, so the bytes do not depend on threads,
+//! run), `points.csv` (per point, the mean and 95 % confidence half-width of each
+//! metric over its seeds, and percentiles of the distributions pooled over its seeds from
+//! the runs' sketches) and `distributions.csv` (each point's pooled CDFs). Rows are in run order, so the bytes do not depend on threads,
 //! shards or resumes.
 
 use super::exec::Shard;
 use super::plan::Plan;
 use super::record::Record;
 use super::stats::{ci95_half_width, mean};
+use crate::metrics::{QuantileSketch, RunSketches, DISTRIBUTIONS, POOLED_QUANTILES};
 use crate::report::write_atomic;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -33,6 +35,9 @@ pub struct Manifest {
     pub labels: Vec<String>,
     /// Metrics the charts show.
     pub chart_metrics: Vec<String>,
+    /// CDF charts on a log time axis (written only when set).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub log_x: bool,
 }
 
 /// Writes `sweep.json` (and `shard.json` for a shard).
@@ -47,11 +52,13 @@ pub fn write_manifest(plan: &Plan, out: &Path, shard: Option<Shard>) -> std::io:
         params: plan.params.clone(),
         labels: plan.labels.clone(),
         chart_metrics: plan.chart_metrics.clone(),
+        log_x: plan.log_x,
     };
     if let Ok(old) = read_manifest(out) {
         if old.hash != m.hash {
             // Records of another sweep would be recognised and redone, but say so plainly.
             let _ = std::fs::remove_dir_all(out.join("runs"));
+            let _ = std::fs::remove_dir_all(out.join("jobs"));
             std::fs::create_dir_all(out.join("runs"))?;
         }
     }
@@ -161,6 +168,9 @@ pub fn write_tables(
         return Ok(());
     }
 
+    // Pooled distributions: only when the runs kept sketches.
+    let pooled_cols = records.iter().any(|r| !r.sketches.is_empty());
+    let mut dist = vec![crate::metrics::distribution_header("point")];
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut head: Vec<String> = vec!["point".into()];
     head.extend(params.iter().cloned());
@@ -168,6 +178,13 @@ pub fn write_tables(
     for m in &metrics {
         head.push(format!("{m}_mean"));
         head.push(format!("{m}_ci95"));
+    }
+    if pooled_cols {
+        for d in DISTRIBUTIONS {
+            for (_, q) in POOLED_QUANTILES {
+                head.push(format!("{d}_pooled_{q}"));
+            }
+        }
     }
     w.write_record(&head)?;
     let mut i = 0;
@@ -192,13 +209,54 @@ pub fn write_tables(
                 row.push(ci95_half_width(&xs).map(fmt6).unwrap_or_default());
             }
         }
+        if pooled_cols {
+            let runs = group
+                .iter()
+                .map(sketches_of)
+                .collect::<std::io::Result<Vec<_>>>()?;
+            let pooled = crate::metrics::pool(&runs);
+            for s in &pooled {
+                for (q, _) in POOLED_QUANTILES {
+                    row.push(fmt6(s.quantile(q)));
+                }
+            }
+            dist.extend(crate::metrics::distribution_rows(&p.to_string(), &pooled));
+        }
         w.write_record(&row)?;
         i = j;
     }
     let bytes = w
         .into_inner()
         .map_err(|e| std::io::Error::other(e.to_string()))?;
-    write_atomic(&out.join("points.csv"), &bytes)
+    write_atomic(&out.join("points.csv"), &bytes)?;
+    if !pooled_cols {
+        let _ = std::fs::remove_file(out.join("distributions.csv"));
+        return Ok(());
+    }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in dist {
+        w.write_record(&r)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    write_atomic(&out.join("distributions.csv"), &bytes)
+}
+
+/// A record's sketches read back (a record is checksummed, so a bad one is a bug or a
+/// record of a foreign writer: an error naming the run).
+fn sketches_of(r: &Record) -> std::io::Result<RunSketches> {
+    let mut out = RunSketches::default();
+    for (name, text) in &r.sketches {
+        let s = QuantileSketch::decode(text).map_err(|e| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("run {}: sketch {name}: {e}", r.run),
+            )
+        })?;
+        out.sketches.push((name.clone(), s));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
