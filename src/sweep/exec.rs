@@ -150,8 +150,7 @@ fn record_of(
     let s = &point.scenario;
     let e = crate::run::execute(s, &crate::engine::RngStreams::new(r.seed))
         .map_err(|e| e.to_string())?;
-    let table = crate::metrics::job_table(&e.workload, &e.result, &s.metrics);
-    let sketches = RunSketches::of(&table)
+    let sketches = RunSketches::of(&e.job_figures)
         .sketches
         .into_iter()
         .map(|(k, v)| (k, v.encode()))
