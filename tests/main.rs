@@ -20,5 +20,6 @@ mod placement;
 mod plan;
 mod research_metrics;
 mod scheduling;
+mod scheduling_oracle;
 mod sweep;
 mod workload;
