@@ -65,7 +65,8 @@ fn config(policy: PolicyKind) -> SimConfig {
     }
 }
 
-fn replay(w: &Workload, policy: PolicyKind) {
+/// Replays `w` under `policy`; returns (seconds, events).
+fn replay(w: &Workload, policy: PolicyKind) -> (f64, u64) {
     let t = Instant::now();
     let r = Simulation::new(config(policy), w).run();
     let s = t.elapsed().as_secs_f64();
@@ -85,32 +86,62 @@ fn replay(w: &Workload, policy: PolicyKind) {
         waits.iter().sum::<f64>() / waits.len().max(1) as f64,
         preempted
     );
+    (s, r.events)
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "quick");
-    // Policy names among the arguments restrict the 100k part to them.
+    // Policy names among the arguments restrict both parts to them.
     let only: Vec<PolicyKind> = PolicyKind::ALL
         .into_iter()
         .filter(|p| args.iter().any(|a| a == p.as_str()))
         .collect();
+    let wanted = |p: &PolicyKind| only.is_empty() || only.contains(p);
     let w = workload(100_000);
     println!("100,000 jobs on 1,024 GPUs, ~90 % offered load");
+    let mut small: Vec<(PolicyKind, f64, u64)> = Vec::new();
     for p in PolicyKind::ALL {
-        if only.is_empty() || only.contains(&p) {
-            replay(&w, p);
+        if wanted(&p) {
+            let (s, e) = replay(&w, p);
+            small.push((p, s, e));
+        }
+    }
+    let of = |v: &[(PolicyKind, f64, u64)], p: PolicyKind| v.iter().find(|x| x.0 == p).copied();
+    // The targets, one line each: against FIFO on the same workload, wall time
+    // and time per event (a preemptive policy has more events for the same jobs).
+    if let Some((_, fs, fe)) = of(&small, PolicyKind::Fifo) {
+        for p in [PolicyKind::ConservativeBackfill, PolicyKind::Tiresias] {
+            if let Some((_, s, e)) = of(&small, p) {
+                println!(
+                    "target: {}/fifo {:.1}x wall, {:.1}x per event at ~90 % load, 100k jobs (target 2x)",
+                    p.as_str(),
+                    s / fs,
+                    (s / e as f64) / (fs / fe as f64)
+                );
+            }
         }
     }
     if !quick {
         let w = workload(1_000_000);
-        println!("1,000,000 jobs on 1,024 GPUs");
+        println!("1,000,000 jobs on 1,024 GPUs (deep overload: the queue grows all run)");
         for p in [
             PolicyKind::Fifo,
             PolicyKind::EasyBackfill,
             PolicyKind::GreedyFifo,
         ] {
-            replay(&w, p);
+            if !wanted(&p) {
+                continue;
+            }
+            let (s, e) = replay(&w, p);
+            if let Some((_, s0, e0)) = of(&small, p) {
+                println!(
+                    "target: {} 100k->1M {:.1}x wall, {:.1}x events (linear: 10x wall)",
+                    p.as_str(),
+                    s / s0,
+                    e as f64 / e0 as f64
+                );
+            }
         }
     }
 }
