@@ -21,6 +21,7 @@ mod placement;
 mod plan;
 mod research_metrics;
 mod scheduling;
+mod scheduling_oracle;
 mod sweep;
 mod sweep_distributions;
 mod workload;

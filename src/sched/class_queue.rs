@@ -7,14 +7,23 @@ use crate::model::JobId;
 const DEAD: u64 = u64::MAX;
 
 /// Jobs of one class in arrival order; removal from anywhere; leftmost-fit queries.
+///
+/// Positions handed out are absolute (they count every push); the tree covers only the
+/// entries from the earliest one still waiting, so its size and depth follow the waiting
+/// span, not every job the class ever had (a million-job run keeps it small and in
+/// cache). The earliest waiting entry is kept as a cursor: `first` costs O(1) amortized.
 #[derive(Debug, Clone, Default)]
 pub struct ClassQueue {
     ids: Vec<JobId>,
     seqs: Vec<u64>,
-    /// Complete binary tree over `cap` leaves: `tree[cap + i]` is the key of entry `i`
-    /// (`DEAD` once removed), inner nodes hold the minimum of their children.
+    /// Complete binary tree over `cap` leaves: `tree[cap + i]` is the key of entry
+    /// `base + i` (`DEAD` once removed), inner nodes hold the minimum of their children.
     tree: Vec<u64>,
     cap: usize,
+    /// Absolute position of entry 0 (entries before it were all removed and dropped).
+    base: usize,
+    /// Index (from `base`) of the earliest waiting entry (`ids.len()` if none).
+    head: usize,
     alive: usize,
 }
 
@@ -24,29 +33,49 @@ impl ClassQueue {
         if self.ids.len() == self.cap {
             self.grow();
         }
-        let pos = self.ids.len();
+        let i = self.ids.len();
         self.ids.push(id);
         self.seqs.push(seq);
-        self.set(pos, key.min(DEAD - 1));
+        self.set(i, key.min(DEAD - 1));
         self.alive += 1;
-        pos
+        self.base + i
     }
 
+    /// Makes room: drops the removed entries before the earliest waiting one, and
+    /// doubles the tree only if that frees less than half of it.
     fn grow(&mut self) {
-        let cap = (self.cap * 2).max(16);
+        self.skip_dead();
+        let drop = self.head;
+        let live = self.ids.len() - drop;
+        let cap = if live * 2 <= self.cap {
+            self.cap.max(16)
+        } else {
+            (self.cap * 2).max(16)
+        };
         let mut tree = vec![DEAD; 2 * cap];
-        for i in 0..self.ids.len() {
-            tree[cap + i] = self.tree[self.cap + i];
+        for i in 0..live {
+            tree[cap + i] = self.tree[self.cap + drop + i];
         }
         for i in (1..cap).rev() {
             tree[i] = tree[2 * i].min(tree[2 * i + 1]);
         }
+        self.ids.drain(..drop);
+        self.seqs.drain(..drop);
         self.tree = tree;
         self.cap = cap;
+        self.base += drop;
+        self.head = 0;
     }
 
-    fn set(&mut self, pos: usize, key: u64) {
-        let mut i = self.cap + pos;
+    /// Moves the cursor past removed entries.
+    fn skip_dead(&mut self) {
+        while self.head < self.ids.len() && self.tree[self.cap + self.head] == DEAD {
+            self.head += 1;
+        }
+    }
+
+    fn set(&mut self, i: usize, key: u64) {
+        let mut i = self.cap + i;
         self.tree[i] = key;
         while i > 1 {
             i /= 2;
@@ -54,11 +83,17 @@ impl ClassQueue {
         }
     }
 
-    /// Removes the entry at `pos`.
+    /// Removes the entry at `pos` (a position `push` returned).
     pub fn remove(&mut self, pos: usize) {
-        if self.tree[self.cap + pos] != DEAD {
-            self.set(pos, DEAD);
+        let Some(i) = pos.checked_sub(self.base).filter(|&i| i < self.ids.len()) else {
+            return;
+        };
+        if self.tree[self.cap + i] != DEAD {
+            self.set(i, DEAD);
             self.alive -= 1;
+            if i == self.head {
+                self.skip_dead();
+            }
         }
     }
 
@@ -85,13 +120,14 @@ impl ClassQueue {
                 2 * i + 1
             };
         }
-        let pos = i - self.cap;
-        Some((pos, self.ids[pos], self.seqs[pos]))
+        let i = i - self.cap;
+        Some((self.base + i, self.ids[i], self.seqs[i]))
     }
 
     /// The earliest-arrived waiting entry.
     pub fn first(&self) -> Option<(usize, JobId, u64)> {
-        self.first_le(DEAD - 1)
+        let i = self.head;
+        (i < self.ids.len()).then(|| (self.base + i, self.ids[i], self.seqs[i]))
     }
 }
 
@@ -120,5 +156,50 @@ mod tests {
         }
         assert_eq!(q.len(), keys.len() - 4);
         assert_eq!(q.first().map(|x| x.0), Some(2));
+    }
+
+    #[test]
+    fn positions_and_queries_survive_dropping_the_removed_front() {
+        // Oracle: a plain scan over every entry ever pushed. Jobs are pushed and the
+        // earliest ones mostly removed, as a queue that drains, so the front is dropped
+        // many times; positions stay those `push` returned.
+        let mut q = ClassQueue::default();
+        let mut all: Vec<(u64, bool)> = Vec::new(); // key, alive
+        let mut x: u64 = 7;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for step in 0..5_000u64 {
+            let key = next(1_000);
+            let pos = q.push(step as u32, step, key);
+            assert_eq!(pos, all.len());
+            all.push((key, true));
+            // Remove the earliest waiting entry most of the time, a random one sometimes.
+            for _ in 0..next(3) {
+                let victim = if next(4) == 0 {
+                    next(all.len() as u64) as usize
+                } else {
+                    match all.iter().position(|e| e.1) {
+                        Some(p) => p,
+                        None => break,
+                    }
+                };
+                q.remove(victim);
+                all[victim].1 = false;
+            }
+            let w = next(1_000);
+            let want = all.iter().position(|e| e.1 && e.0 <= w);
+            assert_eq!(q.first_le(w).map(|r| r.0), want, "step {step} window {w}");
+            assert_eq!(q.first().map(|r| r.0), all.iter().position(|e| e.1));
+            assert_eq!(q.len(), all.iter().filter(|e| e.1).count());
+        }
+        assert!(
+            q.cap <= 4096,
+            "the tree follows the waiting span: cap {}",
+            q.cap
+        );
     }
 }

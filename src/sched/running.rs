@@ -22,6 +22,17 @@ pub struct Running {
     by_end: Vec<BTreeSet<(SimTime, JobId)>>,
     jobs: JobMap<RunningJob>,
     stopped: Vec<(JobId, RunningJob)>,
+    /// Per pool: whole GPUs (see [`RunningJob::whole_gpus`]) of every job ever removed.
+    removed_whole: Vec<u64>,
+}
+
+impl RunningJob {
+    /// The whole GPUs it holds: its milli-GPUs summed, in whole GPUs rounded down (what
+    /// a plan over whole free GPUs gets back when it ends).
+    pub fn whole_gpus(&self) -> u64 {
+        let milli: u64 = self.alloc.gpus.iter().map(|s| s.milli as u64).sum();
+        milli / crate::model::MILLI_PER_GPU as u64
+    }
 }
 
 impl Running {
@@ -31,6 +42,7 @@ impl Running {
             by_end: vec![BTreeSet::new(); pools],
             jobs: JobMap::default(),
             stopped: Vec::new(),
+            removed_whole: vec![0; pools],
         }
     }
     /// Adds a started job.
@@ -48,7 +60,12 @@ impl Running {
     /// Removes a job that ended or was stopped, returning its record.
     pub fn remove(&mut self, id: JobId) -> Option<RunningJob> {
         let r = self.jobs.remove(&id)?;
-        self.by_end[r.alloc.pool as usize].remove(&(r.planned_end, id));
+        let p = r.alloc.pool as usize;
+        self.by_end[p].remove(&(r.planned_end, id));
+        if self.removed_whole.len() <= p {
+            self.removed_whole.resize(p + 1, 0);
+        }
+        self.removed_whole[p] += r.whole_gpus();
         Some(r)
     }
     /// Keeps the record of a job a policy preempted, for the simulation to account.
@@ -78,6 +95,11 @@ impl Running {
     /// Every running job (in no particular order: only for order-free sums).
     pub fn iter(&self) -> impl Iterator<Item = (JobId, &RunningJob)> + '_ {
         self.jobs.iter().map(|(&id, r)| (id, r))
+    }
+    /// Whole GPUs ([`RunningJob::whole_gpus`]) of all jobs ever removed from pool `p`: a
+    /// plan kept across passes checks with it what ended in between.
+    pub fn removed_whole_gpus(&self, p: usize) -> u64 {
+        self.removed_whole.get(p).copied().unwrap_or(0)
     }
     /// Number of running jobs.
     pub fn len(&self) -> usize {

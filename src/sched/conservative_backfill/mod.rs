@@ -1,0 +1,358 @@
+//! Conservative backfill (Mu'alem & Feitelson, 2001): every waiting job, in arrival
+//! order, gets a reservation at the earliest time it fits in the profile of future free
+//! capacity (from the running jobs' planned ends) without moving any earlier job's
+//! reservation; a job starts now when its reservation is now. Unlike EASY, no job can be
+//! delayed by a later one, not only the head.
+//!
+//! Two bounds keep a pass cheap with tens of thousands waiting, as production
+//! schedulers do (Slurm's `bf_max_job_test`): only the first `DEPTH` waiting jobs get
+//! reservations in a pass (the rest wait their turn), and the profile counts whole free
+//! GPUs per pool rather than their layout on nodes. A job whose reservation is now but
+//! which does not fit the actual nodes (fragmentation) keeps its reservation and waits.
+//!
+//! Every pass means the same as planning from scratch (the profile from the running
+//! jobs, then each of the first `DEPTH` waiting jobs in order), but the plan is kept
+//! between passes: when nothing unexpected happened (every job that ended did so at or
+//! after its planned end, capacity changed only by what started and ended, no job came
+//! back to the front of the queue), the profile from scratch would equal the kept one
+//! from now on, and every kept reservation not yet due would be found again at the same
+//! time (the earliest fit after now is the earliest fit after the last pass when that
+//! was later than now). So a pass only starts the reservations due now and plans the
+//! jobs that moved into the first `DEPTH`. A reservation that fell into the past (a job
+//! that did not fit the nodes) moves to now when that takes no capacity any later
+//! reservation holds (`Plan::move_to_now`); else it and those after it are planned
+//! again, each search starting from where the job's old reservation allows
+//! (`Plan::best`). Anything else rebuilds the plan. A pass then costs O(s x R) for s
+//! jobs planned and R steps of the profile (about the running jobs), one search each
+//! over the steps (`profile.rs`); a rebuild O(DEPTH x R). On a fragmented cluster in
+//! overload about a quarter of the passes still replan the jobs behind a stuck
+//! reservation (`benches/policies.rs`: 6x FIFO, from 32x). `tests/scheduling_oracle.rs`
+//! checks every start, end and pool against a from-scratch planner on random workloads.
+
+mod profile;
+
+use super::{Progress, QueuePolicy, SchedCtx};
+use crate::engine::SimTime;
+use crate::model::{GpuRequest, Job, JobId};
+use profile::Profile;
+use std::collections::VecDeque;
+
+/// Waiting jobs that get a reservation in one pass.
+pub const DEPTH: usize = 32;
+
+/// Conservative backfill.
+#[derive(Debug, Default)]
+pub struct ConservativeBackfill {
+    queue: VecDeque<JobId>,
+    /// The plan of the last pass, while it still holds.
+    plan: Option<Plan>,
+}
+
+/// A reservation: start, pool, whole GPUs, duration, and the earliest start any pool
+/// before this one (in the job's pool order) offered then (`NEVER`: none did).
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    at: SimTime,
+    pool: usize,
+    need: i64,
+    d: SimTime,
+    rival: SimTime,
+}
+
+/// What a pass leaves for the next one.
+#[derive(Debug)]
+struct Plan {
+    /// Per pool: free whole GPUs over time, all reservations taken.
+    profiles: Vec<Profile>,
+    /// The first waiting jobs (the queue's front, in order) and their reservations.
+    window: Vec<(JobId, Option<Slot>)>,
+    /// When the plan was made.
+    now: SimTime,
+    /// Per pool, after the pass: free whole GPUs, and the running set's count of whole
+    /// GPUs removed.
+    free: Vec<u64>,
+    removed: Vec<u64>,
+}
+
+impl Plan {
+    /// A plan from scratch: the running jobs' planned ends, no waiting job planned.
+    fn build(ctx: &SchedCtx) -> Plan {
+        let profiles = (0..ctx.pools.len())
+            .map(|p| {
+                let mut steps = vec![(ctx.now, ctx.cluster.pool_free_whole_gpus(p) as i64)];
+                for (end, id) in ctx.running.by_planned_end(p) {
+                    let Some(r) = ctx.running.get(id) else {
+                        continue;
+                    };
+                    let g = r.whole_gpus() as i64;
+                    let at = end.max(ctx.now);
+                    let last = steps.last().map_or(0, |x| x.1);
+                    match steps.last_mut() {
+                        Some(l) if l.0 == at => l.1 += g,
+                        _ => steps.push((at, last + g)),
+                    }
+                }
+                Profile::new(steps)
+            })
+            .collect();
+        Plan {
+            profiles,
+            window: Vec::with_capacity(DEPTH),
+            now: ctx.now,
+            free: Vec::new(),
+            removed: Vec::new(),
+        }
+    }
+
+    /// True when the profile from scratch would equal this one from now on: per pool,
+    /// the free GPUs are what the pass left plus what ended since (jobs that ended
+    /// before their planned end, and capacity changes, invalidate the plan).
+    fn holds(&self, ctx: &SchedCtx) -> bool {
+        ctx.now >= self.now
+            && self.profiles.len() == ctx.pools.len()
+            && self.free.len() == ctx.pools.len()
+            && (0..ctx.pools.len()).all(|p| {
+                let ended = ctx
+                    .running
+                    .removed_whole_gpus(p)
+                    .wrapping_sub(self.removed[p]);
+                ctx.cluster.pool_free_whole_gpus(p) == self.free[p].wrapping_add(ended)
+            })
+    }
+
+    /// The earliest reservation of `id` over its eligible pools (ties: pool order).
+    ///
+    /// With `was`, the job's reservation in the plan before (`None` inside: it fitted
+    /// nowhere) and, per pool, `grew`: the earliest time from which the profile it now
+    /// sees may have more room than then. Every pool's earliest fit was then no earlier
+    /// than that reservation, and a start whose window ends before `grew` still does not
+    /// fit, so each pool's search starts at the later of the two bounds.
+    fn best(
+        &self,
+        ctx: &SchedCtx,
+        id: JobId,
+        was: Option<(Option<Slot>, &[SimTime])>,
+    ) -> Option<Slot> {
+        let job = &ctx.jobs[id as usize];
+        let work = ctx.planned_remaining(id);
+        let mut best: Option<Slot> = None;
+        let mut rival = SimTime::NEVER;
+        for p in ctx.pools.eligible(job) {
+            let gpn = ctx.cluster.pools()[p].spec.node.gpus as u64;
+            let need = gpus_needed(job.gpus, gpn);
+            let d = ctx.pools.runtime_for(job, work, p);
+            let found = match was {
+                None => self.profiles[p].earliest(need, d),
+                Some((slot, grew)) => {
+                    let before = slot.map_or(SimTime::NEVER, |s| s.at);
+                    if before == SimTime::NEVER && grew[p] == SimTime::NEVER {
+                        None
+                    } else {
+                        let lb = before.min(SimTime(grew[p].0.saturating_sub(d.0)));
+                        self.profiles[p].earliest_from(lb.max(ctx.now), need, d)
+                    }
+                }
+            };
+            if let Some(t) = found {
+                match best {
+                    Some(b) if t >= b.at => {}
+                    _ => {
+                        if let Some(b) = best {
+                            rival = rival.min(b.at);
+                        }
+                        best = Some(Slot {
+                            at: t,
+                            pool: p,
+                            need,
+                            d,
+                            rival,
+                        });
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// A reservation that fell into the past (its job did not fit the nodes when it was
+    /// due, or no pass came then) moved to now, if that is what planning it again gives
+    /// and moves no later reservation: no earlier pool could offer now, and the
+    /// reservation's new part `[max(now, old end), now + d)` leaves the profile
+    /// non-negative (then every later job still fits where it was planned, and as the
+    /// profile only lost capacity, nothing earlier opened for it). Otherwise the profile
+    /// is left as it was and `None` returned.
+    fn move_to_now(&mut self, s: Slot, now: SimTime) -> Option<Slot> {
+        if s.rival <= now || s.d == SimTime::ZERO {
+            return None;
+        }
+        let from = now.max(s.at.plus(s.d));
+        let end = now.plus(s.d);
+        let prof = &mut self.profiles[s.pool];
+        prof.add(from, -s.need, end.since(from));
+        if prof.min_over(from, end) < 0 {
+            prof.add(from, s.need, end.since(from));
+            return None;
+        }
+        Some(Slot { at: now, ..s })
+    }
+}
+
+/// Where the profile gains room when a job's reservation moves from `old` to `new`:
+/// the start of the part of `old` (from `now` on) that `new` does not cover.
+fn freed_from(old: Slot, new: Option<Slot>, now: SimTime) -> SimTime {
+    let (a, b) = (old.at.max(now), old.at.plus(old.d));
+    if a >= b {
+        return SimTime::NEVER;
+    }
+    match new {
+        Some(n) if n.pool == old.pool => {
+            let (c, e) = (n.at, n.at.plus(n.d));
+            if c > a {
+                a
+            } else if e < b {
+                e.max(a)
+            } else {
+                SimTime::NEVER
+            }
+        }
+        _ => a,
+    }
+}
+
+/// Starts `id` now in its reserved pool; `None` if it does not fit, else whether the
+/// run is what the reservation planned (its whole GPUs and planned end), so that the
+/// profile stays true.
+fn start(ctx: &mut SchedCtx, id: JobId, s: Slot) -> Option<bool> {
+    let (p, need, d) = (s.pool, s.need, s.d);
+    let before = ctx.cluster.pool_free_whole_gpus(p);
+    if !ctx.try_start_in(id, p) {
+        return None;
+    }
+    let after = ctx.cluster.pool_free_whole_gpus(p);
+    let as_planned = ctx
+        .running
+        .get(id)
+        .is_some_and(|r| r.whole_gpus() as i64 == need && r.planned_end == ctx.now.plus(d))
+        && before.checked_sub(after) == Some(need as u64);
+    Some(as_planned)
+}
+
+/// Whole GPUs a job takes in a pool with `gpn` GPUs per node.
+fn gpus_needed(req: GpuRequest, gpn: u64) -> i64 {
+    match req {
+        GpuRequest::None => 0,
+        GpuRequest::Fraction(_) => 1,
+        GpuRequest::Whole(w) if w as u64 > gpn => ((w as u64).div_ceil(gpn.max(1)) * gpn) as i64,
+        GpuRequest::Whole(w) => w as i64,
+    }
+}
+
+impl QueuePolicy for ConservativeBackfill {
+    fn name(&self) -> &'static str {
+        "conservative_backfill"
+    }
+    fn push(&mut self, id: JobId, _job: &Job) {
+        // Behind every planned job: the plan holds.
+        self.queue.push_back(id);
+    }
+    fn requeue(&mut self, id: JobId, _job: &Job, _p: &Progress) {
+        self.queue.push_front(id);
+        self.plan = None;
+    }
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+    fn invalidate(&mut self) {
+        self.plan = None;
+    }
+    fn schedule(&mut self, ctx: &mut SchedCtx) {
+        let now = ctx.now;
+        let mut plan = match self.plan.take() {
+            Some(p) if p.holds(ctx) => p,
+            _ => Plan::build(ctx),
+        };
+        for prof in &mut plan.profiles {
+            prof.advance(now);
+        }
+        let old = std::mem::take(&mut plan.window);
+        let mut keeps = true;
+        let mut i = 0; // position in the queue of the job at hand
+        let mut seen = 0;
+        // Kept reservations: the same as planning them again; start those due now. From
+        // the first one in the past that cannot simply move to now, all are planned anew.
+        let mut replan_from = old.len();
+        for (k, &(id, slot)) in old.iter().enumerate() {
+            debug_assert_eq!(self.queue.get(i), Some(&id));
+            let slot = match slot {
+                Some(s) if s.at < now => match plan.move_to_now(s, now) {
+                    Some(s) => Some(s),
+                    None => {
+                        replan_from = k;
+                        break;
+                    }
+                },
+                other => other,
+            };
+            seen += 1;
+            if let Some(s) = slot.filter(|s| s.at == now) {
+                if let Some(as_planned) = start(ctx, id, s) {
+                    keeps &= as_planned;
+                    self.queue.remove(i);
+                    continue;
+                }
+            }
+            plan.window.push((id, slot));
+            i += 1;
+        }
+        let again = &old[replan_from..];
+        for &(_, slot) in again.iter().rev() {
+            if let Some(s) = slot {
+                plan.profiles[s.pool].add(s.at, s.need, s.d);
+            }
+        }
+        // Per pool: from when the profile may have more room than the plan before had
+        // for the job at hand (a job planned anew no longer takes its old place).
+        let mut grew = vec![SimTime::NEVER; plan.profiles.len()];
+        // The jobs planned anew and those that moved into the first DEPTH.
+        let mut j = 0;
+        while i < self.queue.len() && seen < DEPTH {
+            seen += 1;
+            let id = self.queue[i];
+            let slot = match again.get(j) {
+                Some(&(was_id, was)) => {
+                    debug_assert_eq!(was_id, id);
+                    j += 1;
+                    let slot = plan.best(ctx, id, Some((was, &grew)));
+                    if let Some(o) = was {
+                        let g = &mut grew[o.pool];
+                        *g = (*g).min(freed_from(o, slot, now));
+                    }
+                    slot
+                }
+                None => plan.best(ctx, id, None),
+            };
+            if let Some(s) = slot {
+                plan.profiles[s.pool].reserve(s.at, s.need, s.d);
+                if s.at == now {
+                    if let Some(as_planned) = start(ctx, id, s) {
+                        keeps &= as_planned;
+                        self.queue.remove(i);
+                        continue;
+                    }
+                }
+            }
+            plan.window.push((id, slot));
+            i += 1;
+        }
+        if keeps {
+            plan.now = now;
+            plan.free = (0..ctx.pools.len())
+                .map(|p| ctx.cluster.pool_free_whole_gpus(p))
+                .collect();
+            plan.removed = (0..ctx.pools.len())
+                .map(|p| ctx.running.removed_whole_gpus(p))
+                .collect();
+            self.plan = Some(plan);
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! Free whole GPUs of one pool over time, as a step function: what conservative backfill
+//! plans against. Kept across passes, its past steps are dropped as time moves on.
+
+use crate::engine::SimTime;
+
+/// Free whole GPUs of one pool over time: `(from, free)` steps, times increasing; the
+/// first live step is "now", the last lasts for ever.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Profile {
+    steps: Vec<(SimTime, i64)>,
+    /// Steps before `lo` are in the past (dropped lazily, to move memory rarely).
+    lo: usize,
+}
+
+impl Profile {
+    /// From steps (times increasing).
+    pub(super) fn new(steps: Vec<(SimTime, i64)>) -> Profile {
+        Profile { steps, lo: 0 }
+    }
+
+    /// The live steps.
+    pub(super) fn steps(&self) -> &[(SimTime, i64)] {
+        &self.steps[self.lo..]
+    }
+
+    /// Moves "now" to `t` (not earlier than the first live step): steps at or before `t`
+    /// merge into one step at `t` holding the value at `t`. The function on `[t, inf)`
+    /// is unchanged.
+    pub(super) fn advance(&mut self, t: SimTime) {
+        let s = &self.steps;
+        let mut lo = self.lo;
+        if lo >= s.len() {
+            return;
+        }
+        while lo + 1 < s.len() && s[lo + 1].0 <= t {
+            lo += 1;
+        }
+        self.lo = lo;
+        self.steps[lo].0 = self.steps[lo].0.max(t);
+        if self.lo > 64 && self.lo * 2 > self.steps.len() {
+            self.steps.drain(..self.lo);
+            self.lo = 0;
+        }
+    }
+
+    /// The earliest step time at which `need` GPUs stay free for `d`, or `None`.
+    ///
+    /// One pass over the steps: when a step inside a candidate's window is short of
+    /// `need`, no candidate before it can hold either (its window reaches that step too),
+    /// so the search resumes after it. The same answer as trying every step in turn.
+    pub(super) fn earliest(&self, need: i64, d: SimTime) -> Option<SimTime> {
+        self.earliest_from(SimTime::ZERO, need, d)
+    }
+
+    /// As [`Profile::earliest`] among the steps from `lb` on (the caller knows that no
+    /// earlier step can hold).
+    pub(super) fn earliest_from(&self, lb: SimTime, need: i64, d: SimTime) -> Option<SimTime> {
+        let s = self.steps();
+        let mut i = s.partition_point(|x| x.0 < lb);
+        'cand: while i < s.len() {
+            if s[i].1 < need {
+                i += 1;
+                continue;
+            }
+            let end = s[i].0.plus(d);
+            let mut j = i + 1;
+            while j < s.len() && s[j].0 < end {
+                if s[j].1 < need {
+                    i = j + 1;
+                    continue 'cand;
+                }
+                j += 1;
+            }
+            return Some(s[i].0);
+        }
+        None
+    }
+
+    /// Index of the step starting at `at` (not before the first live step), inserted
+    /// (with the value before it) if absent.
+    fn split(&mut self, at: SimTime) -> usize {
+        let lo = self.lo;
+        match self.steps[lo..].binary_search_by_key(&at, |x| x.0) {
+            Ok(i) => lo + i,
+            Err(i) => {
+                let pos = lo + i;
+                let before = if i == 0 { 0 } else { self.steps[pos - 1].1 };
+                self.steps.insert(pos, (at, before));
+                pos
+            }
+        }
+    }
+
+    /// Removes the step at `i` if it holds the value of the step before it (keeps the
+    /// representation short: a plan made again and again leaves no dead steps behind).
+    fn merge(&mut self, i: usize) {
+        if i > self.lo && i < self.steps.len() && self.steps[i].1 == self.steps[i - 1].1 {
+            self.steps.remove(i);
+        }
+    }
+
+    /// Adds `delta` GPUs over `[t, t + d)` (negative: takes them); the part before now
+    /// is dropped.
+    pub(super) fn add(&mut self, t: SimTime, delta: i64, d: SimTime) {
+        let end = t.plus(d);
+        let Some(&(now, _)) = self.steps.get(self.lo) else {
+            return;
+        };
+        let t = t.max(now);
+        if t >= end || delta == 0 {
+            return;
+        }
+        let a = self.split(t);
+        let b = self.split(end);
+        for step in &mut self.steps[a..b] {
+            step.1 += delta;
+        }
+        self.merge(b);
+        self.merge(a);
+    }
+
+    /// The least value over `[t, end)` (`i64::MAX` for an empty span).
+    pub(super) fn min_over(&self, t: SimTime, end: SimTime) -> i64 {
+        let s = self.steps();
+        if t >= end || s.is_empty() {
+            return i64::MAX;
+        }
+        let first = s.partition_point(|x| x.0 <= t).saturating_sub(1);
+        s[first..]
+            .iter()
+            .take_while(|x| x.0 < end)
+            .map(|x| x.1)
+            .min()
+            .unwrap_or(i64::MAX)
+    }
+
+    /// Takes `need` GPUs over `[t, t + d)`.
+    pub(super) fn reserve(&mut self, t: SimTime, need: i64, d: SimTime) {
+        self.add(t, -need, d);
+    }
+
+    /// The value at `t` (zero before the first live step).
+    #[cfg(test)]
+    pub(super) fn at(&self, t: SimTime) -> i64 {
+        let s = self.steps();
+        match s.partition_point(|x| x.0 <= t) {
+            0 => 0,
+            i => s[i - 1].1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The original search: every step tried in turn, its whole window checked.
+    fn earliest_by_trying_each(s: &[(SimTime, i64)], need: i64, d: SimTime) -> Option<SimTime> {
+        (0..s.len())
+            .find(|&i| {
+                let end = s[i].0.plus(d);
+                s[i].1 >= need
+                    && s[i + 1..]
+                        .iter()
+                        .take_while(|x| x.0 < end)
+                        .all(|x| x.1 >= need)
+            })
+            .map(|i| s[i].0)
+    }
+
+    #[test]
+    fn profile_finds_holes_that_last() {
+        // 2 free now, 6 from 10, 8 from 20.
+        let mut p = Profile::new(vec![(SimTime(0), 2), (SimTime(10), 6), (SimTime(20), 8)]);
+        assert_eq!(p.earliest(2, SimTime(100)), Some(SimTime(0)));
+        assert_eq!(p.earliest(4, SimTime(5)), Some(SimTime(10)));
+        p.reserve(SimTime(10), 4, SimTime(5)); // 2 free over [10, 15)
+        assert_eq!(p.earliest(4, SimTime(5)), Some(SimTime(15)));
+        assert_eq!(p.earliest(9, SimTime(1)), None);
+        // The step at 10 now holds the value before it (2) and is merged away.
+        assert_eq!(
+            p.steps(),
+            &[(SimTime(0), 2), (SimTime(15), 6), (SimTime(20), 8)]
+        );
+        assert_eq!(p.min_over(SimTime(5), SimTime(16)), 2);
+        assert_eq!(p.min_over(SimTime(15), SimTime(30)), 6);
+        // Now moves to 12: the value there (2) holds from 12; the rest is unchanged.
+        p.advance(SimTime(12));
+        assert_eq!(
+            p.steps(),
+            &[(SimTime(12), 2), (SimTime(15), 6), (SimTime(20), 8)]
+        );
+        assert_eq!(p.at(SimTime(16)), 6);
+        // Giving the reservation back restores 6 from 12 (its past part is dropped).
+        p.add(SimTime(10), 4, SimTime(5));
+        assert_eq!(p.steps(), &[(SimTime(12), 6), (SimTime(20), 8)]);
+    }
+
+    #[test]
+    fn one_pass_search_matches_trying_each_step() {
+        // Oracle: the quadratic search, on pseudo-random profiles (a fixed LCG).
+        let mut x: u64 = 12345;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for _ in 0..2000 {
+            let n = 1 + next(12) as usize;
+            let mut t = 0;
+            let steps: Vec<(SimTime, i64)> = (0..n)
+                .map(|_| {
+                    t += 1 + next(20);
+                    (SimTime(t), next(9) as i64)
+                })
+                .collect();
+            let p = Profile::new(steps.clone());
+            for _ in 0..8 {
+                let need = next(9) as i64;
+                let d = SimTime(next(60));
+                assert_eq!(
+                    p.earliest(need, d),
+                    earliest_by_trying_each(&steps, need, d),
+                    "{steps:?} need {need} d {d:?}"
+                );
+            }
+        }
+    }
+}
