@@ -72,17 +72,24 @@ fn radix_ranks(v: &[f64], ranks: &[usize]) -> Vec<f64> {
         .iter()
         .map(|&b| Vec::with_capacity(hist[b] as usize))
         .collect();
+    // Each bucket's smallest and largest key: a bucket of ties (every wait 0, every
+    // slowdown 1) needs no selection.
+    let mut range = vec![(u64::MAX, 0u64); buckets.len()];
     for &x in v {
         let k = key(x);
         let b = (k >> 48) as usize;
         if let Some(i) = buckets.iter().position(|&t| t == b) {
             members[i].push(k);
+            range[i] = (range[i].0.min(k), range[i].1.max(k));
         }
     }
     targets
         .iter()
         .map(|&(b, k)| {
             let i = buckets.iter().position(|&t| t == b).unwrap_or(0);
+            if range[i].0 == range[i].1 {
+                return unkey(range[i].0);
+            }
             let (_, x, _) = members[i].select_nth_unstable(k);
             unkey(*x)
         })
