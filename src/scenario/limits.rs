@@ -5,7 +5,7 @@
 //!
 //! | limit | default | what it bounds |
 //! |---|---|---|
-//! | `max_jobs` | 10,000,000 | jobs a run holds (about 0.5 KB each); generated workloads are estimated, traces and replication stop at it |
+//! | `max_jobs` | 10,000,000 | jobs a run holds (about 0.6 KB each); generated workloads are estimated, traces and replication stop at it |
 //! | timeline rows | 1,000,000 | `timeline.csv` rows (samples x pools); longer runs widen the interval |
 //! | `checkpoint.max_retries` | 10,000 (also the most allowed without a horizon) | restarts of a killed job (a Llama 3 scale job restarts about 460 times in 59 days) |
 //! | a checkpoint write or restart | shorter than a node's mean time between failures | progress of a job under failures |
@@ -63,9 +63,9 @@ pub(super) const RULES: &[fn(&mut Problems, &Sections)] = &[
     super::oversized::generated_sizes_fit,
 ];
 
-/// Memory a run holds per job, bytes: measured with `benches/end_to_end.rs` (peak 5.1 GB
-/// for 10,000,000 jobs with failures, 561 MB for 1,000,000 without, outputs included).
-pub const BYTES_PER_JOB: f64 = 512.0;
+/// Memory a run holds per job, bytes: measured with `benches/end_to_end.rs` (peak 6.1 GB
+/// for 10,000,000 jobs with failures, 657 MiB for 1,000,000 without, outputs included).
+pub const BYTES_PER_JOB: f64 = 640.0;
 
 /// A warning when `max_jobs` was raised past the default and the run may hold more jobs
 /// than it (a trace's size is not known before reading: then `max_jobs` is the bound): how
@@ -232,7 +232,7 @@ fn job_cap(c: &mut Problems, s: &Sections) {
         c.err(
             end_field(s, &e),
             format!(
-                "would generate about {} jobs, more than max_jobs = {} (the most a run holds in memory, about 0.5 KB a job); generate fewer, or set max_jobs higher",
+                "would generate about {} jobs, more than max_jobs = {} (the most a run holds in memory, about 0.6 KB a job); generate fewer, or set max_jobs higher",
                 count(e.jobs),
                 count(max)
             ),

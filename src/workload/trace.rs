@@ -104,7 +104,7 @@ pub struct RowFilter {
 /// The error of a read or a generation that would keep more than `max` jobs.
 pub fn too_many_jobs(max: u64) -> String {
     format!(
-        "more than {max} jobs (max_jobs, the most a run holds in memory: about 0.5 KB a job); \
+        "more than {max} jobs (max_jobs, the most a run holds in memory: about 0.6 KB a job); \
          set max_jobs higher in the scenario, or filter the trace (start/end, statuses)"
     )
 }

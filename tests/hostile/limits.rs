@@ -88,8 +88,8 @@ fn a_billion_jobs_without_horizon_are_refused() {
     assert_eq!(e.code, 0, "{e:#?}");
     assert!(e.stdout.contains("1000000000 jobs"), "{e:#?}");
     assert!(e.secs < 10.0, "{e:#?}");
-    // ... and warns what that many jobs hold in memory: 10^9 x 512 bytes = 512 GB.
-    assert!(e.stderr.contains("512.0 GB of memory"), "{e:#?}");
+    // ... and warns what that many jobs hold in memory: 10^9 x 640 bytes = 640 GB.
+    assert!(e.stderr.contains("640.0 GB of memory"), "{e:#?}");
     // An explicit max_jobs above what the workload makes warns of nothing.
     let small = synthetic("jobs = 1000", "100.0", "1h");
     let f = put(
