@@ -76,20 +76,7 @@ impl fmt::Display for PlanError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlanError::Invalid { file, problems } => {
-                let n = problems.len();
-                write!(
-                    f,
-                    "{}: {n} problem{}",
-                    file.display(),
-                    if n == 1 { "" } else { "s" }
-                )?;
-                for (l, m) in problems {
-                    match l {
-                        Some(l) => write!(f, "\n  line {l}: {m}")?,
-                        None => write!(f, "\n  {m}")?,
-                    }
-                }
-                Ok(())
+                crate::sweep::write_problems(f, file, problems)
             }
             PlanError::BadInput(m) | PlanError::Failed(m) => write!(f, "{m}"),
         }

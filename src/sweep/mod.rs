@@ -63,25 +63,33 @@ impl SweepError {
     }
 }
 
+/// Writes a file's problems as the sweep, compare and plan errors show them: the file and
+/// the count, then one problem a line, with its line number when known.
+pub(crate) fn write_problems(
+    f: &mut fmt::Formatter<'_>,
+    file: &Path,
+    problems: &[(Option<usize>, String)],
+) -> fmt::Result {
+    let n = problems.len();
+    write!(
+        f,
+        "{}: {n} problem{}",
+        file.display(),
+        if n == 1 { "" } else { "s" }
+    )?;
+    for (l, m) in problems {
+        match l {
+            Some(l) => write!(f, "\n  line {l}: {m}")?,
+            None => write!(f, "\n  {m}")?,
+        }
+    }
+    Ok(())
+}
+
 impl fmt::Display for SweepError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SweepError::Invalid { file, problems } => {
-                let n = problems.len();
-                write!(
-                    f,
-                    "{}: {n} problem{}",
-                    file.display(),
-                    if n == 1 { "" } else { "s" }
-                )?;
-                for (l, m) in problems {
-                    match l {
-                        Some(l) => write!(f, "\n  line {l}: {m}")?,
-                        None => write!(f, "\n  {m}")?,
-                    }
-                }
-                Ok(())
-            }
+            SweepError::Invalid { file, problems } => write_problems(f, file, problems),
             SweepError::BadInput(m) | SweepError::Failed(m) => write!(f, "{m}"),
         }
     }
