@@ -44,7 +44,9 @@ pub use throughput_per_dollar::ThroughputPerDollar;
 pub use tiresias::Tiresias;
 
 use crate::engine::SimTime;
-use crate::model::{Allocation, CapacityKind, Cluster, Job, JobId, ReservedNodes, MILLI_PER_GPU};
+use crate::model::{
+    Allocation, CapacityKind, Cluster, GpuRequest, Job, JobId, ReservedNodes, MILLI_PER_GPU,
+};
 
 #[macro_use]
 mod registry;
@@ -419,6 +421,12 @@ impl SchedCtx<'_> {
         if have < need {
             return false;
         }
+        // A whole-GPU request cannot fit before its eligible pools have that many whole
+        // GPUs free, so placement is tried only from then on.
+        let whole = match job.gpus {
+            GpuRequest::Whole(n) => n as u64,
+            _ => 0,
+        };
         let mut taken: Vec<(JobId, RunningJob)> = Vec::new();
         for v in victims {
             let Some(r) = self.running.remove(v) else {
@@ -426,6 +434,17 @@ impl SchedCtx<'_> {
             };
             self.cluster.give_back(&r.alloc);
             taken.push((v, r));
+            let job = &self.jobs[id as usize];
+            if whole > 0
+                && self
+                    .pools
+                    .eligible(job)
+                    .map(|p| self.cluster.pool_free_whole_gpus(p))
+                    .sum::<u64>()
+                    < whole
+            {
+                continue;
+            }
             if self.try_start(id, None) {
                 for (v, r) in taken {
                     self.preempted.push(v);

@@ -8,15 +8,19 @@
 //! has waited, since it was last stopped, more than `factor` times its total run time is
 //! promoted to the top queue with its attained service counted from zero again.
 //!
-//! Speed: waiting jobs sit in one ordered set per queue; running jobs in one set ordered
-//! by priority (victims come from its low end); threshold crossings and promotions are
-//! timed in ordered sets and the policy asks the simulation to wake it at the next one.
+//! Speed: waiting jobs sit in one ordered set per queue, each entry with its request's
+//! shape class, so a pass walks a queue's front in one descent and skips jobs whose
+//! shape a failed request dominates without reading the job; running jobs sit in one
+//! set ordered by priority (victims come from its low end); per-job state is a vector
+//! indexed by job id (no hashing); threshold crossings and promotions are timed in
+//! ordered sets and the policy asks the simulation to wake it at the next one.
 //! A pass costs O((s + v + d + f) log n) for s starts, v victims, d demotions or
 //! promotions and f failed placement attempts, which are capped at `SCAN_LIMIT` per pass:
 //! past that many jobs that cannot start, the pass stops. Only the first job of a pass
 //! that does not fit may preempt (at most `MAX_VICTIMS` victims, and only if that makes
 //! it fit).
 
+use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
 use super::{Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
 use crate::engine::SimTime;
 use crate::model::{Job, JobId};
@@ -26,6 +30,37 @@ const SCAN_LIMIT: usize = 16;
 /// Most waiting jobs a pass looks at (jobs skipped because a smaller request of the
 /// same kind already failed are cheap, but still bounded).
 const VISIT_LIMIT: usize = 32;
+/// No queue (in [`JobState`]'s queue fields).
+const NONE: u8 = u8::MAX;
+/// Shape class not yet known.
+const NO_CLASS: u32 = u32::MAX;
+
+/// What the policy knows of one job.
+#[derive(Debug, Clone, Copy)]
+struct JobState {
+    /// Queue while waiting, else `NONE`.
+    waiting: u8,
+    /// Queue while running, else `NONE`.
+    running: u8,
+    /// Its request's shape class.
+    class: u32,
+    /// When it crosses its next threshold while running (`NEVER`: not timed).
+    crossing: SimTime,
+    /// Attained service (GPU-ms) not counted after a promotion.
+    base: u64,
+}
+
+impl Default for JobState {
+    fn default() -> JobState {
+        JobState {
+            waiting: NONE,
+            running: NONE,
+            class: NO_CLASS,
+            crossing: SimTime::NEVER,
+            base: 0,
+        }
+    }
+}
 
 /// Tiresias 2D-LAS.
 #[derive(Debug)]
@@ -33,21 +68,23 @@ pub struct Tiresias {
     /// Thresholds in GPU-milliseconds, ascending.
     thresholds: Vec<u64>,
     factor: f64,
-    waiting: Vec<BTreeSet<(u64, JobId)>>,
-    waiting_q: HashMap<JobId, u8>,
+    /// Per queue: waiting jobs as (submit, id, shape class), in arrival order.
+    waiting: Vec<BTreeSet<(u64, JobId, u32)>>,
     /// Running jobs as (queue, submit, id): the last entry has the lowest priority.
     running: BTreeSet<(u8, u64, JobId)>,
-    running_q: HashMap<JobId, (u8, u64)>,
     /// (time, job) at which a running job crosses its next threshold.
     crossings: BTreeSet<(SimTime, JobId)>,
-    crossing_of: HashMap<JobId, SimTime>,
     /// (time, job) at which a waiting job is promoted to the top queue.
     promotions: BTreeSet<(SimTime, JobId)>,
-    promotion_of: HashMap<JobId, SimTime>,
-    /// Attained service (GPU-ms) not counted after a promotion.
-    base: HashMap<JobId, u64>,
+    /// Per job id.
+    state: Vec<JobState>,
+    /// Request shapes seen, and their classes.
+    shapes: Vec<Shape>,
+    class_of: HashMap<Shape, u32>,
     /// Requeued jobs with their progress, waiting for the next pass to be placed.
     inbox: Vec<(JobId, Progress)>,
+    /// A pass's view of a queue's front (kept to reuse its memory).
+    front: Vec<(u64, JobId, u32)>,
     len: usize,
 }
 
@@ -62,15 +99,14 @@ impl Tiresias {
             thresholds: t,
             factor,
             waiting: vec![BTreeSet::new(); k],
-            waiting_q: HashMap::new(),
             running: BTreeSet::new(),
-            running_q: HashMap::new(),
             crossings: BTreeSet::new(),
-            crossing_of: HashMap::new(),
             promotions: BTreeSet::new(),
-            promotion_of: HashMap::new(),
-            base: HashMap::new(),
+            state: Vec::new(),
+            shapes: Vec::new(),
+            class_of: HashMap::new(),
             inbox: Vec::new(),
+            front: Vec::new(),
             len: 0,
         }
     }
@@ -82,9 +118,32 @@ impl Tiresias {
             .count() as u8
     }
 
-    fn enqueue(&mut self, id: JobId, submit: u64, q: u8) {
-        self.waiting[q as usize].insert((submit, id));
-        self.waiting_q.insert(id, q);
+    /// The state of `id`, created (with its shape class) the first time.
+    fn state_mut(&mut self, id: JobId, job: &Job) -> &mut JobState {
+        let i = id as usize;
+        if i >= self.state.len() {
+            self.state.resize(i + 1, JobState::default());
+        }
+        if self.state[i].class == NO_CLASS {
+            let shape = shape_of(job);
+            let c = *self.class_of.entry(shape).or_insert_with(|| {
+                self.shapes.push(shape);
+                (self.shapes.len() - 1) as u32
+            });
+            self.state[i].class = c;
+        }
+        &mut self.state[i]
+    }
+
+    fn enqueue(&mut self, id: JobId, job: &Job, q: u8) {
+        let st = self.state_mut(id, job);
+        st.waiting = q;
+        let c = st.class;
+        self.waiting[q as usize].insert((job.submit.0, id, c));
+    }
+
+    fn base(&self, id: JobId) -> u64 {
+        self.state.get(id as usize).map_or(0, |s| s.base)
     }
 
     fn attained(&self, ctx: &SchedCtx, id: JobId) -> u64 {
@@ -94,16 +153,16 @@ impl Tiresias {
             let milli = ctx.jobs[id as usize].gpus.milli();
             a += milli * ctx.now.since(r.start).0 / 1000;
         }
-        a.saturating_sub(self.base.get(&id).copied().unwrap_or(0))
+        a.saturating_sub(self.base(id))
     }
 
     /// Records a started job and times its next threshold crossing.
     fn track_running(&mut self, ctx: &mut SchedCtx, id: JobId) {
-        let job = &ctx.jobs[id as usize];
+        let submit = ctx.jobs[id as usize].submit.0;
         let a = self.attained(ctx, id);
         let q = self.queue_of(a);
-        self.running.insert((q, job.submit.0, id));
-        self.running_q.insert(id, (q, job.submit.0));
+        self.running.insert((q, submit, id));
+        self.state[id as usize].running = q;
         self.time_crossing(ctx, id, a, q);
     }
 
@@ -113,25 +172,29 @@ impl Tiresias {
             let ms = (t - attained.min(t)).saturating_mul(1000).div_ceil(milli);
             let when = ctx.now.plus(SimTime(ms.max(1)));
             self.crossings.insert((when, id));
-            self.crossing_of.insert(id, when);
+            self.state[id as usize].crossing = when;
         }
     }
 
-    fn untrack_running(&mut self, id: JobId) {
-        if let Some((q, s)) = self.running_q.remove(&id) {
-            self.running.remove(&(q, s, id));
+    fn untrack_running(&mut self, id: JobId, submit: u64) {
+        let Some(st) = self.state.get_mut(id as usize) else {
+            return;
+        };
+        if st.running != NONE {
+            self.running.remove(&(st.running, submit, id));
+            st.running = NONE;
         }
-        if let Some(t) = self.crossing_of.remove(&id) {
-            self.crossings.remove(&(t, id));
+        if st.crossing != SimTime::NEVER {
+            self.crossings.remove(&(st.crossing, id));
+            st.crossing = SimTime::NEVER;
         }
     }
 
     fn dequeue(&mut self, id: JobId, submit: u64) {
-        if let Some(q) = self.waiting_q.remove(&id) {
-            self.waiting[q as usize].remove(&(submit, id));
-        }
-        if let Some(t) = self.promotion_of.remove(&id) {
-            self.promotions.remove(&(t, id));
+        let st = &mut self.state[id as usize];
+        if st.waiting != NONE {
+            self.waiting[st.waiting as usize].remove(&(submit, id, st.class));
+            st.waiting = NONE;
         }
         self.len -= 1;
     }
@@ -143,13 +206,16 @@ impl Tiresias {
                 break;
             }
             self.crossings.pop_first();
-            self.crossing_of.remove(&id);
-            if let Some((q, s)) = self.running_q.get(&id).copied() {
+            let st = &mut self.state[id as usize];
+            st.crossing = SimTime::NEVER;
+            let q = st.running;
+            if q != NONE {
+                let s = ctx.jobs[id as usize].submit.0;
                 self.running.remove(&(q, s, id));
                 let a = self.attained(ctx, id);
                 let nq = self.queue_of(a).max(q + 1).min(self.thresholds.len() as u8);
                 self.running.insert((nq, s, id));
-                self.running_q.insert(id, (nq, s));
+                self.state[id as usize].running = nq;
                 self.time_crossing(ctx, id, a, nq);
             }
         }
@@ -158,15 +224,13 @@ impl Tiresias {
                 break;
             }
             self.promotions.pop_first();
-            self.promotion_of.remove(&id);
-            if let Some(q) = self.waiting_q.get(&id).copied() {
-                if q > 0 {
-                    let s = ctx.jobs[id as usize].submit.0;
-                    self.waiting[q as usize].remove(&(s, id));
-                    self.enqueue(id, s, 0);
-                    let p = ctx.progress.get(id as usize).copied().unwrap_or_default();
-                    self.base.insert(id, p.attained_gpu_ms);
-                }
+            let st = self.state[id as usize];
+            if st.waiting != NONE && st.waiting > 0 {
+                let s = ctx.jobs[id as usize].submit.0;
+                self.waiting[st.waiting as usize].remove(&(s, id, st.class));
+                self.enqueue(id, &ctx.jobs[id as usize], 0);
+                let p = ctx.progress.get(id as usize).copied().unwrap_or_default();
+                self.state[id as usize].base = p.attained_gpu_ms;
             }
         }
     }
@@ -197,7 +261,7 @@ impl Tiresias {
         }
         for i in before..ctx.preempted.len() {
             let v = ctx.preempted[i];
-            self.untrack_running(v);
+            self.untrack_running(v, ctx.jobs[v as usize].submit.0);
         }
         true
     }
@@ -208,7 +272,7 @@ impl QueuePolicy for Tiresias {
         "tiresias"
     }
     fn push(&mut self, id: JobId, job: &Job) {
-        self.enqueue(id, job.submit.0, 0);
+        self.enqueue(id, job, 0);
         self.len += 1;
     }
     fn requeue(&mut self, id: JobId, _job: &Job, p: &Progress) {
@@ -216,24 +280,24 @@ impl QueuePolicy for Tiresias {
         self.inbox.push((id, *p));
         self.len += 1;
     }
-    fn ended(&mut self, id: JobId, _job: &Job) {
-        self.untrack_running(id);
-        self.base.remove(&id);
+    fn ended(&mut self, id: JobId, job: &Job) {
+        self.untrack_running(id, job.submit.0);
+        if let Some(st) = self.state.get_mut(id as usize) {
+            st.base = 0;
+        }
     }
-    fn stopped(&mut self, id: JobId, _job: &Job) {
+    fn stopped(&mut self, id: JobId, job: &Job) {
         // Still alive: its attained service since a promotion stays as it is.
-        self.untrack_running(id);
+        self.untrack_running(id, job.submit.0);
     }
     fn len(&self) -> usize {
         self.len
     }
     fn schedule(&mut self, ctx: &mut SchedCtx) {
         for (id, p) in std::mem::take(&mut self.inbox) {
-            let a = p
-                .attained_gpu_ms
-                .saturating_sub(self.base.get(&id).copied().unwrap_or(0));
+            let a = p.attained_gpu_ms.saturating_sub(self.base(id));
             let q = self.queue_of(a);
-            self.enqueue(id, ctx.jobs[id as usize].submit.0, q);
+            self.enqueue(id, &ctx.jobs[id as usize], q);
             if q > 0 {
                 let stop = p.last_stop.unwrap_or(ctx.now);
                 let wait = (p.ran.0 as f64 * self.factor).ceil() as u64;
@@ -245,48 +309,43 @@ impl QueuePolicy for Tiresias {
         let mut failures = 0;
         let mut visits = 0;
         let mut tried_preempt = false;
-        let min_gpn = super::greedy::min_node_gpus(ctx);
-        let mut failed: Vec<super::greedy::Shape> = Vec::new();
+        let min_gpn = min_node_gpus(ctx);
+        let mut failed: Vec<Shape> = Vec::new();
+        let mut front = std::mem::take(&mut self.front);
         let mut q = 0usize;
-        let mut cursor: Option<(u64, JobId)> = None;
-        while q < self.waiting.len() && failures < SCAN_LIMIT && visits < VISIT_LIMIT {
-            let next = match cursor {
-                None => self.waiting[q].first().copied(),
-                Some(c) => self.waiting[q]
-                    .range((std::ops::Bound::Excluded(c), std::ops::Bound::Unbounded))
-                    .next()
-                    .copied(),
-            };
-            let Some((s, id)) = next else {
-                q += 1;
-                cursor = None;
-                continue;
-            };
-            cursor = Some((s, id));
-            visits += 1;
-            let shape = super::greedy::shape_of(&ctx.jobs[id as usize]);
-            if tried_preempt
-                && failed
-                    .iter()
-                    .any(|f| super::greedy::dominated(f, &shape, min_gpn))
-            {
-                continue;
+        'queues: while q < self.waiting.len() && failures < SCAN_LIMIT && visits < VISIT_LIMIT {
+            // The queue's front in one descent: starts only remove jobs already seen and
+            // preempted jobs come back through the inbox, so the view stays true.
+            front.clear();
+            front.extend(self.waiting[q].iter().take(VISIT_LIMIT - visits).copied());
+            for &(s, id, c) in &front {
+                if failures >= SCAN_LIMIT {
+                    break 'queues;
+                }
+                visits += 1;
+                let shape = self.shapes[c as usize];
+                if tried_preempt && failed.iter().any(|f| dominated(f, &shape, min_gpn)) {
+                    continue;
+                }
+                // Only the first job that does not fit may preempt, once per pass: this
+                // bounds a pass's work and keeps a stream of preemptions from one crowded
+                // moment.
+                let started = ctx.try_start(id, None)
+                    || (!tried_preempt && {
+                        tried_preempt = true;
+                        self.start_preempting(ctx, id, q as u8)
+                    });
+                if started {
+                    self.dequeue(id, s);
+                    self.track_running(ctx, id);
+                } else {
+                    failures += 1;
+                    failed.push(shape);
+                }
             }
-            // Only the first job that does not fit may preempt, once per pass: this bounds
-            // a pass's work and keeps a stream of preemptions from one crowded moment.
-            let started = ctx.try_start(id, None)
-                || (!tried_preempt && {
-                    tried_preempt = true;
-                    self.start_preempting(ctx, id, q as u8)
-                });
-            if started {
-                self.dequeue(id, s);
-                self.track_running(ctx, id);
-            } else {
-                failures += 1;
-                failed.push(shape);
-            }
+            q += 1;
         }
+        self.front = front;
         let next = [self.crossings.first(), self.promotions.first()]
             .into_iter()
             .flatten()
