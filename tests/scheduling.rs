@@ -210,6 +210,29 @@ fn priority_preempts_lower_classes_with_each_cost_model() {
 }
 
 #[test]
+fn preemption_spares_victims_on_nodes_the_job_does_not_take() {
+    // 2 nodes of 8 GPUs, priority policy. L1 (priority 0, 8 GPUs, 100 s) at 0 takes a
+    // node; M (priority 5, 6 GPUs, 1000 s) at 1 takes the other; L2 (priority 0, 2 GPUs,
+    // 50 s) at 2 fills M's node. H (priority 5, 8 GPUs, 20 s) at 10: the victims go
+    // lowest priority first, latest started first, so L2 is freed first (2 GPUs on M's
+    // node: not enough), then L1 (its whole node: H fits there). H takes L1's node only,
+    // so L2 was not needed and keeps running to 52; L1 is preempted once, waits for H
+    // (10..30) and ends at 30 + 90 = 120 (all 10 s kept).
+    let mut m = job(1, 6, 1000);
+    m.priority = 5;
+    let mut h = job(10, 8, 20);
+    h.priority = 5;
+    let w = workload(vec![job(0, 8, 100), m, job(2, 2, 50), h]);
+    let mut cfg = config(vec![pool("p", 2, 8)], PolicyKind::Priority);
+    cfg.options.preemption = PreemptionCost::RestartPenalty(SimTime::ZERO);
+    let r = run(cfg, &w);
+    assert_eq!(starts(&r), vec![0, 1, 2, 10]);
+    assert_eq!(ends(&r), vec![120, 1001, 52, 30]);
+    let preempted: Vec<u32> = r.jobs.iter().map(|j| j.preemptions).collect();
+    assert_eq!(preempted, vec![1, 0, 0, 0]);
+}
+
+#[test]
 fn throughput_per_dollar_picks_the_best_value_pool() {
     // Pool 0: speed 2 at $10 per GPU-hour (0.2 per $); pool 1: speed 1 at $2 (0.5 per $).
     // The job goes to pool 1 and takes 100 s there; FIFO takes the first pool (50 s).

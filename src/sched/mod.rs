@@ -244,6 +244,69 @@ pub struct SchedCtx<'a> {
     pub data: Option<&'a cloud::DataState>,
     /// The earliest end of a locality wait that kept a job from a pool in this pass.
     pub locality_wake: std::cell::Cell<Option<SimTime>>,
+    /// Buffers for preemption's feasibility counts.
+    pub scratch: &'a mut PreemptScratch,
+}
+
+/// Counts [`SchedCtx::start_preempting`] reuses across calls: per node, the wholly free
+/// GPUs its victims would add (stamped, so a call clears nothing), and the shares freed
+/// on GPUs that victims hold only in part.
+#[derive(Debug, Default)]
+pub struct PreemptScratch {
+    stamp: u32,
+    /// Per node: (stamp of the call that last counted it, whole GPUs gained).
+    nodes: Vec<(u32, u32)>,
+    /// (node, GPU, milli freed) for GPUs not yet wholly free.
+    partial: Vec<(u32, u16, u32)>,
+}
+
+impl PreemptScratch {
+    fn begin(&mut self, nodes: usize) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.nodes.iter_mut().for_each(|n| *n = (0, 0));
+            self.stamp = 1;
+        }
+        if self.nodes.len() < nodes {
+            self.nodes.resize(nodes, (0, 0));
+        }
+        self.partial.clear();
+    }
+
+    /// Frees `milli` of GPU `gpu` on `node`, which had `had` free; true (and the node's
+    /// gain counted) when that makes the GPU wholly free.
+    fn frees_whole(&mut self, node: u32, gpu: u16, had: u32, milli: u32) -> bool {
+        let mut before = had;
+        if had + milli < MILLI_PER_GPU || had > 0 {
+            // Shared GPU: add up what its victims free.
+            match self.partial.iter_mut().find(|x| (x.0, x.1) == (node, gpu)) {
+                Some(x) => {
+                    before += x.2;
+                    x.2 += milli;
+                }
+                None => self.partial.push((node, gpu, milli)),
+            }
+        }
+        if before >= MILLI_PER_GPU || before + milli < MILLI_PER_GPU {
+            return false;
+        }
+        let n = &mut self.nodes[node as usize];
+        if n.0 != self.stamp {
+            *n = (self.stamp, 0);
+        }
+        n.1 += 1;
+        true
+    }
+
+    /// Whole GPUs node `node` has gained in this call.
+    fn gain(&self, node: u32) -> u32 {
+        let n = self.nodes[node as usize];
+        if n.0 == self.stamp {
+            n.1
+        } else {
+            0
+        }
+    }
 }
 
 /// The pools a job tries in a pass, in order (see [`SchedCtx::candidates`]).
@@ -391,9 +454,11 @@ impl SchedCtx<'_> {
     }
 
     /// Starts `id` by preempting running jobs from `victims`, in that order, only as many
-    /// as it takes: after each victim's capacity is freed the job is tried again. If it
-    /// still does not fit after `MAX_VICTIMS` victims (or all of them), nothing is
-    /// preempted and every victim keeps running. Returns true when the job started.
+    /// as it takes: after each victim's capacity is freed the job is tried again, and once
+    /// it starts, the victims freed on the way that share no node with it keep running
+    /// (they were not needed). If it still does not fit after `MAX_VICTIMS` victims (or
+    /// all of them), nothing is preempted and every victim keeps running. Returns true
+    /// when the job started.
     pub fn start_preempting(
         &mut self,
         id: JobId,
@@ -421,34 +486,46 @@ impl SchedCtx<'_> {
         if have < need {
             return false;
         }
-        // A whole-GPU request cannot fit before its eligible pools have that many whole
-        // GPUs free, so placement is tried only from then on.
-        let whole = match job.gpus {
-            GpuRequest::Whole(n) => n as u64,
-            _ => 0,
+        // Placement cannot succeed before the first `first` victims are freed (and not at
+        // all with `None`): tries before that would fail, so they are not made.
+        let Some(first) = self.victims_before_fit(job, &victims) else {
+            return false;
         };
         let mut taken: Vec<(JobId, RunningJob)> = Vec::new();
-        for v in victims {
+        for (i, v) in victims.into_iter().enumerate() {
             let Some(r) = self.running.remove(v) else {
                 continue;
             };
             self.cluster.give_back(&r.alloc);
             taken.push((v, r));
-            let job = &self.jobs[id as usize];
-            if whole > 0
-                && self
-                    .pools
-                    .eligible(job)
-                    .map(|p| self.cluster.pool_free_whole_gpus(p))
-                    .sum::<u64>()
-                    < whole
-            {
+            if i + 1 < first {
                 continue;
             }
             if self.try_start(id, None) {
+                // Victims on nodes the job did not take were not needed after all (the
+                // job fitted elsewhere once later victims were freed): they keep running.
+                let used: Vec<u32> = self.running.get(id).map_or_else(Vec::new, |a| {
+                    let mut n: Vec<u32> = a.alloc.gpus.iter().map(|s| s.node).collect();
+                    n.extend(a.alloc.hosts.iter().map(|h| h.0));
+                    n.sort_unstable();
+                    n.dedup();
+                    n
+                });
                 for (v, r) in taken {
-                    self.preempted.push(v);
-                    self.running.note_stopped(v, r);
+                    let touches = r
+                        .alloc
+                        .gpus
+                        .iter()
+                        .map(|s| s.node)
+                        .chain(r.alloc.hosts.iter().map(|h| h.0))
+                        .any(|n| used.binary_search(&n).is_ok());
+                    if touches {
+                        self.preempted.push(v);
+                        self.running.note_stopped(v, r);
+                    } else {
+                        self.cluster.take(&r.alloc);
+                        self.running.insert(v, r.alloc, r.start, r.planned_end);
+                    }
                 }
                 return true;
             }
@@ -458,6 +535,79 @@ impl SchedCtx<'_> {
             self.running.insert(v, r.alloc, r.start, r.planned_end);
         }
         false
+    }
+
+    /// How many of `victims`, freed in order, a whole-GPU `job` needs at least before its
+    /// GPUs could fit anywhere it may run (`Some(0)`: they may fit now; `None`: not even
+    /// with all of them). Counts each GPU's free share exactly: a single-node request
+    /// needs a node with that many wholly free GPUs, a gang that many wholly free nodes.
+    /// CPU, memory and budgets are left to placement (so this is a necessary condition).
+    /// O(slices of the victims), with the per-node counts in `scratch`.
+    fn victims_before_fit(&mut self, job: &Job, victims: &[JobId]) -> Option<usize> {
+        let GpuRequest::Whole(w) = job.gpus else {
+            return Some(0);
+        };
+        let cluster: &Cluster = self.cluster;
+        let pools: Vec<(usize, u32)> = self
+            .pools
+            .eligible(job)
+            .map(|p| (p, cluster.pools()[p].spec.node.gpus as u32))
+            .filter(|&(_, g)| g > 0)
+            .collect();
+        // Per eligible pool, what it takes: `w` GPUs on one node, or `k` free nodes.
+        let fits_now = pools.iter().any(|&(p, g)| {
+            if w <= g {
+                cluster.max_free_whole(p) as u32 >= w
+            } else {
+                cluster.free_nodes(p).len() as u32 >= w.div_ceil(g)
+            }
+        });
+        if fits_now {
+            return Some(0);
+        }
+        let sc = &mut *self.scratch;
+        sc.begin(cluster.node_count());
+        // Pools' gains in wholly free nodes.
+        let mut free_nodes_gained: Vec<(usize, u32)> = Vec::new();
+        for (i, &v) in victims.iter().enumerate() {
+            let Some(r) = self.running.get(v) else {
+                continue;
+            };
+            let p = r.alloc.pool as usize;
+            let Some(&(_, g)) = pools.iter().find(|x| x.0 == p) else {
+                continue;
+            };
+            for s in &r.alloc.gpus {
+                if !cluster.is_up(s.node) {
+                    continue;
+                }
+                let had = cluster.node_free_milli(s.node)[s.gpu as usize] as u32;
+                if !sc.frees_whole(s.node, s.gpu, had, s.milli as u32) {
+                    continue;
+                }
+                let whole = cluster.free_whole(s.node) as u32 + sc.gain(s.node);
+                if w <= g {
+                    if whole >= w {
+                        return Some(i + 1);
+                    }
+                } else if whole == g {
+                    let n = match free_nodes_gained.iter().position(|x| x.0 == p) {
+                        Some(k) => {
+                            free_nodes_gained[k].1 += 1;
+                            free_nodes_gained[k].1
+                        }
+                        None => {
+                            free_nodes_gained.push((p, 1));
+                            1
+                        }
+                    };
+                    if cluster.free_nodes(p).len() as u32 + n >= w.div_ceil(g) {
+                        return Some(i + 1);
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Asks to be called again at `t` (the earliest request of a pass wins).

@@ -117,6 +117,8 @@ pub struct Simulation<'w> {
     /// Jobs the current pass started, and those it preempted.
     started: Vec<JobId>,
     preempted: Vec<JobId>,
+    /// Buffers preemption reuses (see [`crate::sched::PreemptScratch`]).
+    preempt_scratch: crate::sched::PreemptScratch,
     wake: Wake,
     progress: progress::JobProgress,
     acct: accounting::Accounting,
@@ -212,6 +214,7 @@ impl<'w> Simulation<'w> {
             events: 0,
             started: Vec::new(),
             preempted: Vec::new(),
+            preempt_scratch: Default::default(),
             wake: Wake::default(),
             elastic,
             faults: None,

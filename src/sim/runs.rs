@@ -75,6 +75,7 @@ impl Simulation<'_> {
             budget: &mut self.budget,
             data: self.cloud.as_ref().and_then(|c| c.state()),
             locality_wake: std::cell::Cell::new(None),
+            scratch: &mut self.preempt_scratch,
         };
         self.policy.schedule(&mut ctx);
         let locality = ctx.locality_wake.get();
