@@ -138,6 +138,8 @@ pub struct Cluster {
     /// (empty otherwise, so the default path pays nothing).
     holdings: Vec<Vec<Holding>>,
     tracking: bool,
+    /// Counts every change of free capacity or of a node's state (see [`Cluster::changes`]).
+    changes: u64,
 }
 
 impl Cluster {
@@ -149,6 +151,7 @@ impl Cluster {
             free_milli: Vec::new(),
             holdings: Vec::new(),
             tracking: false,
+            changes: 0,
         };
         for spec in specs {
             let p = c.pools.len() as u32;
@@ -305,8 +308,15 @@ impl Cluster {
         node.cpu_free >= cpu && node.mem_free >= mem
     }
 
+    /// A number that changes whenever free capacity or a node's state does (not after
+    /// every change back: a policy compares it to tell that nothing changed since).
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
     /// Takes the capacity of an allocation (found by a placement policy).
     pub fn take(&mut self, a: &Allocation) {
+        self.changes += 1;
         if self.tracking {
             self.record_holdings(a, true);
         }
@@ -326,6 +336,7 @@ impl Cluster {
 
     /// Returns the capacity of an allocation.
     pub fn give_back(&mut self, a: &Allocation) {
+        self.changes += 1;
         if self.tracking {
             self.record_holdings(a, false);
         }
@@ -348,6 +359,7 @@ impl Cluster {
         if self.nodes[n as usize].up == up {
             return;
         }
+        self.changes += 1;
         self.unindex(n);
         self.nodes[n as usize].up = up;
         if up {

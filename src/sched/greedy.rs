@@ -10,11 +10,13 @@
 //! job does not fit, no job of that group fits: the pass visits each group's head once
 //! plus one step per job it starts, O((C + s) log n) for C groups and s starts, never the
 //! whole queue. A group is also skipped without a placement attempt when a smaller
-//! request of the same kind already failed in this pass.
+//! request of the same kind already failed in this pass. A group keeps the jobs that
+//! come in key order (arrivals, under the arrival key) in a queue, O(1) to add and take,
+//! and only the others (requeued jobs, shortest-first keys) in an ordered set.
 
 use super::{QueuePolicy, SchedCtx};
 use crate::model::{GpuRequest, Job, JobId, TypeMask};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
 
 /// The order in which greedy list scheduling tries waiting jobs.
@@ -29,11 +31,46 @@ pub enum GreedyKey {
 /// A request's shape: GPUs, allowed types, preemptible, CPU milli, memory MiB.
 pub(crate) type Shape = (GpuRequest, TypeMask, bool, u32, u64);
 
+/// One shape's waiting jobs in key order: those pushed in key order in a queue, the
+/// rest in an ordered set; the group's first job is the smaller of the two fronts.
+#[derive(Debug, Default)]
+struct Group {
+    in_order: VecDeque<(u64, JobId)>,
+    late: BTreeSet<(u64, JobId)>,
+}
+
+impl Group {
+    fn first(&self) -> Option<(u64, JobId)> {
+        match (self.in_order.front(), self.late.first()) {
+            (Some(&a), Some(&b)) => Some(a.min(b)),
+            (a, b) => a.or(b).copied(),
+        }
+    }
+
+    fn insert(&mut self, e: (u64, JobId)) {
+        match self.in_order.back() {
+            Some(&last) if e < last => {
+                self.late.insert(e);
+            }
+            _ => self.in_order.push_back(e),
+        }
+    }
+
+    /// Removes the first job, which is `e`.
+    fn pop_first(&mut self, e: (u64, JobId)) {
+        if self.in_order.front() == Some(&e) {
+            self.in_order.pop_front();
+        } else {
+            self.late.remove(&e);
+        }
+    }
+}
+
 /// Greedy list scheduling.
 #[derive(Debug)]
 pub struct Greedy {
     key: GreedyKey,
-    classes: Vec<BTreeSet<(u64, JobId)>>,
+    classes: Vec<Group>,
     shapes: Vec<Shape>,
     class_index: HashMap<Shape, u32>,
     heads: BTreeSet<(u64, JobId, u32)>,
@@ -139,13 +176,13 @@ impl QueuePolicy for Greedy {
             job.mem_mib,
         );
         let c = *self.class_index.entry(shape).or_insert_with(|| {
-            self.classes.push(BTreeSet::new());
+            self.classes.push(Group::default());
             self.shapes.push(shape);
             (self.classes.len() - 1) as u32
         });
         let k = self.key_of(job);
         let class = &mut self.classes[c as usize];
-        if let Some(&(hk, hid)) = class.first() {
+        if let Some((hk, hid)) = class.first() {
             if (k, id) < (hk, hid) {
                 self.heads.remove(&(hk, hid, c));
                 self.heads.insert((k, id, c));
@@ -193,9 +230,9 @@ impl QueuePolicy for Greedy {
                 self.len -= 1;
                 self.heads.remove(&h);
                 let class = &mut self.classes[c as usize];
-                class.remove(&(k, id));
+                class.pop_first((k, id));
                 // The group's next job sorts after the cursor, so this pass reaches it.
-                if let Some(&(k2, id2)) = class.first() {
+                if let Some((k2, id2)) = class.first() {
                     self.heads.insert((k2, id2, c));
                 }
             } else if failed.len() < 32 {

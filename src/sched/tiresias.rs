@@ -85,6 +85,12 @@ pub struct Tiresias {
     inbox: Vec<(JobId, Progress)>,
     /// A pass's view of a queue's front (kept to reuse its memory).
     front: Vec<(u64, JobId, u32)>,
+    /// Counts changes of `running` (starts, stops, demotions).
+    version: u64,
+    /// The last preemption that failed: (job, its queue, the cluster's and `running`'s
+    /// versions after it). The same attempt on the same state fails again, so it is not
+    /// made (placement is deterministic in what fits; see `start_preempting`).
+    failed_preempt: Option<(JobId, u8, u64, u64)>,
     len: usize,
 }
 
@@ -107,6 +113,8 @@ impl Tiresias {
             class_of: HashMap::new(),
             inbox: Vec::new(),
             front: Vec::new(),
+            version: 0,
+            failed_preempt: None,
             len: 0,
         }
     }
@@ -162,6 +170,7 @@ impl Tiresias {
         let a = self.attained(ctx, id);
         let q = self.queue_of(a);
         self.running.insert((q, submit, id));
+        self.version += 1;
         self.state[id as usize].running = q;
         self.time_crossing(ctx, id, a, q);
     }
@@ -183,6 +192,7 @@ impl Tiresias {
         if st.running != NONE {
             self.running.remove(&(st.running, submit, id));
             st.running = NONE;
+            self.version += 1;
         }
         if st.crossing != SimTime::NEVER {
             self.crossings.remove(&(st.crossing, id));
@@ -215,6 +225,7 @@ impl Tiresias {
                 let a = self.attained(ctx, id);
                 let nq = self.queue_of(a).max(q + 1).min(self.thresholds.len() as u8);
                 self.running.insert((nq, s, id));
+                self.version += 1;
                 self.state[id as usize].running = nq;
                 self.time_crossing(ctx, id, a, nq);
             }
@@ -237,7 +248,24 @@ impl Tiresias {
 
     /// Starts `id` (of queue `q`) by preempting running jobs of lower queues, lowest
     /// priority first, only as many as it takes.
+    ///
+    /// Whether a job fits after freeing victims depends only on what is free, which jobs
+    /// run in which queue, and the job; so an attempt identical to the last failed one
+    /// (same job and queue, no change to the cluster or the running set since) is not
+    /// made again. Pools ranked by data or prices in time are not remembered.
     fn start_preempting(&mut self, ctx: &mut SchedCtx, id: JobId, q: u8) -> bool {
+        let memo = ctx.pools.cloud.is_none() && ctx.data.is_none();
+        if memo && self.failed_preempt == Some((id, q, ctx.cluster.changes(), self.version)) {
+            return false;
+        }
+        let started = self.try_preempting(ctx, id, q);
+        if !started && memo {
+            self.failed_preempt = Some((id, q, ctx.cluster.changes(), self.version));
+        }
+        started
+    }
+
+    fn try_preempting(&mut self, ctx: &mut SchedCtx, id: JobId, q: u8) -> bool {
         let job = &ctx.jobs[id as usize];
         let victims: Vec<JobId> = self
             .running
