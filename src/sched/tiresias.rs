@@ -87,6 +87,11 @@ pub struct Tiresias {
     front: Vec<(u64, JobId, u32)>,
     /// Counts changes of `running` (starts, stops, demotions).
     version: u64,
+    /// Per shape class, within pass `.0`: how many of the pass's failed requests were
+    /// checked against it, and whether one dominates it.
+    dominance: Vec<(u64, u8, bool)>,
+    /// Counts passes.
+    passes: u64,
     /// The last preemption that failed: (job, its queue, the cluster's and `running`'s
     /// versions after it). The same attempt on the same state fails again, so it is not
     /// made (placement is deterministic in what fits; see `start_preempting`).
@@ -114,6 +119,8 @@ impl Tiresias {
             inbox: Vec::new(),
             front: Vec::new(),
             version: 0,
+            dominance: Vec::new(),
+            passes: 0,
             failed_preempt: None,
             len: 0,
         }
@@ -246,6 +253,23 @@ impl Tiresias {
         }
     }
 
+    /// True when a request of this pass in `failed` dominates class `c` (it cannot fit
+    /// then); each class checks each failed request once per pass.
+    fn dominated(&mut self, c: u32, failed: &[Shape], min_gpn: u32) -> bool {
+        let shape = self.shapes[c as usize];
+        let m = &mut self.dominance[c as usize];
+        if m.0 != self.passes {
+            *m = (self.passes, 0, false);
+        }
+        if !m.2 {
+            m.2 = failed[m.1 as usize..]
+                .iter()
+                .any(|f| dominated(f, &shape, min_gpn));
+            m.1 = failed.len() as u8;
+        }
+        m.2
+    }
+
     /// Starts `id` (of queue `q`) by preempting running jobs of lower queues, lowest
     /// priority first, only as many as it takes.
     ///
@@ -334,6 +358,10 @@ impl QueuePolicy for Tiresias {
             }
         }
         self.advance(ctx);
+        self.passes += 1;
+        if self.dominance.len() < self.shapes.len() {
+            self.dominance.resize(self.shapes.len(), (0, 0, false));
+        }
         let mut failures = 0;
         let mut visits = 0;
         let mut tried_preempt = false;
@@ -352,7 +380,7 @@ impl QueuePolicy for Tiresias {
                 }
                 visits += 1;
                 let shape = self.shapes[c as usize];
-                if tried_preempt && failed.iter().any(|f| dominated(f, &shape, min_gpn)) {
+                if tried_preempt && self.dominated(c, &failed, min_gpn) {
                     continue;
                 }
                 // Only the first job that does not fit may preempt, once per pass: this
