@@ -248,6 +248,87 @@ pub struct SchedCtx<'a> {
     pub scratch: &'a mut PreemptScratch,
 }
 
+/// How many of `victims`, freed in order, a request for `req` needs at least before its
+/// GPUs could fit in one of `pools` (`Some(0)`: they may fit now, and always for requests
+/// of no or fractional GPUs; `None`: not even with all of them). Counts each GPU's free
+/// share exactly: a single-node request needs a node with that many wholly free GPUs, a
+/// gang that many wholly free nodes. CPU, memory and budgets are left to placement, so
+/// this is a necessary condition: no placement succeeds with fewer victims freed.
+/// O(slices of the victims), with the per-node counts in `scratch`.
+pub(crate) fn victims_before_fit(
+    cluster: &Cluster,
+    running: &Running,
+    pools: &[usize],
+    req: GpuRequest,
+    victims: &[JobId],
+    sc: &mut PreemptScratch,
+) -> Option<usize> {
+    let GpuRequest::Whole(w) = req else {
+        return Some(0);
+    };
+    let pools: Vec<(usize, u32)> = pools
+        .iter()
+        .map(|&p| (p, cluster.pools()[p].spec.node.gpus as u32))
+        .filter(|&(_, g)| g > 0)
+        .collect();
+    // Per eligible pool, what it takes: `w` GPUs on one node, or `k` free nodes.
+    let fits_now = pools.iter().any(|&(p, g)| {
+        if w <= g {
+            cluster.max_free_whole(p) as u32 >= w
+        } else {
+            cluster.free_nodes(p).len() as u32 >= w.div_ceil(g)
+        }
+    });
+    if fits_now {
+        return Some(0);
+    }
+    sc.begin(cluster.node_count());
+    // Pools' gains in wholly free nodes.
+    let mut free_nodes_gained: Vec<(usize, u32)> = Vec::new();
+    for (i, &v) in victims.iter().enumerate() {
+        let Some(r) = running.get(v) else {
+            continue;
+        };
+        let p = r.alloc.pool as usize;
+        let Some(&(_, g)) = pools.iter().find(|x| x.0 == p) else {
+            continue;
+        };
+        for s in &r.alloc.gpus {
+            if !cluster.is_up(s.node) {
+                continue;
+            }
+            let had = cluster.node_free_milli(s.node)[s.gpu as usize] as u32;
+            if !sc.frees_whole(s.node, s.gpu, had, s.milli as u32) {
+                continue;
+            }
+            let whole = cluster.free_whole(s.node) as u32 + sc.gain(s.node);
+            if w <= g {
+                if whole >= w {
+                    return Some(i + 1);
+                }
+            } else if whole == g {
+                let n = match free_nodes_gained.iter().position(|x| x.0 == p) {
+                    Some(k) => {
+                        free_nodes_gained[k].1 += 1;
+                        free_nodes_gained[k].1
+                    }
+                    None => {
+                        free_nodes_gained.push((p, 1));
+                        1
+                    }
+                };
+                if cluster.free_nodes(p).len() as u32 + n >= w.div_ceil(g) {
+                    return Some(i + 1);
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod preempt_tests;
+
 /// Counts [`SchedCtx::start_preempting`] reuses across calls: per node, the wholly free
 /// GPUs its victims would add (stamped, so a call clears nothing), and the shares freed
 /// on GPUs that victims hold only in part.
@@ -488,7 +569,15 @@ impl SchedCtx<'_> {
         }
         // Placement cannot succeed before the first `first` victims are freed (and not at
         // all with `None`): tries before that would fail, so they are not made.
-        let Some(first) = self.victims_before_fit(job, &victims) else {
+        let pools: Vec<usize> = self.pools.eligible(job).collect();
+        let Some(first) = victims_before_fit(
+            self.cluster,
+            self.running,
+            &pools,
+            job.gpus,
+            &victims,
+            self.scratch,
+        ) else {
             return false;
         };
         let mut taken: Vec<(JobId, RunningJob)> = Vec::new();
@@ -535,79 +624,6 @@ impl SchedCtx<'_> {
             self.running.insert(v, r.alloc, r.start, r.planned_end);
         }
         false
-    }
-
-    /// How many of `victims`, freed in order, a whole-GPU `job` needs at least before its
-    /// GPUs could fit anywhere it may run (`Some(0)`: they may fit now; `None`: not even
-    /// with all of them). Counts each GPU's free share exactly: a single-node request
-    /// needs a node with that many wholly free GPUs, a gang that many wholly free nodes.
-    /// CPU, memory and budgets are left to placement (so this is a necessary condition).
-    /// O(slices of the victims), with the per-node counts in `scratch`.
-    fn victims_before_fit(&mut self, job: &Job, victims: &[JobId]) -> Option<usize> {
-        let GpuRequest::Whole(w) = job.gpus else {
-            return Some(0);
-        };
-        let cluster: &Cluster = self.cluster;
-        let pools: Vec<(usize, u32)> = self
-            .pools
-            .eligible(job)
-            .map(|p| (p, cluster.pools()[p].spec.node.gpus as u32))
-            .filter(|&(_, g)| g > 0)
-            .collect();
-        // Per eligible pool, what it takes: `w` GPUs on one node, or `k` free nodes.
-        let fits_now = pools.iter().any(|&(p, g)| {
-            if w <= g {
-                cluster.max_free_whole(p) as u32 >= w
-            } else {
-                cluster.free_nodes(p).len() as u32 >= w.div_ceil(g)
-            }
-        });
-        if fits_now {
-            return Some(0);
-        }
-        let sc = &mut *self.scratch;
-        sc.begin(cluster.node_count());
-        // Pools' gains in wholly free nodes.
-        let mut free_nodes_gained: Vec<(usize, u32)> = Vec::new();
-        for (i, &v) in victims.iter().enumerate() {
-            let Some(r) = self.running.get(v) else {
-                continue;
-            };
-            let p = r.alloc.pool as usize;
-            let Some(&(_, g)) = pools.iter().find(|x| x.0 == p) else {
-                continue;
-            };
-            for s in &r.alloc.gpus {
-                if !cluster.is_up(s.node) {
-                    continue;
-                }
-                let had = cluster.node_free_milli(s.node)[s.gpu as usize] as u32;
-                if !sc.frees_whole(s.node, s.gpu, had, s.milli as u32) {
-                    continue;
-                }
-                let whole = cluster.free_whole(s.node) as u32 + sc.gain(s.node);
-                if w <= g {
-                    if whole >= w {
-                        return Some(i + 1);
-                    }
-                } else if whole == g {
-                    let n = match free_nodes_gained.iter().position(|x| x.0 == p) {
-                        Some(k) => {
-                            free_nodes_gained[k].1 += 1;
-                            free_nodes_gained[k].1
-                        }
-                        None => {
-                            free_nodes_gained.push((p, 1));
-                            1
-                        }
-                    };
-                    if cluster.free_nodes(p).len() as u32 + n >= w.div_ceil(g) {
-                        return Some(i + 1);
-                    }
-                }
-            }
-        }
-        None
     }
 
     /// Asks to be called again at `t` (the earliest request of a pass wins).
