@@ -18,6 +18,9 @@
 //! Tiresias 6.3 s (unchanged code, 2.6x per event in that run); EASY 100k->1M 12.5x,
 //! greedy FIFO 13.6x, FIFO 14.3x in the same loaded run (wall-time ratios of runs
 //! seconds apart move by several x under load: compare them on a quiet machine).
+//! Conservative backfill, 2026-12-01 20:00 UTC (load 1-3.5): FIFO 0.082-0.088 s,
+//! conservative backfill 1.00-1.11 s (12-13.5x), unchanged by the attempts the policy's
+//! module doc lists (min of 5 runs: 1.02 s before, 1.03-1.06 s with them); target not met.
 
 use gpufleet::engine::{RngStreams, SimTime};
 use gpufleet::model::{CapacityKind, GpuRequest, NodeSpec, PoolSpec, Workload};

@@ -211,8 +211,31 @@ fn failures() -> FaultConfig {
     f
 }
 
+/// One pool of 8-GPU nodes, kept full: gangs that find whole GPUs but no whole nodes get
+/// stuck at their reservations, and the jobs planned behind them are planned again.
+fn one_full_pool() -> Vec<PoolSpec> {
+    let mut p = pools().swap_remove(1);
+    p.nodes = 4;
+    p.speed = 1.0;
+    vec![p]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    #[test]
+    fn conservative_backfill_stuck_reservations_as_planning_from_scratch(
+        seed in 0u64..1_000_000,
+        n in 60usize..160,
+        faulty in any::<bool>(),
+    ) {
+        let w = random_workload(seed, n, 3_600);
+        let cfg = config(one_full_pool(), PolicyKind::ConservativeBackfill);
+        let faults = faulty.then(|| (failures(), seed));
+        let (fast, slow) = run_both(cfg, &w, Box::<ConservativeFromScratch>::default(), faults);
+        prop_assert_eq!(fast.events, slow.events);
+        prop_assert_eq!(outcome(&fast), outcome(&slow));
+    }
 
     #[test]
     fn conservative_backfill_starts_as_planning_from_scratch(
