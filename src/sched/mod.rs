@@ -258,7 +258,7 @@ pub struct SchedCtx<'a> {
 pub(crate) fn victims_before_fit(
     cluster: &Cluster,
     running: &Running,
-    pools: &[usize],
+    pools: impl IntoIterator<Item = usize>,
     req: GpuRequest,
     victims: &[JobId],
     sc: &mut PreemptScratch,
@@ -266,11 +266,28 @@ pub(crate) fn victims_before_fit(
     let GpuRequest::Whole(w) = req else {
         return Some(0);
     };
-    let pools: Vec<(usize, u32)> = pools
-        .iter()
-        .map(|&p| (p, cluster.pools()[p].spec.node.gpus as u32))
-        .filter(|&(_, g)| g > 0)
-        .collect();
+    let mut eligible = std::mem::take(&mut sc.pools);
+    eligible.clear();
+    eligible.extend(
+        pools
+            .into_iter()
+            .map(|p| (p, cluster.pools()[p].spec.node.gpus as u32))
+            .filter(|&(_, g)| g > 0),
+    );
+    let found = first_fit_prefix(cluster, running, &eligible, w, victims, sc);
+    sc.pools = eligible;
+    found
+}
+
+/// [`victims_before_fit`] for `w` whole GPUs over `pools` (pool, GPUs per node).
+fn first_fit_prefix(
+    cluster: &Cluster,
+    running: &Running,
+    pools: &[(usize, u32)],
+    w: u32,
+    victims: &[JobId],
+    sc: &mut PreemptScratch,
+) -> Option<usize> {
     // Per eligible pool, what it takes: `w` GPUs on one node, or `k` free nodes.
     let fits_now = pools.iter().any(|&(p, g)| {
         if w <= g {
@@ -339,6 +356,8 @@ pub struct PreemptScratch {
     nodes: Vec<(u32, u32)>,
     /// (node, GPU, milli freed) for GPUs not yet wholly free.
     partial: Vec<(u32, u16, u32)>,
+    /// The eligible pools of the request, with their GPUs per node.
+    pools: Vec<(usize, u32)>,
 }
 
 impl PreemptScratch {
@@ -569,11 +588,10 @@ impl SchedCtx<'_> {
         }
         // Placement cannot succeed before the first `first` victims are freed (and not at
         // all with `None`): tries before that would fail, so they are not made.
-        let pools: Vec<usize> = self.pools.eligible(job).collect();
         let Some(first) = victims_before_fit(
             self.cluster,
             self.running,
-            &pools,
+            self.pools.eligible(job),
             job.gpus,
             &victims,
             self.scratch,
