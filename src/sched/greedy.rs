@@ -10,7 +10,9 @@
 //! job does not fit, no job of that group fits: the pass visits each group's head once
 //! plus one step per job it starts, O((C + s) log n) for C groups and s starts, never the
 //! whole queue. A group is also skipped without a placement attempt when a smaller
-//! request of the same kind already failed in this pass. A group keeps the jobs that
+//! request of the same kind already failed in this pass, or when its first job did not
+//! fit at the end of an earlier pass and nothing in the cluster changed since (after an
+//! arrival, say). A group keeps the jobs that
 //! come in key order (arrivals, under the arrival key) in a queue, O(1) to add and take,
 //! and only the others (requeued jobs, shortest-first keys) in an ordered set.
 
@@ -74,6 +76,10 @@ pub struct Greedy {
     shapes: Vec<Shape>,
     class_index: HashMap<Shape, u32>,
     heads: BTreeSet<(u64, JobId, u32)>,
+    /// Per group: its first job when it last did not fit, and the cluster's change count
+    /// at the end of that pass (`u64::MAX`: none). Free capacity only shrinks within a
+    /// pass, so while the count and the job are unchanged the job still cannot start.
+    stuck_at: Vec<(u64, JobId)>,
     len: usize,
 }
 
@@ -86,6 +92,7 @@ impl Greedy {
             shapes: Vec::new(),
             class_index: HashMap::new(),
             heads: BTreeSet::new(),
+            stuck_at: Vec::new(),
             len: 0,
         }
     }
@@ -177,6 +184,7 @@ impl QueuePolicy for Greedy {
         );
         let c = *self.class_index.entry(shape).or_insert_with(|| {
             self.classes.push(Group::default());
+            self.stuck_at.push((u64::MAX, 0));
             self.shapes.push(shape);
             (self.classes.len() - 1) as u32
         });
@@ -206,6 +214,11 @@ impl QueuePolicy for Greedy {
             .iter()
             .all(|p| p.spec.node.cpu_milli == u32::MAX && p.spec.node.mem_mib == u64::MAX);
         let mut failed: Vec<Shape> = Vec::new();
+        // Groups that did not fit, to mark once the pass is over. Where pools are ranked
+        // by data or prices in time, nothing is remembered.
+        let memo = ctx.pools.cloud.is_none() && ctx.data.is_none();
+        let unchanged = ctx.cluster.changes();
+        let mut stuck: Vec<(u32, JobId)> = Vec::new();
         let mut cursor: Option<(u64, JobId, u32)> = None;
         loop {
             let next = match cursor {
@@ -220,10 +233,18 @@ impl QueuePolicy for Greedy {
             cursor = Some(h);
             let (k, id, c) = h;
             let shape = self.shapes[c as usize];
+            if memo && self.stuck_at[c as usize] == (unchanged, id) {
+                stuck.push((c, id));
+                if failed.len() < 32 {
+                    failed.push(shape);
+                }
+                continue;
+            }
             if failed
                 .iter()
                 .any(|f| dominated_in(f, &shape, min_gpn, hostless))
             {
+                stuck.push((c, id));
                 continue;
             }
             if ctx.try_start(id, None) {
@@ -235,8 +256,17 @@ impl QueuePolicy for Greedy {
                 if let Some((k2, id2)) = class.first() {
                     self.heads.insert((k2, id2, c));
                 }
-            } else if failed.len() < 32 {
-                failed.push(shape);
+            } else {
+                stuck.push((c, id));
+                if failed.len() < 32 {
+                    failed.push(shape);
+                }
+            }
+        }
+        if memo {
+            let now = ctx.cluster.changes();
+            for (c, id) in stuck {
+                self.stuck_at[c as usize] = (now, id);
             }
         }
     }
