@@ -216,7 +216,7 @@ impl QueuePolicy for Greedy {
         let mut failed: Vec<Shape> = Vec::new();
         // Groups that did not fit, to mark once the pass is over. Where pools are ranked
         // by data or prices in time, nothing is remembered.
-        let memo = ctx.pools.cloud.is_none() && ctx.data.is_none();
+        let memo = ctx.fit_ignores_time();
         let unchanged = ctx.cluster.changes();
         let mut stuck: Vec<(u32, JobId)> = Vec::new();
         let mut cursor: Option<(u64, JobId, u32)> = None;

@@ -644,6 +644,13 @@ impl SchedCtx<'_> {
         false
     }
 
+    /// True when whether a job fits depends only on the cluster's free capacity and the
+    /// job, not on the time: no cloud model ranks pools by data or prices in time. Then a
+    /// policy may remember that a request did not fit until [`Cluster::changes`] moves.
+    pub fn fit_ignores_time(&self) -> bool {
+        self.pools.cloud.is_none() && self.data.is_none()
+    }
+
     /// Asks to be called again at `t` (the earliest request of a pass wins).
     pub fn wake_at(&mut self, t: SimTime) {
         if t > self.now && self.wake.is_none_or(|w| t < w) {

@@ -286,7 +286,7 @@ impl Tiresias {
     /// (same job and queue, no change to the cluster or the running set since) is not
     /// made again. Pools ranked by data or prices in time are not remembered.
     fn start_preempting(&mut self, ctx: &mut SchedCtx, id: JobId, q: u8) -> bool {
-        let memo = ctx.pools.cloud.is_none() && ctx.data.is_none();
+        let memo = ctx.fit_ignores_time();
         if memo && self.failed_preempt == Some((id, q, ctx.cluster.changes(), self.version)) {
             return false;
         }
