@@ -132,8 +132,13 @@ pub fn execute_watched(
     streams: &RngStreams,
     watch: Option<Arc<Watch>>,
 ) -> Result<Execution, RunError> {
+    let clock = Instant::now();
     let workload = s.workload_from(streams)?;
-    tracing::debug!(jobs = workload.jobs.len(), "workload built");
+    tracing::debug!(
+        jobs = workload.jobs.len(),
+        seconds = clock.elapsed().as_secs_f64(),
+        "workload built"
+    );
     check_oversized(s, &workload)?;
     Ok(simulate(s, workload, streams, watch))
 }
@@ -195,7 +200,10 @@ fn simulate(
         seconds = sim_wall.as_secs_f64(),
         "simulated"
     );
+    let clock = Instant::now();
     let cost = crate::metrics::price_run(&result, &pricing, |i| workload.jobs[i].tenant);
+    tracing::debug!(seconds = clock.elapsed().as_secs_f64(), "priced");
+    let clock = Instant::now();
     let meta = RunMeta {
         scenario: s.name.clone(),
         scenario_hash: s.hash.clone(),
@@ -204,6 +212,7 @@ fn simulate(
     };
     let job_figures = job_table(&workload, &result, &s.metrics);
     let summary = build_summary_from(&meta, &workload, &result, &cost.ledger, &job_figures);
+    tracing::debug!(seconds = clock.elapsed().as_secs_f64(), "summarised");
     let reject_reasons = if summary.jobs.rejected > 0 {
         crate::scenario::unplaceable_among(&s.sim.pools, &workload, |i| {
             result.jobs[i].outcome == crate::sim::JobOutcome::Rejected
@@ -277,9 +286,11 @@ pub fn write_folder_as(
     if format.parquet() && !crate::report::PARQUET_BUILT {
         return Err(RunError::NoParquet);
     }
+    let clock = Instant::now();
     let folder = FreshFolder::begin(dir)?;
     let written = write_files(s, e, folder.path(), format)?;
     folder.commit()?;
+    tracing::debug!(seconds = clock.elapsed().as_secs_f64(), "wrote the folder");
     Ok(written)
 }
 

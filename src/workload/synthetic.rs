@@ -125,6 +125,31 @@ fn pick<T: Copy>(items: &[(T, f64)], total: f64, rng: &mut impl Rng) -> T {
 }
 
 impl SyntheticSpec {
+    /// The submit times, in order, from stream "arrivals": up to `jobs` of them, those
+    /// before `until`.
+    fn arrivals(&self, streams: &RngStreams) -> Vec<SimTime> {
+        let mut arr = streams.stream("arrivals");
+        let gap = Exp::new(self.rate_per_hour / 3600.0).ok();
+        let limit = self.jobs.unwrap_or(u64::MAX);
+        let mut out = Vec::with_capacity(self.estimate().capacity_hint(limit));
+        let mut t_secs = 0.0f64;
+        while (out.len() as u64) < limit {
+            t_secs += gap
+                .as_ref()
+                .map(|g| g.sample(&mut arr))
+                .unwrap_or(f64::INFINITY);
+            if !t_secs.is_finite() {
+                break;
+            }
+            let submit = SimTime::from_secs_f64(t_secs);
+            if self.until.is_some_and(|u| submit >= u) {
+                break;
+            }
+            out.push(submit);
+        }
+        out
+    }
+
     /// What [`SyntheticSpec::generate`] will make, estimated without generating.
     pub fn estimate(&self) -> super::model::SizeEstimate {
         super::model::SizeEstimate::of(self.jobs, self.until, self.rate_per_hour, 0.0)
@@ -137,11 +162,10 @@ impl SyntheticSpec {
         for (name, _) in &self.tenants {
             w.tenant_index(name);
         }
-        let mut arr = streams.stream("arrivals");
-        let mut size_rng = streams.stream("sizes");
-        let mut dur_rng = streams.stream("durations");
-        let mut ten_rng = streams.stream("tenants");
-        let mut pre_rng = streams.stream("preemptible");
+        let submits = self.arrivals(streams);
+        let n = submits.len();
+        // Each concern draws from its own stream, in job order, so the columns are drawn at
+        // once (the same values as one loop drawing them in turn) and then zipped.
         let size_total: f64 = self.sizes.iter().map(|s| s.1).sum();
         let tenant_w: Vec<(u32, f64)> = self
             .tenants
@@ -150,45 +174,62 @@ impl SyntheticSpec {
             .map(|(i, t)| (i as u32, t.1))
             .collect();
         let tenant_total: f64 = tenant_w.iter().map(|t| t.1).sum();
-        let gap = Exp::new(self.rate_per_hour / 3600.0).ok();
-        let mut t_secs = 0.0f64;
-        let limit = self.jobs.unwrap_or(u64::MAX);
-        w.jobs.reserve(self.estimate().capacity_hint(limit));
-        let mut i = 0u64;
-        while i < limit {
-            t_secs += gap
-                .as_ref()
-                .map(|g| g.sample(&mut arr))
-                .unwrap_or(f64::INFINITY);
-            if !t_secs.is_finite() {
-                break;
-            }
-            let submit = SimTime::from_secs_f64(t_secs);
-            if self.until.is_some_and(|u| submit >= u) {
-                break;
-            }
-            let gpus = pick(&self.sizes, size_total, &mut size_rng);
-            let work = self.duration.sample(&mut dur_rng);
-            let tenant = pick(&tenant_w, tenant_total, &mut ten_rng);
-            let preemptible = pre_rng.random::<f64>() < self.preemptible_share;
-            let g = gpus.gpus_f64();
-            w.jobs.push(Job {
-                name: super::model::job_name(i),
-                submit,
-                gpus,
-                gpu_types: TypeMask::ANY,
-                cpu_milli: (self.cpu_milli_per_gpu as f64 * g).round() as u32,
-                mem_mib: (self.mem_mib_per_gpu as f64 * g).round() as u64,
-                work,
-                estimate: None,
-                tenant,
-                priority: 0,
-                deadline: None,
-                preemptible,
-                tags: crate::model::JobTags::NONE,
-            });
-            i += 1;
-        }
+        let ((gpus, work), (tenants, preemptible)) = rayon::join(
+            || {
+                rayon::join(
+                    || {
+                        let mut rng = streams.stream("sizes");
+                        (0..n)
+                            .map(|_| pick(&self.sizes, size_total, &mut rng))
+                            .collect::<Vec<_>>()
+                    },
+                    || {
+                        let mut rng = streams.stream("durations");
+                        (0..n)
+                            .map(|_| self.duration.sample(&mut rng))
+                            .collect::<Vec<_>>()
+                    },
+                )
+            },
+            || {
+                rayon::join(
+                    || {
+                        let mut rng = streams.stream("tenants");
+                        (0..n)
+                            .map(|_| pick(&tenant_w, tenant_total, &mut rng))
+                            .collect::<Vec<_>>()
+                    },
+                    || {
+                        let mut rng = streams.stream("preemptible");
+                        (0..n)
+                            .map(|_| rng.random::<f64>() < self.preemptible_share)
+                            .collect::<Vec<_>>()
+                    },
+                )
+            },
+        );
+        use rayon::prelude::*;
+        w.jobs = (0..n)
+            .into_par_iter()
+            .map(|i| {
+                let g = gpus[i].gpus_f64();
+                Job {
+                    name: super::model::job_name(i as u64),
+                    submit: submits[i],
+                    gpus: gpus[i],
+                    gpu_types: TypeMask::ANY,
+                    cpu_milli: (self.cpu_milli_per_gpu as f64 * g).round() as u32,
+                    mem_mib: (self.mem_mib_per_gpu as f64 * g).round() as u64,
+                    work: work[i],
+                    estimate: None,
+                    tenant: tenants[i],
+                    priority: 0,
+                    deadline: None,
+                    preemptible: preemptible[i],
+                    tags: crate::model::JobTags::NONE,
+                }
+            })
+            .collect();
         w
     }
 }
