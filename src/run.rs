@@ -95,6 +95,8 @@ pub struct Execution {
     pub sim_wall: Duration,
     /// Jobs rejected because no pool can ever hold them: (job index, reason), by index.
     pub reject_reasons: Vec<(u32, String)>,
+    /// `jobs.csv` rows formatted during the simulation, when the caller asked for them.
+    pub streamed: Option<crate::report::StreamedRows>,
 }
 
 impl Execution {
@@ -123,14 +125,18 @@ impl Execution {
 /// Runs scenario `s` with the random streams `streams`: builds its workload, then
 /// [`execute_workload`].
 pub fn execute(s: &Scenario, streams: &RngStreams) -> Result<Execution, RunError> {
-    execute_watched(s, streams, None)
+    execute_watched(s, streams, None, false)
 }
 
-/// [`execute`], publishing how far the simulation is into `watch` (for a progress bar).
+/// [`execute`], publishing how far the simulation is into `watch` (for a progress bar);
+/// with `rows`, the `jobs.csv` rows of jobs that end are formatted on another thread
+/// while the simulation runs ([`crate::report::StreamedRows`]), for a caller that will
+/// write the run folder.
 pub fn execute_watched(
     s: &Scenario,
     streams: &RngStreams,
     watch: Option<Arc<Watch>>,
+    rows: bool,
 ) -> Result<Execution, RunError> {
     let clock = Instant::now();
     let workload = s.workload_from(streams)?;
@@ -140,7 +146,7 @@ pub fn execute_watched(
         "workload built"
     );
     check_oversized(s, &workload)?;
-    Ok(simulate(s, workload, streams, watch))
+    Ok(simulate(s, workload, streams, watch, rows))
 }
 
 /// Refuses a workload with jobs no pool can ever hold, unless the scenario rejects them.
@@ -161,7 +167,7 @@ pub fn check_oversized(s: &Scenario, w: &Workload) -> Result<(), RunError> {
 /// Runs scenario `s` on a workload the caller built (jobs in submit order, GPU types mapped
 /// onto the scenario's): simulates, prices the run and summarises it.
 pub fn execute_workload(s: &Scenario, workload: Workload, streams: &RngStreams) -> Execution {
-    simulate(s, workload, streams, None)
+    simulate(s, workload, streams, None, false)
 }
 
 fn simulate(
@@ -169,6 +175,7 @@ fn simulate(
     workload: Workload,
     streams: &RngStreams,
     watch: Option<Arc<Watch>>,
+    rows: bool,
 ) -> Execution {
     let pricing = s.run_pricing(streams);
     let clock = Instant::now();
@@ -193,7 +200,26 @@ fn simulate(
             .map(|m| m.period_bounds(until))
             .collect(),
     );
-    let result = sim.run();
+    let (result, streamed) = if rows {
+        let (tx, rx) = std::sync::mpsc::sync_channel(16);
+        sim = sim.with_ended(crate::sim::EndedSink::new(tx));
+        let names = s.sim.pools.iter().map(|p| p.name.clone()).collect();
+        std::thread::scope(|scope| {
+            let rows = scope.spawn(|| {
+                crate::report::StreamedRows::consume(
+                    rx,
+                    &workload,
+                    names,
+                    expected_figures(s, &workload),
+                )
+            });
+            let result = sim.run();
+            // A worker that panicked only loses the head start: the rows are made after.
+            (result, rows.join().ok())
+        })
+    } else {
+        (sim.run(), None)
+    };
     let sim_wall = clock.elapsed();
     tracing::debug!(
         events = result.events,
@@ -229,7 +255,27 @@ fn simulate(
         job_figures,
         sim_wall,
         reject_reasons,
+        streamed,
     }
+}
+
+/// The figure context a run of `s` on `w` will have when its pools keep their configured
+/// size and every tenant of `w` has an eligible job (see [`crate::metrics::FigureContext`]).
+fn expected_figures(s: &Scenario, w: &Workload) -> crate::metrics::FigureContext {
+    let mut has = vec![false; w.tenants.len().max(1)];
+    for j in &w.jobs {
+        if let Some(x) = has.get_mut(j.tenant as usize) {
+            *x = true;
+        }
+    }
+    crate::metrics::FigureContext::new(
+        s.sim
+            .pools
+            .iter()
+            .map(|p| (p.speed, p.nodes as f64 * p.node.gpus as f64)),
+        has.iter().filter(|x| **x).count(),
+        &s.metrics,
+    )
 }
 
 /// What [`write_folder`] wrote besides the run's own files.
@@ -262,6 +308,7 @@ pub fn output<'a>(s: &Scenario, e: &'a Execution) -> RunOutput<'a> {
             .map(|p| p.kind_name().to_string())
             .collect(),
         reject_reasons: &e.reject_reasons,
+        streamed: e.streamed.as_ref(),
     }
 }
 

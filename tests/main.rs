@@ -22,6 +22,7 @@ mod plan;
 mod research_metrics;
 mod scheduling;
 mod scheduling_oracle;
+mod streamed_rows;
 mod sweep;
 mod sweep_distributions;
 mod workload;

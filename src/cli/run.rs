@@ -138,7 +138,8 @@ pub fn run(path: Option<&Path>, flags: RunFlags) -> Result<(), CliError> {
     }
     let streams = crate::engine::RngStreams::new(seed);
     let bar = (!flags.quiet).then(|| super::progress::RunBar::start(s.sim.horizon));
-    let exec = crate::run::execute_watched(&s, &streams, bar.as_ref().map(|b| b.watch()));
+    let exec =
+        crate::run::execute_watched(&s, &streams, bar.as_ref().map(|b| b.watch()), format.csv());
     if let Some(b) = &bar {
         b.phase("writing outputs");
     }

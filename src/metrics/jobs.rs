@@ -109,28 +109,117 @@ pub struct JobTable {
     pub cluster_gpus: f64,
     /// The bound tau, seconds.
     pub bound_s: f64,
+    /// The context the figures were worked out in.
+    pub context: FigureContext,
+}
+
+/// What a job's figures depend on besides the job itself: the run's pools and tenants.
+/// Two contexts that compare equal give every job the same figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FigureContext {
+    /// The slowest pool's speed (a job still open is timed at it).
+    pub slowest: f64,
+    /// C: GPUs of the cluster.
+    pub cluster_gpus: f64,
+    /// N: tenants with at least one eligible job.
+    pub tenants: usize,
+    /// The bound tau, seconds.
+    pub bound_s: f64,
+    /// Each pool's speed, in pool order.
+    pub speeds: Vec<f64>,
+}
+
+impl FigureContext {
+    /// The context from pools' speeds and GPUs, the number of tenants with eligible jobs
+    /// and the options.
+    pub fn new(
+        pools: impl Iterator<Item = (f64, f64)> + Clone,
+        tenants: usize,
+        opts: &MetricsOptions,
+    ) -> FigureContext {
+        let slowest = pools
+            .clone()
+            .map(|p| p.0)
+            .filter(|s| *s > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        let speeds: Vec<f64> = pools.clone().map(|p| p.0).collect();
+        let cluster_gpus: f64 = pools.map(|p| p.1).sum();
+        FigureContext {
+            slowest: if slowest.is_finite() { slowest } else { 1.0 },
+            cluster_gpus,
+            tenants: tenants.max(1),
+            bound_s: opts.slowdown_bound.secs_f64(),
+            speeds,
+        }
+    }
+
+    /// The context of run `r` of workload `w`.
+    pub fn of_run(w: &Workload, r: &RunResult, opts: &MetricsOptions) -> FigureContext {
+        let mut has_jobs = vec![false; w.tenants.len().max(1)];
+        for (i, rec) in r.jobs.iter().enumerate() {
+            if rec.submitted && rec.outcome != JobOutcome::Rejected {
+                let t = (w.jobs[i].tenant as usize).min(has_jobs.len() - 1);
+                has_jobs[t] = true;
+            }
+        }
+        let tenants = has_jobs.iter().filter(|x| **x).count();
+        FigureContext::new(
+            r.pools.iter().map(|p| (p.speed, p.gpus as f64)),
+            tenants,
+            opts,
+        )
+    }
+
+    /// The figures of eligible job `i` (`j`, its record `rec`, `gpu_ms` GPU-milliseconds
+    /// held) in a run that stopped at `end`.
+    pub fn figures(
+        &self,
+        i: usize,
+        j: &crate::model::Job,
+        rec: &crate::sim::JobRecord,
+        gpu_ms: u128,
+        end: SimTime,
+    ) -> JobFigures {
+        let ended = matches!(rec.outcome, JobOutcome::Completed | JobOutcome::Failed);
+        let secs = |t: SimTime| t.since(j.submit).secs_f64();
+        let open = !(ended && rec.end.is_some());
+        let jct_s = match (open, rec.end) {
+            (false, Some(e)) => secs(e),
+            _ => secs(end),
+        };
+        let speed = match (open, rec.pool) {
+            (false, Some(p)) => self.speeds.get(p as usize).copied().unwrap_or(1.0),
+            _ => self.slowest,
+        };
+        let run_s = j.work.secs_f64() / speed;
+        let gpus = j.gpus.gpus_f64();
+        let share = self.cluster_gpus / self.tenants as f64;
+        let t_id = if gpus > share && share > 0.0 {
+            run_s * gpus / share
+        } else {
+            run_s
+        };
+        JobFigures {
+            job: i as u32,
+            tenant: j.tenant,
+            outcome: rec.outcome,
+            started: rec.start.is_some(),
+            open,
+            wait_s: secs(rec.start.unwrap_or(end)),
+            queue_delay_s: rec.queue_delay.secs_f64(),
+            jct_s,
+            run_s,
+            bounded_slowdown: (jct_s / run_s.max(self.bound_s)).max(1.0),
+            rho: if t_id > 0.0 { jct_s / t_id } else { f64::NAN },
+            gpu_hours: gpu_ms as f64 / 3.6e6,
+            demand_gpu_hours: gpus * run_s / 3600.0,
+        }
+    }
 }
 
 /// Computes every eligible job's figures (one pass over the jobs).
 pub fn job_table(w: &Workload, r: &RunResult, opts: &MetricsOptions) -> JobTable {
-    let slowest = r
-        .pools
-        .iter()
-        .map(|p| p.speed)
-        .filter(|s| *s > 0.0)
-        .fold(f64::INFINITY, f64::min);
-    let slowest = if slowest.is_finite() { slowest } else { 1.0 };
-    let cluster_gpus: f64 = r.pools.iter().map(|p| p.gpus as f64).sum();
-    let mut has_jobs = vec![false; w.tenants.len().max(1)];
-    for (i, rec) in r.jobs.iter().enumerate() {
-        if rec.submitted && rec.outcome != JobOutcome::Rejected {
-            let t = (w.jobs[i].tenant as usize).min(has_jobs.len() - 1);
-            has_jobs[t] = true;
-        }
-    }
-    let tenants = has_jobs.iter().filter(|x| **x).count().max(1);
-    let share = cluster_gpus / tenants as f64;
-    let bound_s = opts.slowdown_bound.secs_f64();
+    let ctx = FigureContext::of_run(w, r, opts);
     let mut jobs = Vec::with_capacity(r.jobs.len());
     // GPU-time per job and pool, in job order: summed per job as the jobs go by.
     let mut usage = r.job_usage.iter().peekable();
@@ -144,45 +233,13 @@ pub fn job_table(w: &Workload, r: &RunResult, opts: &MetricsOptions) -> JobTable
         if !rec.submitted || rec.outcome == JobOutcome::Rejected {
             continue;
         }
-        let j = &w.jobs[i];
-        let ended = matches!(rec.outcome, JobOutcome::Completed | JobOutcome::Failed);
-        let secs = |t: SimTime| t.since(j.submit).secs_f64();
-        let open = !(ended && rec.end.is_some());
-        let jct_s = match (open, rec.end) {
-            (false, Some(e)) => secs(e),
-            _ => secs(r.end),
-        };
-        let speed = match (open, rec.pool) {
-            (false, Some(p)) => r.pools.get(p as usize).map_or(1.0, |u| u.speed),
-            _ => slowest,
-        };
-        let run_s = j.work.secs_f64() / speed;
-        let gpus = j.gpus.gpus_f64();
-        let t_id = if gpus > share && share > 0.0 {
-            run_s * gpus / share
-        } else {
-            run_s
-        };
-        jobs.push(JobFigures {
-            job: i as u32,
-            tenant: j.tenant,
-            outcome: rec.outcome,
-            started: rec.start.is_some(),
-            open,
-            wait_s: secs(rec.start.unwrap_or(r.end)),
-            queue_delay_s: rec.queue_delay.secs_f64(),
-            jct_s,
-            run_s,
-            bounded_slowdown: (jct_s / run_s.max(bound_s)).max(1.0),
-            rho: if t_id > 0.0 { jct_s / t_id } else { f64::NAN },
-            gpu_hours: gpu_ms as f64 / 3.6e6,
-            demand_gpu_hours: gpus * run_s / 3600.0,
-        });
+        jobs.push(ctx.figures(i, &w.jobs[i], rec, gpu_ms, r.end));
     }
     JobTable {
         jobs,
-        tenants,
-        cluster_gpus,
-        bound_s,
+        tenants: ctx.tenants,
+        cluster_gpus: ctx.cluster_gpus,
+        bound_s: ctx.bound_s,
+        context: ctx,
     }
 }

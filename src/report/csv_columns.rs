@@ -22,8 +22,6 @@ pub struct JobContext<'a> {
     pub end: SimTime,
     /// Why each rejected job could not run: (job index, reason), by index.
     pub reject_reasons: &'a [(u32, String)],
-    /// Each job's research figures (none for a rejected job), indexed like the workload.
-    pub figures: Vec<Option<&'a crate::metrics::JobFigures>>,
     /// Job class names (`Job::tags.class` indexes them).
     pub classes: &'a [String],
     /// Dataset names (`Job::tags.dataset` indexes them).
@@ -42,6 +40,8 @@ pub struct JobRow<'a> {
     pub rec: &'a JobRecord,
     /// The rest of the run.
     pub ctx: &'a JobContext<'a>,
+    /// Its research figures (none for a rejected job).
+    pub fig: Option<&'a crate::metrics::JobFigures>,
 }
 
 fn opt_secs(t: Option<SimTime>) -> Cell<'static> {
@@ -131,7 +131,7 @@ pub fn job_columns<'a>() -> Vec<Column<JobRow<'a>>> {
 }
 
 fn figure<'r>(r: &'r JobRow) -> Option<&'r crate::metrics::JobFigures> {
-    r.ctx.figures.get(r.index).copied().flatten()
+    r.fig
 }
 
 fn fig(r: &JobRow, value: impl Fn(&crate::metrics::JobFigures) -> Option<f64>) -> Cell<'static> {

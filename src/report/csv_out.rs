@@ -129,6 +129,32 @@ pub fn write_rows_par<R, W: Write>(
     n: usize,
     row: impl Fn(usize) -> Option<R> + Sync,
 ) -> std::io::Result<W> {
+    write_blocks_par(out, columns, n, |i, buf| {
+        if let Some(r) = row(i) {
+            row_into(buf, columns, &r);
+        }
+    })
+}
+
+/// Appends one row (every column's cell of `row`, and the line break) to `buf`.
+pub fn row_into<R>(buf: &mut Vec<u8>, columns: &[Column<R>], row: &R) {
+    for (k, c) in columns.iter().enumerate() {
+        if k > 0 {
+            buf.push(b',');
+        }
+        cell(buf, (c.cell)(row));
+    }
+    buf.push(b'\n');
+}
+
+/// [`write_rows_par`] with the rows' bytes from `emit(i, buf)`, which appends row `i`
+/// (or nothing) to `buf`: `columns` gives the header.
+pub fn write_blocks_par<R, W: Write>(
+    out: W,
+    columns: &[Column<R>],
+    n: usize,
+    emit: impl Fn(usize, &mut Vec<u8>) + Sync,
+) -> std::io::Result<W> {
     use rayon::prelude::*;
     let mut w = CsvOut::new(out);
     w.header(columns)?;
@@ -151,15 +177,7 @@ pub fn write_rows_par<R, W: Write>(
                 buf.clear();
                 let b = first + k;
                 for i in b * BLOCK..((b + 1) * BLOCK).min(n) {
-                    if let Some(r) = row(i) {
-                        for (k, c) in columns.iter().enumerate() {
-                            if k > 0 {
-                                buf.push(b',');
-                            }
-                            cell(buf, (c.cell)(&r));
-                        }
-                        buf.push(b'\n');
-                    }
+                    emit(i, buf);
                 }
             });
         for b in &bufs[..last - first] {

@@ -4,7 +4,7 @@
 use super::csv_columns::{
     job_columns, pool_columns, timeline_columns, JobContext, JobRow, PoolRow, TimelineCell,
 };
-use super::csv_out::{write_rows_par, write_table, Column};
+use super::csv_out::{row_into, write_blocks_par, write_rows_par, write_table, Column};
 use crate::metrics::Summary;
 use crate::model::Workload;
 use crate::pricing::{CostKind, Ledger};
@@ -32,6 +32,8 @@ pub struct RunOutput<'a> {
     pub pool_pricing: Vec<String>,
     /// Why each rejected job could not run: (job index, reason), sorted by index.
     pub reject_reasons: &'a [(u32, String)],
+    /// `jobs.csv` rows formatted during the run, if it made them.
+    pub streamed: Option<&'a super::StreamedRows>,
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename; on error the temporary
@@ -127,7 +129,6 @@ pub fn write_jobs_csv(path: &Path, out: &RunOutput) -> std::io::Result<()> {
         job_usd: out.job_usd,
         end: r.end,
         reject_reasons: out.reject_reasons,
-        figures,
         classes: &w.classes,
         datasets: &w.datasets,
         cloud: r.cloud.as_ref(),
@@ -148,10 +149,27 @@ pub fn write_jobs_csv(path: &Path, out: &RunOutput) -> std::io::Result<()> {
             job: &w.jobs[index],
             rec,
             ctx: &ctx,
+            fig: figures[index],
         })
     };
-    write_streamed(path, |f| {
-        write_rows_par(f, &columns, n, job_row).map(|_| ())
+    // Rows formatted during the run, where they hold: only the late cells are new.
+    let streamed = out
+        .streamed
+        .filter(|s| s.usable(r, &table.context))
+        .zip(super::StreamedRows::late_columns());
+    write_streamed(path, |f| match streamed {
+        Some((rows, late)) => {
+            let late = &columns[late..late + 2];
+            write_blocks_par(f, &columns, n, |i, buf| {
+                if let Some(row) = job_row(i) {
+                    if !rows.append(buf, &row, late) {
+                        row_into(buf, &columns, &row);
+                    }
+                }
+            })
+            .map(|_| ())
+        }
+        None => write_rows_par(f, &columns, n, job_row).map(|_| ()),
     })
 }
 

@@ -17,6 +17,7 @@ mod format;
 mod labels;
 mod render;
 mod run_charts;
+mod streamed;
 mod sweep_charts;
 
 pub use commitments::write_commitments_csv;
@@ -37,6 +38,7 @@ mod tco_chart;
 
 pub use render::{render, Chart, ChartError, DrawResult};
 pub use run_charts::{plot_run, plot_run_dir, RunCharts};
+pub use streamed::StreamedRows;
 pub use sweep_charts::{pareto_front, plot_sweep_dir};
 pub use tco_chart::write_tco_charts;
 #[cfg(feature = "parquet")]

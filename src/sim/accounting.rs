@@ -35,6 +35,8 @@ pub(super) struct Accounting {
     timeline: Vec<TimelineRow>,
     /// The fragmentation meter, set up at the first timeline sample.
     frag: Option<Fragmentation>,
+    /// Where jobs that ended for good go, when a consumer asked for them.
+    pub(super) ended: Option<super::EndedSink>,
 }
 
 /// What the accounting part hands to the run's result.
@@ -66,6 +68,7 @@ impl Accounting {
             stopped_runs: Vec::new(),
             timeline: Vec::new(),
             frag: None,
+            ended: None,
         }
     }
 
@@ -140,6 +143,34 @@ impl Accounting {
         let r = &mut self.records[id as usize];
         r.end = Some(t);
         r.outcome = JobOutcome::Completed;
+        self.hand_out(id);
+    }
+
+    /// Sends job `id`, ended for good, to the consumer (if any).
+    fn hand_out(&mut self, id: JobId) {
+        if self.ended.is_none() {
+            return;
+        }
+        let record = self.records[id as usize].clone();
+        // As `into_counted` splits it into `job_usage` and `job_table` sums it back.
+        let (pool, _, ms) = self.first[id as usize];
+        let gpu_ms = if pool == NO_POOL {
+            0
+        } else {
+            ms as u128 / 1000
+                + self
+                    .elsewhere
+                    .range((id, 0)..=(id, u32::MAX))
+                    .map(|(_, x)| x / 1000)
+                    .sum::<u128>()
+        };
+        if let Some(sink) = self.ended.as_mut() {
+            sink.push(super::Ended {
+                job: id,
+                record,
+                gpu_ms,
+            });
+        }
     }
 
     /// A policy stopped job `id`'s run of `milli` milli-GPU in pool `p` over `[start, stop)`.
@@ -172,6 +203,7 @@ impl Accounting {
         if r.restarts > max_retries {
             r.outcome = JobOutcome::Failed;
             r.end = Some(t);
+            self.hand_out(id);
             false
         } else {
             r.queued_since = Some(t);

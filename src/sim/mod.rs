@@ -6,6 +6,8 @@
 //! - accounting (`accounting.rs`): job records (with their queueing-delay intervals),
 //!   busy GPU-time per pool and tenant, the runs policies stopped, the timeline (with
 //!   each pool's FGD fragmentation, `fragmentation.rs`);
+//! - ended jobs (`ended.rs`, only when a consumer asks): each job that ended for good,
+//!   sent in batches while the run goes on;
 //! - progress (`progress.rs`): what each job keeps from its runs and its run generation,
 //!   under one [`Work`](progress::Work) model, plain preemption accounting or
 //!   checkpointed segments;
@@ -52,6 +54,7 @@ mod accounting;
 mod cloud;
 mod commitments;
 mod elastic;
+mod ended;
 mod event;
 mod faults;
 mod fragmentation;
@@ -60,6 +63,7 @@ mod record;
 mod runs;
 
 pub use cloud::{CloudResult, JobCloud, TransferTotal};
+pub use ended::{Ended, EndedSink};
 pub use event::{ElasticEvent, Event, FaultEvent, WindowEvent};
 pub use record::{
     CheckpointMove, DownSpan, FaultSummary, JobOutcome, JobPoolUsage, JobRecord, PoolUsage,
@@ -260,6 +264,13 @@ impl<'w> Simulation<'w> {
     /// Publishes the run's progress into `watch` as it goes.
     pub fn with_watch(mut self, watch: std::sync::Arc<Watch>) -> Self {
         self.watch = Some(watch);
+        self
+    }
+
+    /// Sends each job that ends for good (completed or failed) into `sink` as the run
+    /// goes on (see [`EndedSink`]).
+    pub fn with_ended(mut self, sink: EndedSink) -> Self {
+        self.acct.ended = Some(sink);
         self
     }
 

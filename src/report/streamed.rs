@@ -1,0 +1,178 @@
+//! `jobs.csv` rows formatted while the simulation runs: the simulation hands out each job
+//! that ended for good ([`crate::sim::EndedSink`]); a second thread works out its figures
+//! and formats its row around the two cells only the end of the run knows (`cost_usd`,
+//! from the run's bills, and `reject_reason`). Writing the file then copies those rows
+//! and formats the two cells, instead of formatting a million rows after the simulation.
+//!
+//! The rows are exactly those of [`super::write_jobs_csv`]'s own path. A job's row depends
+//! only on its job, its record, its figures and the run's fixed names; the record of a
+//! job that ended for good is final, and its figures are the same when the figure
+//! context guessed at the start (pools at their configured size, tenants with eligible
+//! jobs) equals the run's. [`StreamedRows::usable`] checks that, and the pool names;
+//! where it fails (an elastic pool changed the cluster's size, a horizon left a tenant
+//! without jobs, the run had the cloud model's extra columns), the rows are formatted
+//! after the run as before.
+
+use super::csv_columns::{job_columns, JobContext, JobRow};
+use super::csv_out::cell;
+use crate::engine::SimTime;
+use crate::metrics::FigureContext;
+use crate::model::Workload;
+use crate::sim::{Ended, JobOutcome, RunResult};
+use std::sync::mpsc::Receiver;
+
+/// The first column only the end of the run knows, and the one after it.
+const LATE: [&str; 2] = ["cost_usd", "reject_reason"];
+
+/// No row for this job.
+const NONE: u64 = u64::MAX;
+
+/// Rows of jobs that ended for good, formatted during the run.
+#[derive(Debug, Default)]
+pub struct StreamedRows {
+    /// Row text, each row as two pieces: the cells before the late ones (each followed by
+    /// a comma), then the cells after them (each preceded by one) and the line break.
+    text: Vec<u8>,
+    /// Per job: where its row starts in `text` (`NONE`: no row), the length of its first
+    /// piece and of the whole.
+    spans: Vec<(u64, u32, u32)>,
+    /// The figure context the rows were made under.
+    context: Option<FigureContext>,
+    /// The pool names the rows were made with.
+    pool_names: Vec<String>,
+}
+
+/// Where the late columns sit in `jobs.csv` (the index of the first), if they are where
+/// the rows expect them.
+fn late_at() -> Option<usize> {
+    let cols = job_columns();
+    let at = cols.iter().position(|c| c.name == LATE[0])?;
+    (cols.get(at + 1).map(|c| c.name) == Some(LATE[1])).then_some(at)
+}
+
+impl StreamedRows {
+    /// Formats the row of every job received on `rx` until the run closes it: `w` is the
+    /// workload, `pool_names` the pools' names and `context` the figure context expected.
+    pub fn consume(
+        rx: Receiver<Vec<Ended>>,
+        w: &Workload,
+        pool_names: Vec<String>,
+        context: FigureContext,
+    ) -> StreamedRows {
+        let fctx = context.clone();
+        let mut out = StreamedRows {
+            text: Vec::new(),
+            spans: vec![(NONE, 0, 0); w.jobs.len()],
+            context: Some(context),
+            pool_names,
+        };
+        let Some(late) = late_at() else {
+            // Nothing to do but drain (the run must not block on a full channel).
+            for _ in rx {}
+            out.context = None;
+            return out;
+        };
+        let names: Vec<&str> = out.pool_names.iter().map(String::as_str).collect();
+        let ctx = JobContext {
+            tenants: &w.tenants,
+            pool_names: &names,
+            job_usd: &[],
+            end: SimTime::ZERO,
+            reject_reasons: &[],
+            classes: &w.classes,
+            datasets: &w.datasets,
+            cloud: None,
+        };
+        let mut figures = Vec::new();
+        for batch in rx {
+            // The run end is read only for jobs still open, and these have ended.
+            figures.clear();
+            figures.extend(batch.iter().filter_map(|e| {
+                let job = w.jobs.get(e.job as usize)?;
+                Some(fctx.figures(e.job as usize, job, &e.record, e.gpu_ms, SimTime::ZERO))
+            }));
+            let columns = job_columns();
+            out.text.reserve(batch.len() * 192);
+            let mut figs = figures.iter();
+            for e in &batch {
+                let i = e.job as usize;
+                let Some(job) = w.jobs.get(i) else {
+                    continue;
+                };
+                let (Some(fig), Some(span)) = (figs.next(), out.spans.get_mut(i)) else {
+                    continue;
+                };
+                let row = JobRow {
+                    index: i,
+                    job,
+                    rec: &e.record,
+                    ctx: &ctx,
+                    fig: Some(fig),
+                };
+                let start = out.text.len();
+                for c in &columns[..late] {
+                    cell(&mut out.text, (c.cell)(&row));
+                    out.text.push(b',');
+                }
+                let head = out.text.len() - start;
+                for c in &columns[late + 2..] {
+                    out.text.push(b',');
+                    cell(&mut out.text, (c.cell)(&row));
+                }
+                out.text.push(b'\n');
+                *span = (start as u64, head as u32, (out.text.len() - start) as u32);
+            }
+        }
+        out
+    }
+
+    /// Whether the rows hold for run `r`, whose figure context is `context`.
+    pub fn usable(&self, r: &RunResult, context: &FigureContext) -> bool {
+        self.context.as_ref() == Some(context)
+            && r.cloud.is_none()
+            && r.pools.len() == self.pool_names.len()
+            && r.pools
+                .iter()
+                .zip(&self.pool_names)
+                .all(|(p, n)| p.name == *n)
+    }
+
+    /// Appends job `i`'s row for `row` (its final job row) to `buf`, the late cells
+    /// formatted now; false (nothing appended) when the job has no row here.
+    pub fn append<'a>(
+        &self,
+        buf: &mut Vec<u8>,
+        row: &JobRow<'a>,
+        late: &[super::Column<JobRow<'a>>],
+    ) -> bool {
+        let Some(&(start, head, len)) = self.spans.get(row.index) else {
+            return false;
+        };
+        if start == NONE
+            || !matches!(row.rec.outcome, JobOutcome::Completed | JobOutcome::Failed)
+            || late.len() != 2
+        {
+            return false;
+        }
+        let (start, head, len) = (start as usize, head as usize, len as usize);
+        let Some(text) = self.text.get(start..start + len) else {
+            return false;
+        };
+        buf.extend_from_slice(&text[..head]);
+        cell(buf, (late[0].cell)(row));
+        buf.push(b',');
+        cell(buf, (late[1].cell)(row));
+        buf.extend_from_slice(&text[head..]);
+        true
+    }
+
+    /// How many rows were formatted during the run.
+    pub fn rows(&self) -> usize {
+        self.spans.iter().filter(|s| s.0 != NONE).count()
+    }
+
+    /// Where the late columns are in `jobs.csv`.
+    pub fn late_columns() -> Option<usize> {
+        late_at()
+    }
+}
