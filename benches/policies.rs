@@ -2,7 +2,7 @@
 //! of 8) at about 90 % offered load, then the 1,000,000-job replays the lead tracks
 //! (FIFO, EASY backfill, greedy FIFO). Prints wall time and events per second.
 //!
-//! Run: `cargo bench --bench policies` (add `-- quick` for the 100k part only, and
+//! Run: `cargo bench --bench policies` (add `-- quick` for the 100k part only, `jobs=N` to size it, and
 //! policy names to run only those, in both parts). Lines starting `target:` are issue
 //! #18's speed targets, each with its ratio: conservative backfill and Tiresias against
 //! FIFO on the same 100k workload (wall time and time per event), and each 1M policy's
@@ -125,8 +125,14 @@ fn main() {
         .filter(|p| args.iter().any(|a| a == p.as_str()))
         .collect();
     let wanted = |p: &PolicyKind| only.is_empty() || only.contains(p);
-    let w = workload(100_000);
-    println!("100,000 jobs on 1,024 GPUs, ~90 % offered load");
+    // `jobs=N` sizes the first part (100,000 by default): a third size between 100k and 1M
+    // tells whether a policy's work per job levels off.
+    let first: u64 = args
+        .iter()
+        .find_map(|a| a.strip_prefix("jobs=")?.parse().ok())
+        .unwrap_or(100_000);
+    let w = workload(first);
+    println!("{first} jobs on 1,024 GPUs, ~90 % offered load");
     let mut small: Vec<(PolicyKind, f64, u64)> = Vec::new();
     for p in PolicyKind::ALL {
         if wanted(&p) {

@@ -13,7 +13,7 @@
 //! | [`workload`] | trace readers (one file per format) and generators |
 //! | [`sched`] | queue policies, placement policies, pool choice, autoscaler, budgets |
 //! | [`faults`] | failure processes, spot interruptions, checkpoint/restart |
-//! | [`sim`] | the simulation: a core loop (time, events, cluster) and its parts (accounting, progress, elastic pools, faults) |
+//! | [`sim`] | the simulation: a core loop (time, events, cluster) and its parts (accounting, progress, elastic pools, faults, jobs handed out as they end) |
 //! | [`metrics`] | a run's summary and its bill (pricing applied to usage, attributed) |
 //! | [`report`] | output files and charts (knows no scenario and no run loop) |
 //! | [`scenario`] | scenario files: raw serde structs, a validation pipeline, the typed [`scenario::Scenario`] |
@@ -39,9 +39,13 @@
 //!   `src/pricing/pool_pricing.rs`;
 //! - an **output column**: a field where the figure is computed (the job record in
 //!   `src/sim/record.rs` or the summary in `src/metrics/summary.rs`), its column in
-//!   `src/report/files.rs` and its typed twin in `src/report/columns.rs` (Parquet and
-//!   Python; a test compares the two cell by cell), and its rows in `docs/outputs.md` (the
-//!   CSV table and the Parquet schema table).
+//!   `src/report/csv_columns.rs` and its typed twin in `src/report/columns.rs` (Parquet
+//!   and Python; a test compares the two cell by cell), and its rows in `docs/outputs.md`
+//!   (the CSV table and the Parquet schema table). `gpufleet run` formats a finished job's
+//!   `jobs.csv` row while the simulation goes on (`src/report/streamed.rs`), from the job,
+//!   its record and figures only: a column that reads what only the end of the run knows
+//!   (bills, the run's end) goes next to `cost_usd` in that file's late columns
+//!   (`tests/streamed_rows.rs` compares both paths byte for byte).
 #![warn(missing_docs)]
 
 pub mod cli;

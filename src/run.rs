@@ -122,6 +122,11 @@ impl Execution {
     }
 }
 
+/// Above this many jobs, `jobs.csv` rows are formatted after the simulation, not during
+/// it: rows made early wait in memory for the bills (about 180 bytes a job), which would
+/// take a 10,000,000-job run past 8 GB.
+pub const STREAMED_ROWS_MAX_JOBS: usize = 4_000_000;
+
 /// Runs scenario `s` with the random streams `streams`: builds its workload, then
 /// [`execute_workload`].
 pub fn execute(s: &Scenario, streams: &RngStreams) -> Result<Execution, RunError> {
@@ -200,7 +205,7 @@ fn simulate(
             .map(|m| m.period_bounds(until))
             .collect(),
     );
-    let (result, streamed) = if rows {
+    let (result, streamed) = if rows && workload.jobs.len() <= STREAMED_ROWS_MAX_JOBS {
         let (tx, rx) = std::sync::mpsc::sync_channel(16);
         sim = sim.with_ended(crate::sim::EndedSink::new(tx));
         let names = s.sim.pools.iter().map(|p| p.name.clone()).collect();

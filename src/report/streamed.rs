@@ -27,14 +27,18 @@ const LATE: [&str; 2] = ["cost_usd", "reject_reason"];
 /// No row for this job.
 const NONE: u64 = u64::MAX;
 
+/// Bytes of one chunk of row text.
+const CHUNK: usize = 4 << 20;
+
 /// Rows of jobs that ended for good, formatted during the run.
 #[derive(Debug, Default)]
 pub struct StreamedRows {
-    /// Row text, each row as two pieces: the cells before the late ones (each followed by
-    /// a comma), then the cells after them (each preceded by one) and the line break.
-    text: Vec<u8>,
-    /// Per job: where its row starts in `text` (`NONE`: no row), the length of its first
-    /// piece and of the whole.
+    /// Row text in chunks of about [`CHUNK`] bytes (filled, never grown: no copies), each
+    /// row as two pieces: the cells before the late ones (each followed by a comma), then
+    /// the cells after them (each preceded by one) and the line break.
+    text: Vec<Vec<u8>>,
+    /// Per job: where its row starts (`NONE`: no row; else the chunk in the high 32 bits,
+    /// the offset in it in the low 32), the length of its first piece and of the whole.
     spans: Vec<(u64, u32, u32)>,
     /// The figure context the rows were made under.
     context: Option<FigureContext>,
@@ -84,6 +88,7 @@ impl StreamedRows {
             cloud: None,
         };
         let mut figures = Vec::new();
+        let mut line = Vec::with_capacity(512);
         for batch in rx {
             // The run end is read only for jobs still open, and these have ended.
             figures.clear();
@@ -92,7 +97,6 @@ impl StreamedRows {
                 Some(fctx.figures(e.job as usize, job, &e.record, e.gpu_ms, SimTime::ZERO))
             }));
             let columns = job_columns();
-            out.text.reserve(batch.len() * 192);
             let mut figs = figures.iter();
             for e in &batch {
                 let i = e.job as usize;
@@ -109,18 +113,34 @@ impl StreamedRows {
                     ctx: &ctx,
                     fig: Some(fig),
                 };
-                let start = out.text.len();
+                line.clear();
                 for c in &columns[..late] {
-                    cell(&mut out.text, (c.cell)(&row));
-                    out.text.push(b',');
+                    cell(&mut line, (c.cell)(&row));
+                    line.push(b',');
                 }
-                let head = out.text.len() - start;
+                let head = line.len();
                 for c in &columns[late + 2..] {
-                    out.text.push(b',');
-                    cell(&mut out.text, (c.cell)(&row));
+                    line.push(b',');
+                    cell(&mut line, (c.cell)(&row));
                 }
-                out.text.push(b'\n');
-                *span = (start as u64, head as u32, (out.text.len() - start) as u32);
+                line.push(b'\n');
+                let (Ok(head), Ok(len)) = (u32::try_from(head), u32::try_from(line.len())) else {
+                    continue;
+                };
+                let fits = out
+                    .text
+                    .last()
+                    .is_some_and(|c| c.capacity() - c.len() >= line.len());
+                if !fits {
+                    out.text.push(Vec::with_capacity(CHUNK.max(line.len())));
+                }
+                let k = out.text.len() - 1;
+                let chunk = &mut out.text[k];
+                let Ok(at) = u32::try_from(chunk.len()) else {
+                    continue;
+                };
+                chunk.extend_from_slice(&line);
+                *span = ((k as u64) << 32 | at as u64, head, len);
             }
         }
         out
@@ -154,8 +174,9 @@ impl StreamedRows {
         {
             return false;
         }
-        let (start, head, len) = (start as usize, head as usize, len as usize);
-        let Some(text) = self.text.get(start..start + len) else {
+        let (k, at) = ((start >> 32) as usize, (start & u32::MAX as u64) as usize);
+        let (head, len) = (head as usize, len as usize);
+        let Some(text) = self.text.get(k).and_then(|c| c.get(at..at + len)) else {
             return false;
         };
         buf.extend_from_slice(&text[..head]);
