@@ -239,9 +239,18 @@ impl Accounting {
             queued: queued as u64,
             running: running as u64,
             pools,
-            nodes,
-            frag_milli,
+            nodes: nodes.into(),
+            frag_milli: frag_milli.into(),
         });
+    }
+
+    /// Records at `t` a sample equal to the last one (nothing changed since).
+    pub(super) fn repeat_sample(&mut self, t: SimTime) {
+        if let Some(last) = self.timeline.last() {
+            let mut row = last.clone();
+            row.time = t;
+            self.timeline.push(row);
+        }
     }
 
     /// Samples so far.

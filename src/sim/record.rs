@@ -190,12 +190,13 @@ pub struct TimelineRow {
     /// Jobs running.
     pub running: u64,
     /// Per pool: (busy milli-GPU, provisioned milli-GPU).
-    pub pools: Vec<(u64, u64)>,
+    pub pools: std::sync::Arc<[(u64, u64)]>,
     /// Per pool: nodes up (held and ready).
-    pub nodes: Vec<u64>,
+    pub nodes: std::sync::Arc<[u64]>,
     /// Per pool: the FGD fragmentation of its up nodes, milli-GPU (see
     /// `accounting::Fragmentation`); empty when the run does not measure it.
-    pub frag_milli: Vec<u64>,
+    /// (Shared slices: a sample that repeats the last one costs no allocation.)
+    pub frag_milli: std::sync::Arc<[u64]>,
 }
 
 /// The result of one run.
