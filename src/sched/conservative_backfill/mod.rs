@@ -90,6 +90,10 @@ struct Plan {
     /// GPUs removed.
     free: Vec<u64>,
     removed: Vec<u64>,
+    /// Buffers kept between passes (no allocation per pass): the window being built and
+    /// the per-pool `grew` bounds of a replan.
+    spare: Vec<(JobId, Option<Slot>)>,
+    grew: Vec<SimTime>,
 }
 
 impl Plan {
@@ -119,6 +123,8 @@ impl Plan {
             now: ctx.now,
             free: Vec::new(),
             removed: Vec::new(),
+            spare: Vec::with_capacity(DEPTH),
+            grew: Vec::new(),
         }
     }
 
@@ -292,7 +298,8 @@ impl QueuePolicy for ConservativeBackfill {
         for prof in &mut plan.profiles {
             prof.advance(now);
         }
-        let old = std::mem::take(&mut plan.window);
+        let spare = std::mem::take(&mut plan.spare);
+        let mut old = std::mem::replace(&mut plan.window, spare);
         let mut keeps = true;
         let mut i = 0; // position in the queue of the job at hand
         let mut seen = 0;
@@ -330,7 +337,9 @@ impl QueuePolicy for ConservativeBackfill {
         }
         // Per pool: from when the profile may have more room than the plan before had
         // for the job at hand (a job planned anew no longer takes its old place).
-        let mut grew = vec![SimTime::NEVER; plan.profiles.len()];
+        let mut grew = std::mem::take(&mut plan.grew);
+        grew.clear();
+        grew.resize(plan.profiles.len(), SimTime::NEVER);
         // The jobs planned anew and those that moved into the first DEPTH.
         let mut j = 0;
         while i < self.queue.len() && seen < DEPTH {
@@ -364,12 +373,15 @@ impl QueuePolicy for ConservativeBackfill {
         }
         if keeps {
             plan.now = now;
-            plan.free = (0..ctx.pools.len())
-                .map(|p| ctx.cluster.pool_free_whole_gpus(p))
-                .collect();
-            plan.removed = (0..ctx.pools.len())
-                .map(|p| ctx.running.removed_whole_gpus(p))
-                .collect();
+            plan.free.clear();
+            plan.free
+                .extend((0..ctx.pools.len()).map(|p| ctx.cluster.pool_free_whole_gpus(p)));
+            plan.removed.clear();
+            plan.removed
+                .extend((0..ctx.pools.len()).map(|p| ctx.running.removed_whole_gpus(p)));
+            old.clear();
+            plan.spare = old;
+            plan.grew = grew;
             self.plan = Some(plan);
         }
     }
