@@ -43,11 +43,7 @@
 //! target needs replans priced by the jobs that move: a profile with O(log R) range add,
 //! range min and next-fit (a tree over the steps) under that bookkeeping.
 
-#[cfg(test)]
-mod linear;
 mod profile;
-#[cfg(test)]
-mod tests;
 
 use super::{Progress, QueuePolicy, SchedCtx};
 use crate::engine::SimTime;
