@@ -90,6 +90,8 @@ struct Plan {
     /// the per-pool `grew` bounds of a replan.
     spare: Vec<(JobId, Option<Slot>)>,
     grew: Vec<SimTime>,
+    /// Per pool, the changes a replan gives back (see [`Plan::give_back`]).
+    changes: Vec<Vec<(SimTime, i64)>>,
 }
 
 impl Plan {
@@ -121,6 +123,7 @@ impl Plan {
             removed: Vec::new(),
             spare: Vec::with_capacity(DEPTH),
             grew: Vec::new(),
+            changes: Vec::new(),
         }
     }
 
@@ -138,6 +141,30 @@ impl Plan {
                     .wrapping_sub(self.removed[p]);
                 ctx.cluster.pool_free_whole_gpus(p) == self.free[p].wrapping_add(ended)
             })
+    }
+
+    /// Gives back the reservations of `again` (the jobs to plan again), all of a pool's
+    /// in one pass over its steps.
+    fn give_back(&mut self, again: &[(JobId, Option<Slot>)]) {
+        if again.is_empty() {
+            return;
+        }
+        self.changes.resize_with(self.profiles.len(), Vec::new);
+        for c in &mut self.changes {
+            c.clear();
+        }
+        for s in again.iter().filter_map(|x| x.1) {
+            if s.need != 0 && s.d > SimTime::ZERO {
+                self.changes[s.pool].push((s.at, s.need));
+                self.changes[s.pool].push((s.at.plus(s.d), -s.need));
+            }
+        }
+        for (prof, c) in self.profiles.iter_mut().zip(&mut self.changes) {
+            if !c.is_empty() {
+                c.sort_unstable_by_key(|x| x.0);
+                prof.add_all(c);
+            }
+        }
     }
 
     /// The earliest reservation of `id` over its eligible pools (ties: pool order).
@@ -326,11 +353,7 @@ impl QueuePolicy for ConservativeBackfill {
             i += 1;
         }
         let again = &old[replan_from..];
-        for &(_, slot) in again.iter().rev() {
-            if let Some(s) = slot {
-                plan.profiles[s.pool].add(s.at, s.need, s.d);
-            }
-        }
+        plan.give_back(again);
         // Per pool: from when the profile may have more room than the plan before had
         // for the job at hand (a job planned anew no longer takes its old place).
         let mut grew = std::mem::take(&mut plan.grew);
