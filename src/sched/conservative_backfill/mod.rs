@@ -21,8 +21,9 @@
 //! jobs that moved into the first `DEPTH`. A reservation that fell into the past (a job
 //! that did not fit the nodes) moves to now when that takes no capacity any later
 //! reservation holds (`Plan::move_to_now`); else it and those after it are planned
-//! again, each search starting from where the job's old reservation allows
-//! (`Plan::best`). Anything else rebuilds the plan. A pass then costs O(s x R) for s
+//! again: their reservations are given back in one pass over each pool's steps
+//! (`Plan::give_back`), then each search starts from where the job's old reservation
+//! allows (`Plan::best`). Anything else rebuilds the plan. A pass then costs O(s x R) for s
 //! jobs planned and R steps of the profile (about the running jobs), one search each
 //! over the steps (`profile.rs`); a rebuild O(DEPTH x R). On a fragmented cluster in
 //! overload about a quarter of the passes still replan the jobs behind a stuck
@@ -42,6 +43,26 @@
 //! slower); lazy steps in replans and a net-change bound for `grew` (within noise). The 2x
 //! target needs replans priced by the jobs that move: a profile with O(log R) range add,
 //! range min and next-fit (a tree over the steps) under that bookkeeping.
+//!
+//! Measured again (2026-12-01 22:30-23:45 UTC, instructions by `valgrind --tool=callgrind`
+//! on the policies bench's `quick` part, so the machine's load does not enter): FIFO 663M,
+//! conservative backfill 8,640M (13.0x) -> 7,313M (11.1x) once a replan gives its jobs'
+//! reservations back in one pass (`Profile::add_all`, was one `add` each: 3.9M adds at
+//! 1,130 instructions, a third of them memory moves); wall time 1.75-2.04 s -> 1.41-1.75
+//! s (FIFO 0.12-0.28 s, load 5). Of the rest: `add` 2.6G (the reservations taken again,
+//! one per job planned), searches 2.1G, start attempts 0.36G. Tried this session
+//! and not kept (branches `r5-18-cb-exp-blocked`, `r5-18-cb-exp-held2`): the steps in
+//! blocks of 32 with pending adds and least/greatest values (at ~270 steps an add cost
+//! 1,860 instructions against 1,130 flat: the locating binary searches cost more than the
+//! memory moves saved); keeping the reservations of the jobs not yet planned again in the
+//! profile and searching the profile plus them (adds 4.5G -> 1.4G, but the two-cursor
+//! search cost 3,400 instructions a call against 1,000: 11.5G in all; and a job keeps its
+//! place without a search only when nothing was freed before it, which the stuck gang
+//! moving later defeats in almost every replan, 1.60M of 1.62M jobs searched); skipping
+//! the starts no freed span reaches (no measurable gain). A job's earliest fit after the
+//! gang vacates `[now, x)` has to look at that hole, so a replan is priced by the jobs in
+//! it times the steps over the hole: the 2x target likely needs a tree profile whose
+//! search skips the hole in O(log R) (range max below the need), not fewer searches.
 
 mod profile;
 
@@ -86,6 +107,12 @@ struct Plan {
     /// GPUs removed.
     free: Vec<u64>,
     removed: Vec<u64>,
+    /// Buffers kept between passes (no allocation per pass): the window being built and
+    /// the per-pool `grew` bounds of a replan.
+    spare: Vec<(JobId, Option<Slot>)>,
+    grew: Vec<SimTime>,
+    /// Per pool, the changes a replan gives back (see [`Plan::give_back`]).
+    changes: Vec<Vec<(SimTime, i64)>>,
 }
 
 impl Plan {
@@ -115,6 +142,9 @@ impl Plan {
             now: ctx.now,
             free: Vec::new(),
             removed: Vec::new(),
+            spare: Vec::with_capacity(DEPTH),
+            grew: Vec::new(),
+            changes: Vec::new(),
         }
     }
 
@@ -132,6 +162,30 @@ impl Plan {
                     .wrapping_sub(self.removed[p]);
                 ctx.cluster.pool_free_whole_gpus(p) == self.free[p].wrapping_add(ended)
             })
+    }
+
+    /// Gives back the reservations of `again` (the jobs to plan again), all of a pool's
+    /// in one pass over its steps.
+    fn give_back(&mut self, again: &[(JobId, Option<Slot>)]) {
+        if again.is_empty() {
+            return;
+        }
+        self.changes.resize_with(self.profiles.len(), Vec::new);
+        for c in &mut self.changes {
+            c.clear();
+        }
+        for s in again.iter().filter_map(|x| x.1) {
+            if s.need != 0 && s.d > SimTime::ZERO {
+                self.changes[s.pool].push((s.at, s.need));
+                self.changes[s.pool].push((s.at.plus(s.d), -s.need));
+            }
+        }
+        for (prof, c) in self.profiles.iter_mut().zip(&mut self.changes) {
+            if !c.is_empty() {
+                c.sort_unstable_by_key(|x| x.0);
+                prof.add_all(c);
+            }
+        }
     }
 
     /// The earliest reservation of `id` over its eligible pools (ties: pool order).
@@ -288,7 +342,8 @@ impl QueuePolicy for ConservativeBackfill {
         for prof in &mut plan.profiles {
             prof.advance(now);
         }
-        let old = std::mem::take(&mut plan.window);
+        let spare = std::mem::take(&mut plan.spare);
+        let mut old = std::mem::replace(&mut plan.window, spare);
         let mut keeps = true;
         let mut i = 0; // position in the queue of the job at hand
         let mut seen = 0;
@@ -319,14 +374,12 @@ impl QueuePolicy for ConservativeBackfill {
             i += 1;
         }
         let again = &old[replan_from..];
-        for &(_, slot) in again.iter().rev() {
-            if let Some(s) = slot {
-                plan.profiles[s.pool].add(s.at, s.need, s.d);
-            }
-        }
+        plan.give_back(again);
         // Per pool: from when the profile may have more room than the plan before had
         // for the job at hand (a job planned anew no longer takes its old place).
-        let mut grew = vec![SimTime::NEVER; plan.profiles.len()];
+        let mut grew = std::mem::take(&mut plan.grew);
+        grew.clear();
+        grew.resize(plan.profiles.len(), SimTime::NEVER);
         // The jobs planned anew and those that moved into the first DEPTH.
         let mut j = 0;
         while i < self.queue.len() && seen < DEPTH {
@@ -360,12 +413,15 @@ impl QueuePolicy for ConservativeBackfill {
         }
         if keeps {
             plan.now = now;
-            plan.free = (0..ctx.pools.len())
-                .map(|p| ctx.cluster.pool_free_whole_gpus(p))
-                .collect();
-            plan.removed = (0..ctx.pools.len())
-                .map(|p| ctx.running.removed_whole_gpus(p))
-                .collect();
+            plan.free.clear();
+            plan.free
+                .extend((0..ctx.pools.len()).map(|p| ctx.cluster.pool_free_whole_gpus(p)));
+            plan.removed.clear();
+            plan.removed
+                .extend((0..ctx.pools.len()).map(|p| ctx.running.removed_whole_gpus(p)));
+            old.clear();
+            plan.spare = old;
+            plan.grew = grew;
             self.plan = Some(plan);
         }
     }
