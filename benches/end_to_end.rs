@@ -13,7 +13,10 @@
 //!
 //! Figures (2026-12-01, quiet 2-core machine): 1M jobs, replay 0.81-0.85 s; `gpufleet run`
 //! 1.85-2.07 s wall / 2.2-2.5 s CPU (2.3-2.4x wall: 1.5x not met), 657 MiB peak, largest SVG
-//! 49 KB; the research metrics 0.27-0.29 s CPU. 10M jobs with failures: replay 14.8 s,
+//! 49 KB; the research metrics 0.27-0.29 s CPU. After `jobs.csv` rows are formatted on a
+//! second thread as jobs end and generation draws its streams in parallel (2026-12-01,
+//! other engineers' processes paused): replay 0.77-1.02 s, `gpufleet run` 1.62-2.01 s wall
+//! (1.6-2.2x; 1.5x not met), 713-743 MiB peak. 10M jobs with failures: replay 14.8 s,
 //! `gpufleet run` 43.1 s wall / 48.7 s CPU, 6.1 GB peak.
 
 use gpufleet::engine::RngStreams;
