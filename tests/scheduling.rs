@@ -129,6 +129,27 @@ fn tiresias_attained_service_counts_gpus_times_time() {
 }
 
 #[test]
+fn tiresias_a_promotion_timed_before_a_restart_does_not_fire() {
+    // 1 GPU, threshold 100 GPU-s, starvation factor 1 (promoted after waiting, since the
+    // last stop, as long as the job has run in total).
+    // A: 200 s at 0, demoted to queue 1 at 100. B (100 s) arrives at 150 in queue 0 and
+    // preempts A (ran 150 s: promotion due at 150 + 150 = 300). B ends at 250 and A runs
+    // again, so that promotion no longer applies. C (500 s) arrives at 260 and preempts
+    // A (ran 160 s in all: promotion due at 260 + 160 = 420). C crosses into queue 1 at
+    // 360, level with A: no preemption. At 420 A is promoted to queue 0, preempts C and
+    // runs its last 40 s: ends at 460. The stale promotion at 300 would have put A in
+    // queue 0 early, and A would have preempted C at 360 and ended at 400.
+    let w = workload(vec![job(0, 1, 200), job(150, 1, 100), job(260, 1, 500)]);
+    let mut cfg = tiresias_cfg(vec![pool("p", 1, 1)]);
+    cfg.options.tiresias_starvation_factor = 1.0;
+    let r = run(cfg, &w);
+    assert_eq!(starts(&r), vec![0, 150, 260]);
+    assert_eq!(r.jobs[0].preemptions, 2);
+    assert_eq!(r.jobs[0].run_start, Some(SimTime::from_secs(420)));
+    assert_eq!(ends(&r)[0], 460);
+}
+
+#[test]
 fn fair_share_alternates_tenants() {
     // 2 GPUs, all jobs 1 GPU for 100 s. x submits 4 jobs at 0, y 2 jobs at 1.
     // At 0: x1, x2. At 100 both tenants hold 0: x (index 0) first takes x3, then y holds

@@ -54,6 +54,9 @@ struct JobState {
     class: u32,
     /// When it crosses its next threshold while running (`NEVER`: not timed).
     crossing: SimTime,
+    /// When it is promoted while waiting (`NEVER`: not timed); its entry in
+    /// `promotions`, removed when it starts or ends, so no stale promotion fires.
+    promotion: SimTime,
     /// Attained service (GPU-ms) not counted after a promotion.
     base: u64,
 }
@@ -65,6 +68,7 @@ impl Default for JobState {
             running: NONE,
             class: NO_CLASS,
             crossing: SimTime::NEVER,
+            promotion: SimTime::NEVER,
             base: 0,
         }
     }
@@ -222,6 +226,24 @@ impl Tiresias {
             st.waiting = NONE;
         }
         self.len -= 1;
+        self.cancel_promotion(id);
+    }
+
+    /// Times the promotion of waiting job `id` at `when`, replacing any earlier one.
+    fn time_promotion(&mut self, id: JobId, when: SimTime) {
+        self.cancel_promotion(id);
+        self.promotions.insert((when, id));
+        self.state[id as usize].promotion = when;
+    }
+
+    /// Forgets `id`'s timed promotion, if any.
+    fn cancel_promotion(&mut self, id: JobId) {
+        if let Some(st) = self.state.get_mut(id as usize) {
+            if st.promotion != SimTime::NEVER {
+                self.promotions.remove(&(st.promotion, id));
+                st.promotion = SimTime::NEVER;
+            }
+        }
     }
 
     /// Applies demotions and promotions due by now.
@@ -250,6 +272,7 @@ impl Tiresias {
                 break;
             }
             self.promotions.pop_first();
+            self.state[id as usize].promotion = SimTime::NEVER;
             let st = self.state[id as usize];
             if st.waiting != NONE && st.waiting > 0 {
                 let s = ctx.jobs[id as usize].submit.0;
@@ -342,6 +365,7 @@ impl QueuePolicy for Tiresias {
     }
     fn ended(&mut self, id: JobId, job: &Job) {
         self.untrack_running(id, job.submit.0);
+        self.cancel_promotion(id);
         if let Some(st) = self.state.get_mut(id as usize) {
             st.base = 0;
         }
@@ -361,8 +385,7 @@ impl QueuePolicy for Tiresias {
             if q > 0 {
                 let stop = p.last_stop.unwrap_or(ctx.now);
                 let wait = (p.ran.0 as f64 * self.factor).ceil() as u64;
-                self.promotions
-                    .insert((stop.plus(SimTime(wait.max(1))), id));
+                self.time_promotion(id, stop.plus(SimTime(wait.max(1))));
             }
         }
         self.advance(ctx);
