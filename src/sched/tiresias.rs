@@ -50,6 +50,8 @@ struct JobState {
     waiting: u8,
     /// Queue while running, else `NONE`.
     running: u8,
+    /// Its pool while running (`u32::MAX`: not running).
+    pool: u32,
     /// Its request's shape class.
     class: u32,
     /// When it crosses its next threshold while running (`NEVER`: not timed).
@@ -59,6 +61,9 @@ struct JobState {
     promotion: SimTime,
     /// Attained service (GPU-ms) not counted after a promotion.
     base: u64,
+    /// The cluster's change count when its last placement attempt failed (`u64::MAX`:
+    /// none): while the count is the same, the same attempt fails again.
+    failed_at: u64,
 }
 
 impl Default for JobState {
@@ -66,10 +71,12 @@ impl Default for JobState {
         JobState {
             waiting: NONE,
             running: NONE,
+            pool: u32::MAX,
             class: NO_CLASS,
             crossing: SimTime::NEVER,
             promotion: SimTime::NEVER,
             base: 0,
+            failed_at: u64::MAX,
         }
     }
 }
@@ -97,6 +104,10 @@ pub struct Tiresias {
     inbox: Vec<(JobId, Progress)>,
     /// A pass's view of a queue's front (kept to reuse its memory).
     front: Vec<(u64, JobId, u32)>,
+    /// A preemption's victims (kept to reuse its memory).
+    victims: Vec<JobId>,
+    /// A pass's failed requests (kept to reuse its memory).
+    failed: Vec<Shape>,
     /// Counts changes of `running` (starts, stops, demotions).
     version: u64,
     /// Per shape class, within pass `.0`: how many of the pass's failed requests were
@@ -104,6 +115,11 @@ pub struct Tiresias {
     dominance: Vec<(u64, u8, bool)>,
     /// Counts passes.
     passes: u64,
+    /// Per shape class: waiting jobs of that class.
+    class_waiting: Vec<u32>,
+    /// Whether placement attempts proved to fail are skipped (off only in tests, to
+    /// compare against the policy that makes every attempt).
+    memo: bool,
     /// The last preemption that failed: (job, its queue, the cluster's and `running`'s
     /// versions after it). The same attempt on the same state fails again, so it is not
     /// made (placement is deterministic in what fits; see `start_preempting`).
@@ -130,9 +146,13 @@ impl Tiresias {
             class_of: HashMap::new(),
             inbox: Vec::new(),
             front: Vec::new(),
+            victims: Vec::new(),
+            failed: Vec::new(),
             version: 0,
             dominance: Vec::new(),
             passes: 0,
+            class_waiting: Vec::new(),
+            memo: true,
             failed_preempt: None,
             len: 0,
         }
@@ -167,6 +187,10 @@ impl Tiresias {
         st.waiting = q;
         let c = st.class;
         self.waiting[q as usize].insert((job.submit.0, id, c));
+        if self.class_waiting.len() <= c as usize {
+            self.class_waiting.resize(c as usize + 1, 0);
+        }
+        self.class_waiting[c as usize] += 1;
     }
 
     fn base(&self, id: JobId) -> u64 {
@@ -191,6 +215,10 @@ impl Tiresias {
         self.running.insert((q, submit, id));
         self.version += 1;
         self.state[id as usize].running = q;
+        self.state[id as usize].pool = ctx
+            .running
+            .get(id)
+            .map_or(u32::MAX, |r| r.alloc.pool as u32);
         self.time_crossing(ctx, id, a, q);
     }
 
@@ -211,6 +239,7 @@ impl Tiresias {
         if st.running != NONE {
             self.running.remove(&(st.running, submit, id));
             st.running = NONE;
+            st.pool = u32::MAX;
             self.version += 1;
         }
         if st.crossing != SimTime::NEVER {
@@ -224,6 +253,7 @@ impl Tiresias {
         if st.waiting != NONE {
             self.waiting[st.waiting as usize].remove(&(submit, id, st.class));
             st.waiting = NONE;
+            self.class_waiting[st.class as usize] -= 1;
         }
         self.len -= 1;
         self.cancel_promotion(id);
@@ -277,6 +307,7 @@ impl Tiresias {
             if st.waiting != NONE && st.waiting > 0 {
                 let s = ctx.jobs[id as usize].submit.0;
                 self.waiting[st.waiting as usize].remove(&(s, id, st.class));
+                self.class_waiting[st.class as usize] -= 1;
                 self.enqueue(id, &ctx.jobs[id as usize], 0);
                 let p = ctx.progress.get(id as usize).copied().unwrap_or_default();
                 self.state[id as usize].base = p.attained_gpu_ms;
@@ -287,18 +318,44 @@ impl Tiresias {
     /// True when a request of this pass in `failed` dominates class `c` (it cannot fit
     /// then); each class checks each failed request once per pass.
     fn dominated(&mut self, c: u32, failed: &[Shape], min_gpn: u32) -> bool {
-        let shape = self.shapes[c as usize];
         let m = &mut self.dominance[c as usize];
         if m.0 != self.passes {
             *m = (self.passes, 0, false);
         }
-        if !m.2 {
+        if !m.2 && (m.1 as usize) < failed.len() {
+            let shape = &self.shapes[c as usize];
             m.2 = failed[m.1 as usize..]
                 .iter()
-                .any(|f| dominated(f, &shape, min_gpn));
+                .any(|f| dominated(f, shape, min_gpn));
             m.1 = failed.len() as u8;
         }
         m.2
+    }
+
+    /// True when every class with a waiting job is dominated by a request in `failed`,
+    /// so that the rest of the pass would only skip jobs. `settled` is (the first class
+    /// not known to be settled, steps taken in this pass): within a pass no job joins a
+    /// queue (requeued and promoted jobs are placed before it) and `failed` only grows,
+    /// so a settled class stays settled. At most `VISIT_LIMIT` steps a pass (many shapes
+    /// of a trace cost no more than the visits they could save).
+    fn all_settled(
+        &mut self,
+        settled: &mut (usize, usize),
+        failed: &[Shape],
+        min_gpn: u32,
+    ) -> bool {
+        while settled.0 < self.class_waiting.len() {
+            if settled.1 >= VISIT_LIMIT {
+                return false;
+            }
+            settled.1 += 1;
+            let c = settled.0;
+            if self.class_waiting[c] > 0 && !self.dominated(c as u32, failed, min_gpn) {
+                return false;
+            }
+            settled.0 += 1;
+        }
+        true
     }
 
     /// Starts `id` (of queue `q`) by preempting running jobs of lower queues, lowest
@@ -322,24 +379,36 @@ impl Tiresias {
 
     fn try_preempting(&mut self, ctx: &mut SchedCtx, id: JobId, q: u8) -> bool {
         let job = &ctx.jobs[id as usize];
-        let victims: Vec<JobId> = self
-            .running
-            .iter()
-            .rev()
-            .take_while(|&&(vq, _, _)| vq > q)
-            .map(|&(_, _, v)| v)
-            .filter(|&v| {
-                ctx.running
-                    .get(v)
-                    .is_some_and(|r| ctx.pools.allows(job, r.alloc.pool as usize))
-            })
-            .take(MAX_VICTIMS)
-            .collect();
+        let mut victims = std::mem::take(&mut self.victims);
+        victims.clear();
+        // Every job in `running` runs (ended and stopped jobs leave it, and so do the
+        // jobs this policy preempts), in the pool kept in its state.
+        let state = &self.state;
+        victims.extend(
+            self.running
+                .iter()
+                .rev()
+                .take_while(|&&(vq, _, _)| vq > q)
+                .map(|&(_, _, v)| v)
+                .filter(|&v| {
+                    debug_assert!(ctx.running.get(v).is_some(), "job {v} runs");
+                    let p = state[v as usize].pool;
+                    p != u32::MAX && ctx.pools.allows(job, p as usize)
+                })
+                .take(MAX_VICTIMS),
+        );
+        let started = self.preempt_victims(ctx, id, &victims);
+        self.victims = victims;
+        started
+    }
+
+    /// Starts `id` by preempting from `victims` (see [`SchedCtx::start_preempting`]).
+    fn preempt_victims(&mut self, ctx: &mut SchedCtx, id: JobId, victims: &[JobId]) -> bool {
         if victims.is_empty() {
             return false;
         }
         let before = ctx.preempted.len();
-        if !ctx.start_preempting(id, victims) {
+        if !ctx.start_preempting(id, victims.iter().copied()) {
             return false;
         }
         for i in before..ctx.preempted.len() {
@@ -397,7 +466,14 @@ impl QueuePolicy for Tiresias {
         let mut visits = 0;
         let mut tried_preempt = false;
         let min_gpn = min_node_gpus(ctx);
-        let mut failed: Vec<Shape> = Vec::new();
+        let mut failed = std::mem::take(&mut self.failed);
+        failed.clear();
+        // Skip attempts proved to fail: where pools are ranked by data or prices in time,
+        // or a budget cap may refuse a start (after placement drew its random ties), none.
+        let memo = self.memo && ctx.fit_ignores_time() && ctx.budget.uncapped();
+        // Classes below `settled` have no waiting job or are dominated by a failed request
+        // of this pass; both stay so for the rest of it (see `all_settled`).
+        let mut settled = (0usize, 0usize);
         let mut front = std::mem::take(&mut self.front);
         let mut q = 0usize;
         'queues: while q < self.waiting.len() && failures < SCAN_LIMIT && visits < VISIT_LIMIT {
@@ -410,14 +486,24 @@ impl QueuePolicy for Tiresias {
                     break 'queues;
                 }
                 visits += 1;
-                let shape = self.shapes[c as usize];
                 if tried_preempt && self.dominated(c, &failed, min_gpn) {
                     continue;
                 }
                 // Only the first job that does not fit may preempt, once per pass: this
                 // bounds a pass's work and keeps a stream of preemptions from one crowded
-                // moment.
-                let started = ctx.try_start(id, None)
+                // moment. A job whose placement failed with the cluster as it is now
+                // fails again (placement reads only free capacity; budgets are uncapped).
+                let changes = ctx.cluster.changes();
+                let known = memo && self.state[id as usize].failed_at == changes;
+                #[cfg(test)]
+                if known {
+                    tests::SKIPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                let fits = !known && ctx.try_start(id, None);
+                if !fits {
+                    self.state[id as usize].failed_at = changes;
+                }
+                let started = fits
                     || (!tried_preempt && {
                         tried_preempt = true;
                         self.start_preempting(ctx, id, q as u8)
@@ -427,12 +513,19 @@ impl QueuePolicy for Tiresias {
                     self.track_running(ctx, id);
                 } else {
                     failures += 1;
-                    failed.push(shape);
+                    failed.push(self.shapes[c as usize]);
+                    if self.memo && self.all_settled(&mut settled, &failed, min_gpn) {
+                        // Every job left would be skipped as dominated.
+                        #[cfg(test)]
+                        tests::SKIPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        break 'queues;
+                    }
                 }
             }
             q += 1;
         }
         self.front = front;
+        self.failed = failed;
         let next = [self.crossings.first(), self.promotions.first()]
             .into_iter()
             .flatten()
@@ -441,5 +534,118 @@ impl QueuePolicy for Tiresias {
         if let Some(t) = next {
             ctx.wake_at(t);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CapacityKind, GpuRequest, JobTags, NodeSpec, PoolSpec, TypeMask, Workload};
+    use crate::sched::PolicyKind;
+    use crate::sim::{SimConfig, Simulation};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// Attempts skipped as proved to fail, and passes ended early (all tests together).
+    pub(super) static SKIPS: AtomicU64 = AtomicU64::new(0);
+
+    fn pool(name: &str, kind: CapacityKind, nodes: u32, gpus: u16) -> PoolSpec {
+        PoolSpec {
+            name: name.into(),
+            gpu_type: 0,
+            kind,
+            node: NodeSpec {
+                gpus,
+                cpu_milli: 16_000,
+                mem_mib: 1 << 20,
+            },
+            nodes,
+            speed: 1.0,
+        }
+    }
+
+    /// (start, end, preemptions, last run's start) per job under Tiresias, with or
+    /// without skipping attempts proved to fail.
+    fn replay(
+        w: &Workload,
+        memo: bool,
+    ) -> Vec<(Option<SimTime>, Option<SimTime>, u32, Option<SimTime>)> {
+        let cfg = SimConfig {
+            pools: vec![
+                pool("owned", CapacityKind::Owned, 3, 4),
+                pool("spot", CapacityKind::Spot, 2, 8),
+            ],
+            policy: PolicyKind::Tiresias,
+            placement: Default::default(),
+            horizon: None,
+            sample_every: None,
+            options: Default::default(),
+        };
+        let mut t = Tiresias::new(vec![200, 2_000], 2.0);
+        t.memo = memo;
+        let r = Simulation::with_policy(cfg, w, Box::new(t)).run();
+        r.jobs
+            .iter()
+            .map(|j| (j.start, j.end, j.preemptions, j.run_start))
+            .collect()
+    }
+
+    #[test]
+    fn skipping_attempts_proved_to_fail_changes_no_schedule() {
+        // Oracle: the same policy making every placement attempt and visiting every job
+        // of its window. Random small workloads on a fragmented cluster (nodes of 4 and
+        // 8 GPUs, a spot pool only preemptible jobs may use, CPU demands that fill nodes
+        // before their GPUs do), gangs up to 3 nodes, low thresholds (many demotions and
+        // preemptions) and starvation promotions.
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) % m
+        };
+        let sizes = [1u32, 1, 1, 2, 2, 3, 4, 4, 6, 8, 12];
+        let before = SKIPS.load(Ordering::Relaxed);
+        let mut preemptions = 0;
+        for case in 0..40 {
+            let n = 30 + next(50) as usize;
+            let mut t = 0;
+            let jobs: Vec<Job> = (0..n)
+                .map(|i| {
+                    t += next(120);
+                    Job {
+                        name: format!("j{i}"),
+                        submit: SimTime::from_secs(t),
+                        gpus: GpuRequest::Whole(sizes[next(sizes.len() as u64) as usize]),
+                        gpu_types: TypeMask::ANY,
+                        cpu_milli: [0, 0, 4_000, 10_000][next(4) as usize],
+                        mem_mib: 0,
+                        work: SimTime::from_secs(10 + next(1_500)),
+                        estimate: None,
+                        tenant: 0,
+                        priority: 0,
+                        deadline: None,
+                        preemptible: next(2) == 0,
+                        tags: JobTags::NONE,
+                    }
+                })
+                .collect();
+            let w = Workload {
+                jobs,
+                tenants: vec!["t".into()],
+                ..Default::default()
+            };
+            let fast = replay(&w, true);
+            let full = replay(&w, false);
+            for (i, (a, b)) in fast.iter().zip(&full).enumerate() {
+                assert_eq!(a, b, "case {case}, job {i}");
+            }
+            preemptions += full.iter().map(|j| j.2).sum::<u32>();
+        }
+        // The comparison is worth something only if both the skips and preemption happen.
+        assert!(
+            SKIPS.load(Ordering::Relaxed) > before,
+            "no attempt was skipped"
+        );
+        assert!(preemptions > 100, "{preemptions} preemptions");
     }
 }
