@@ -117,8 +117,7 @@ pub struct Tiresias {
     passes: u64,
     /// Per shape class: waiting jobs of that class.
     class_waiting: Vec<u32>,
-    /// Whether placement attempts proved to fail are skipped (off only in tests, to
-    /// compare against the policy that makes every attempt).
+    /// Whether placement attempts proved to fail are skipped (off: [`Tiresias::exhaustive`]).
     memo: bool,
     /// The last preemption that failed: (job, its queue, the cluster's and `running`'s
     /// versions after it). The same attempt on the same state fails again, so it is not
@@ -156,6 +155,14 @@ impl Tiresias {
             failed_preempt: None,
             len: 0,
         }
+    }
+
+    /// The same policy making every placement attempt and visiting every job of a
+    /// pass's window: slower, the same schedules (for checking the skips of attempts
+    /// proved to fail against it).
+    pub fn exhaustive(mut self) -> Tiresias {
+        self.memo = false;
+        self
     }
 
     fn queue_of(&self, attained: u64) -> u8 {
@@ -366,7 +373,7 @@ impl Tiresias {
     /// (same job and queue, no change to the cluster or the running set since) is not
     /// made again. Pools ranked by data or prices in time are not remembered.
     fn start_preempting(&mut self, ctx: &mut SchedCtx, id: JobId, q: u8) -> bool {
-        let memo = ctx.fit_ignores_time();
+        let memo = self.memo && ctx.fit_ignores_time();
         if memo && self.failed_preempt == Some((id, q, ctx.cluster.changes(), self.version)) {
             return false;
         }
@@ -495,10 +502,6 @@ impl QueuePolicy for Tiresias {
                 // fails again (placement reads only free capacity; budgets are uncapped).
                 let changes = ctx.cluster.changes();
                 let known = memo && self.state[id as usize].failed_at == changes;
-                #[cfg(test)]
-                if known {
-                    tests::SKIPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                }
                 let fits = !known && ctx.try_start(id, None);
                 if !fits {
                     self.state[id as usize].failed_at = changes;
@@ -516,8 +519,6 @@ impl QueuePolicy for Tiresias {
                     failed.push(self.shapes[c as usize]);
                     if self.memo && self.all_settled(&mut settled, &failed, min_gpn) {
                         // Every job left would be skipped as dominated.
-                        #[cfg(test)]
-                        tests::SKIPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         break 'queues;
                     }
                 }
@@ -534,118 +535,5 @@ impl QueuePolicy for Tiresias {
         if let Some(t) = next {
             ctx.wake_at(t);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{CapacityKind, GpuRequest, JobTags, NodeSpec, PoolSpec, TypeMask, Workload};
-    use crate::sched::PolicyKind;
-    use crate::sim::{SimConfig, Simulation};
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    /// Attempts skipped as proved to fail, and passes ended early (all tests together).
-    pub(super) static SKIPS: AtomicU64 = AtomicU64::new(0);
-
-    fn pool(name: &str, kind: CapacityKind, nodes: u32, gpus: u16) -> PoolSpec {
-        PoolSpec {
-            name: name.into(),
-            gpu_type: 0,
-            kind,
-            node: NodeSpec {
-                gpus,
-                cpu_milli: 16_000,
-                mem_mib: 1 << 20,
-            },
-            nodes,
-            speed: 1.0,
-        }
-    }
-
-    /// (start, end, preemptions, last run's start) per job under Tiresias, with or
-    /// without skipping attempts proved to fail.
-    fn replay(
-        w: &Workload,
-        memo: bool,
-    ) -> Vec<(Option<SimTime>, Option<SimTime>, u32, Option<SimTime>)> {
-        let cfg = SimConfig {
-            pools: vec![
-                pool("owned", CapacityKind::Owned, 3, 4),
-                pool("spot", CapacityKind::Spot, 2, 8),
-            ],
-            policy: PolicyKind::Tiresias,
-            placement: Default::default(),
-            horizon: None,
-            sample_every: None,
-            options: Default::default(),
-        };
-        let mut t = Tiresias::new(vec![200, 2_000], 2.0);
-        t.memo = memo;
-        let r = Simulation::with_policy(cfg, w, Box::new(t)).run();
-        r.jobs
-            .iter()
-            .map(|j| (j.start, j.end, j.preemptions, j.run_start))
-            .collect()
-    }
-
-    #[test]
-    fn skipping_attempts_proved_to_fail_changes_no_schedule() {
-        // Oracle: the same policy making every placement attempt and visiting every job
-        // of its window. Random small workloads on a fragmented cluster (nodes of 4 and
-        // 8 GPUs, a spot pool only preemptible jobs may use, CPU demands that fill nodes
-        // before their GPUs do), gangs up to 3 nodes, low thresholds (many demotions and
-        // preemptions) and starvation promotions.
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (x >> 33) % m
-        };
-        let sizes = [1u32, 1, 1, 2, 2, 3, 4, 4, 6, 8, 12];
-        let before = SKIPS.load(Ordering::Relaxed);
-        let mut preemptions = 0;
-        for case in 0..40 {
-            let n = 30 + next(50) as usize;
-            let mut t = 0;
-            let jobs: Vec<Job> = (0..n)
-                .map(|i| {
-                    t += next(120);
-                    Job {
-                        name: format!("j{i}"),
-                        submit: SimTime::from_secs(t),
-                        gpus: GpuRequest::Whole(sizes[next(sizes.len() as u64) as usize]),
-                        gpu_types: TypeMask::ANY,
-                        cpu_milli: [0, 0, 4_000, 10_000][next(4) as usize],
-                        mem_mib: 0,
-                        work: SimTime::from_secs(10 + next(1_500)),
-                        estimate: None,
-                        tenant: 0,
-                        priority: 0,
-                        deadline: None,
-                        preemptible: next(2) == 0,
-                        tags: JobTags::NONE,
-                    }
-                })
-                .collect();
-            let w = Workload {
-                jobs,
-                tenants: vec!["t".into()],
-                ..Default::default()
-            };
-            let fast = replay(&w, true);
-            let full = replay(&w, false);
-            for (i, (a, b)) in fast.iter().zip(&full).enumerate() {
-                assert_eq!(a, b, "case {case}, job {i}");
-            }
-            preemptions += full.iter().map(|j| j.2).sum::<u32>();
-        }
-        // The comparison is worth something only if both the skips and preemption happen.
-        assert!(
-            SKIPS.load(Ordering::Relaxed) > before,
-            "no attempt was skipped"
-        );
-        assert!(preemptions > 100, "{preemptions} preemptions");
     }
 }
