@@ -800,12 +800,12 @@ fn tiresias_pool(name: &str, kind: CapacityKind, nodes: u32, gpus: u16) -> PoolS
     }
 }
 
+/// A job's (start, end, preemptions, last run's start).
+type JobTimes = (Option<SimTime>, Option<SimTime>, u32, Option<SimTime>);
+
 /// (start, end, preemptions, last run's start) per job under Tiresias, skipping
 /// attempts proved to fail or (`exhaustive`) making them all.
-fn tiresias_replay(
-    w: &Workload,
-    exhaustive: bool,
-) -> Vec<(Option<SimTime>, Option<SimTime>, u32, Option<SimTime>)> {
+fn tiresias_replay(w: &Workload, exhaustive: bool) -> Vec<JobTimes> {
     let cfg = SimConfig {
         pools: vec![
             tiresias_pool("owned", CapacityKind::Owned, 3, 4),
