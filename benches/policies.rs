@@ -36,6 +36,17 @@
 //! back its jobs' reservations in one pass per pool; wall time, old and new binaries run
 //! alternately three times at load 5: 1.75-2.04 s -> 1.41-1.75 s (FIFO 0.12-0.28 s).
 //! Target 2x not met (the policy's module doc says where the rest goes).
+//! Tiresias, 2026-12-01 23:50 UTC (load 4-5; builds alternated, three runs each):
+//! after a promotion fix that changes its schedule here (93k -> 70k preemptions), skips
+//! of attempts proved to fail and cheaper preemption attempts: 1.14-1.36 s -> 0.91-1.05 s
+//! (FIFO 0.09-0.20 s); in instructions (`valgrind --tool=callgrind
+//! --toggle-collect='policies::replay*'`, the replay alone) 7,014M -> 5,585M against
+//! FIFO's 545M, 12.9x -> 10.2x (17.1x before the fix): target 2x not met (the cost left
+//! is in the module doc of `src/sched/tiresias.rs`).
+//! Greedy FIFO and EASY with a third size (`jobs=300000`), instructions per job
+//! (generation included) at 100k, 300k, 1M jobs: greedy 19.3k, 21.2k, 23.0k; EASY 24.5k,
+//! 25.7k, 26.7k, while greedy's mean wait grows 8.5 h, 18.7 h, 69.8 h: a logarithmic
+//! factor, not work growing with the queue's length.
 
 use gpufleet::engine::{RngStreams, SimTime};
 use gpufleet::model::{CapacityKind, GpuRequest, NodeSpec, PoolSpec, Workload};

@@ -132,6 +132,11 @@ impl Budget {
     pub fn committed(&self) -> f64 {
         self.total
     }
+
+    /// True when no cap is set: every commitment is allowed.
+    pub fn uncapped(&self) -> bool {
+        self.total_cap.is_none() && self.tenant_cap.iter().all(Option::is_none)
+    }
 }
 
 /// What starting `milli` GPU-thousandths for `runtime` in a pool of `kind` at

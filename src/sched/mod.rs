@@ -598,13 +598,19 @@ impl SchedCtx<'_> {
         ) else {
             return false;
         };
-        let mut taken: Vec<(JobId, RunningJob)> = Vec::new();
+        // Victims stay in `running` while they are tried: only their capacity is given
+        // back, and taken again from those the job does not need (the cluster sees the
+        // same sequence of changes as if they had been stopped and restarted).
+        let mut taken: Vec<JobId> = Vec::with_capacity(victims.len());
         for (i, v) in victims.into_iter().enumerate() {
-            let Some(r) = self.running.remove(v) else {
+            let Some(r) = self.running.get(v) else {
                 continue;
             };
+            if taken.contains(&v) {
+                continue;
+            }
             self.cluster.give_back(&r.alloc);
-            taken.push((v, r));
+            taken.push(v);
             if i + 1 < first {
                 continue;
             }
@@ -618,7 +624,10 @@ impl SchedCtx<'_> {
                     n.dedup();
                     n
                 });
-                for (v, r) in taken {
+                for v in taken {
+                    let Some(r) = self.running.get(v) else {
+                        continue;
+                    };
                     let touches = r
                         .alloc
                         .gpus
@@ -626,20 +635,20 @@ impl SchedCtx<'_> {
                         .map(|s| s.node)
                         .chain(r.alloc.hosts.iter().map(|h| h.0))
                         .any(|n| used.binary_search(&n).is_ok());
-                    if touches {
+                    if !touches {
+                        self.cluster.take(&r.alloc);
+                    } else if let Some(r) = self.running.remove(v) {
                         self.preempted.push(v);
                         self.running.note_stopped(v, r);
-                    } else {
-                        self.cluster.take(&r.alloc);
-                        self.running.insert(v, r.alloc, r.start, r.planned_end);
                     }
                 }
                 return true;
             }
         }
-        for (v, r) in taken.into_iter().rev() {
-            self.cluster.take(&r.alloc);
-            self.running.insert(v, r.alloc, r.start, r.planned_end);
+        for v in taken.into_iter().rev() {
+            if let Some(r) = self.running.get(v) {
+                self.cluster.take(&r.alloc);
+            }
         }
         false
     }
