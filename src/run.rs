@@ -267,18 +267,12 @@ fn simulate(
 /// The figure context a run of `s` on `w` will have when its pools keep their configured
 /// size and every tenant of `w` has an eligible job (see [`crate::metrics::FigureContext`]).
 fn expected_figures(s: &Scenario, w: &Workload) -> crate::metrics::FigureContext {
-    let mut has = vec![false; w.tenants.len().max(1)];
-    for j in &w.jobs {
-        if let Some(x) = has.get_mut(j.tenant as usize) {
-            *x = true;
-        }
-    }
     crate::metrics::FigureContext::new(
         s.sim
             .pools
             .iter()
             .map(|p| (p.speed, p.nodes as f64 * p.node.gpus as f64)),
-        has.iter().filter(|x| **x).count(),
+        crate::metrics::tenants_among(w, |_| true),
         &s.metrics,
     )
 }

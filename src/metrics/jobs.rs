@@ -155,14 +155,11 @@ impl FigureContext {
 
     /// The context of run `r` of workload `w`.
     pub fn of_run(w: &Workload, r: &RunResult, opts: &MetricsOptions) -> FigureContext {
-        let mut has_jobs = vec![false; w.tenants.len().max(1)];
-        for (i, rec) in r.jobs.iter().enumerate() {
-            if rec.submitted && rec.outcome != JobOutcome::Rejected {
-                let t = (w.jobs[i].tenant as usize).min(has_jobs.len() - 1);
-                has_jobs[t] = true;
-            }
-        }
-        let tenants = has_jobs.iter().filter(|x| **x).count();
+        let tenants = tenants_among(w, |i| {
+            r.jobs
+                .get(i)
+                .is_some_and(|rec| rec.submitted && rec.outcome != JobOutcome::Rejected)
+        });
         FigureContext::new(
             r.pools.iter().map(|p| (p.speed, p.gpus as f64)),
             tenants,
@@ -215,6 +212,18 @@ impl FigureContext {
             demand_gpu_hours: gpus * run_s / 3600.0,
         }
     }
+}
+
+/// How many of `w`'s tenants have a job `i` for which `keep(i)` holds.
+pub fn tenants_among(w: &Workload, keep: impl Fn(usize) -> bool) -> usize {
+    let mut has_jobs = vec![false; w.tenants.len().max(1)];
+    for (i, j) in w.jobs.iter().enumerate() {
+        if keep(i) {
+            let t = (j.tenant as usize).min(has_jobs.len() - 1);
+            has_jobs[t] = true;
+        }
+    }
+    has_jobs.iter().filter(|x| **x).count()
 }
 
 /// Computes every eligible job's figures (one pass over the jobs).

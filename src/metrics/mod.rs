@@ -19,7 +19,9 @@ pub use cost::{
     CommitmentUse, RunCost,
 };
 pub use fairness::{jain_index, tenant_slowdowns};
-pub use jobs::{job_table, Censored, FigureContext, JobFigures, JobTable, MetricsOptions};
+pub use jobs::{
+    job_table, tenants_among, Censored, FigureContext, JobFigures, JobTable, MetricsOptions,
+};
 pub use pooled::{distribution_header, distribution_rows, pool, table_num, POOLED_QUANTILES};
 pub use research::{
     research_figures, tenant_research, FinishTimeFairness, GpuHoursByOutcome, PerJob,

@@ -34,6 +34,26 @@ pub struct PoolSpec {
     pub speed: f64,
 }
 
+#[cfg(test)]
+impl PoolSpec {
+    /// A pool for unit tests: "p", `nodes` owned nodes of `gpus` GPUs, 64 cores and
+    /// 512 GiB each, speed 1.
+    pub(crate) fn test(nodes: u32, gpus: u16) -> PoolSpec {
+        PoolSpec {
+            name: "p".into(),
+            gpu_type: 0,
+            kind: CapacityKind::Owned,
+            node: NodeSpec {
+                gpus,
+                cpu_milli: 64_000,
+                mem_mib: 512 * 1024,
+            },
+            nodes,
+            speed: 1.0,
+        }
+    }
+}
+
 /// A pool in the running cluster.
 #[derive(Debug, Clone)]
 pub struct Pool {

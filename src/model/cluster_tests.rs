@@ -3,21 +3,6 @@
 
 use super::*;
 
-fn pool(nodes: u32, gpus: u16) -> PoolSpec {
-    PoolSpec {
-        name: "p".into(),
-        gpu_type: 0,
-        kind: CapacityKind::Owned,
-        node: NodeSpec {
-            gpus,
-            cpu_milli: 64_000,
-            mem_mib: 512 * 1024,
-        },
-        nodes,
-        speed: 1.0,
-    }
-}
-
 fn on(node: u32, gpus: &[u16], milli: u16) -> Allocation {
     Allocation {
         pool: 0,
@@ -31,7 +16,7 @@ fn on(node: u32, gpus: &[u16], milli: u16) -> Allocation {
 
 #[test]
 fn take_and_give_back_move_nodes_between_buckets() {
-    let mut c = Cluster::new(vec![pool(2, 4)]);
+    let mut c = Cluster::new(vec![PoolSpec::test(2, 4)]);
     let a = on(1, &[0, 1, 2], 1000);
     c.take(&a);
     assert_eq!(c.pools()[0].bucket(1), &[1]);
@@ -52,7 +37,7 @@ fn take_and_give_back_move_nodes_between_buckets() {
 
 #[test]
 fn holdings_count_tasks_by_shape() {
-    let mut c = Cluster::new(vec![pool(3, 8)]);
+    let mut c = Cluster::new(vec![PoolSpec::test(3, 8)]);
     assert!(c.holdings(0).is_empty());
     c.track_holdings();
     let (a, b) = (on(0, &[0, 1], 1000), on(0, &[2, 3], 1000));

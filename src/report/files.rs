@@ -156,7 +156,7 @@ pub fn write_jobs_csv(path: &Path, out: &RunOutput) -> std::io::Result<()> {
     let streamed = out
         .streamed
         .filter(|s| s.usable(r, &table.context))
-        .zip(super::StreamedRows::late_columns());
+        .zip(super::streamed::late_columns());
     write_streamed(path, |f| match streamed {
         Some((rows, late)) => {
             let late = &columns[late..late + 2];

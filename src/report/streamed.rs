@@ -48,7 +48,7 @@ pub struct StreamedRows {
 
 /// Where the late columns sit in `jobs.csv` (the index of the first), if they are where
 /// the rows expect them.
-fn late_at() -> Option<usize> {
+pub fn late_columns() -> Option<usize> {
     let cols = job_columns();
     let at = cols.iter().position(|c| c.name == LATE[0])?;
     (cols.get(at + 1).map(|c| c.name) == Some(LATE[1])).then_some(at)
@@ -70,7 +70,7 @@ impl StreamedRows {
             context: Some(context),
             pool_names,
         };
-        let Some(late) = late_at() else {
+        let Some(late) = late_columns() else {
             // Nothing to do but drain (the run must not block on a full channel).
             for _ in rx {}
             out.context = None;
@@ -190,10 +190,5 @@ impl StreamedRows {
     /// How many rows were formatted during the run.
     pub fn rows(&self) -> usize {
         self.spans.iter().filter(|s| s.0 != NONE).count()
-    }
-
-    /// Where the late columns are in `jobs.csv`.
-    pub fn late_columns() -> Option<usize> {
-        late_at()
     }
 }

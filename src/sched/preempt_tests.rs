@@ -3,23 +3,8 @@
 
 use super::placement::{PlacementContext, PlacementKind, Placer};
 use super::*;
-use crate::model::{CapacityKind, NodeSpec, PoolSpec};
+use crate::model::PoolSpec;
 use proptest::prelude::*;
-
-fn pool(nodes: u32, gpus: u16) -> PoolSpec {
-    PoolSpec {
-        name: "p".into(),
-        gpu_type: 0,
-        kind: CapacityKind::Owned,
-        node: NodeSpec {
-            gpus,
-            cpu_milli: 64_000,
-            mem_mib: 1 << 20,
-        },
-        nodes,
-        speed: 1.0,
-    }
-}
 
 /// A request from a generated number: whole GPUs up to 16, or a share of one.
 fn request(x: u32) -> GpuRequest {
@@ -66,7 +51,7 @@ proptest! {
         want in 1u32..24,
         order in prop::collection::vec(0usize..1000, 0..40),
     ) {
-        let specs: Vec<PoolSpec> = shapes.iter().map(|&(n, g)| pool(n, g)).collect();
+        let specs: Vec<PoolSpec> = shapes.iter().map(|&(n, g)| PoolSpec::test(n, g)).collect();
         let mut cluster = Cluster::new(specs);
         let mut running = Running::new(shapes.len());
         let placer = Placer::new(PlacementKind::BestFit, &PlacementContext::default());

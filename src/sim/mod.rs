@@ -300,13 +300,7 @@ impl<'w> Simulation<'w> {
         let horizon = self.cfg.horizon.unwrap_or(SimTime::NEVER);
         let mut sample_due = false;
         let mut now = SimTime::ZERO;
-        loop {
-            let t = match (self.queue.peek_time(), self.next_arrival_time()) {
-                (Some(a), Some(b)) => a.min(b),
-                (Some(a), None) => a,
-                (None, Some(b)) => b,
-                (None, None) => break,
-            };
+        while let Some(t) = self.next_time() {
             if t > horizon {
                 break;
             }
@@ -433,17 +427,22 @@ impl<'w> Simulation<'w> {
             .sample(t, queued, running, nodes, &self.cluster, self.workload);
     }
 
+    /// When the next event or trace arrival is due, if any.
+    fn next_time(&self) -> Option<SimTime> {
+        match (self.queue.peek_time(), self.next_arrival_time()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// After the sample at `t` (interval `dt`): nothing changes before the next event or
     /// arrival, so every sample due before it repeats this one. They are added here, each
     /// counted as the event it stands for, without a trip through the event queue (a long
     /// quiet span costs rows, not events; the row limit still widens the interval as the
     /// rows grow). Returns when the next sample is due.
     fn repeat_samples(&mut self, t: SimTime, mut dt: SimTime) -> SimTime {
-        let until = match (self.queue.peek_time(), self.next_arrival_time()) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) => a,
-            (None, Some(b)) => b,
-            (None, None) => return t.plus(dt),
+        let Some(until) = self.next_time() else {
+            return t.plus(dt);
         };
         let mut s = t;
         while dt.0 > 0 && s.plus(dt) < until {

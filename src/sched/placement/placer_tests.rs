@@ -4,28 +4,13 @@
 use super::*;
 use crate::model::{CapacityKind, NodeSpec, PoolSpec};
 
-fn pool(nodes: u32, gpus: u16) -> PoolSpec {
-    PoolSpec {
-        name: "p".into(),
-        gpu_type: 0,
-        kind: CapacityKind::Owned,
-        node: NodeSpec {
-            gpus,
-            cpu_milli: 64_000,
-            mem_mib: 512 * 1024,
-        },
-        nodes,
-        speed: 1.0,
-    }
-}
-
 fn best_fit() -> Placer {
     Placer::new(PlacementKind::BestFit, &PlacementContext::default())
 }
 
 #[test]
 fn best_fit_picks_tightest_node() {
-    let mut c = Cluster::new(vec![pool(3, 8)]);
+    let mut c = Cluster::new(vec![PoolSpec::test(3, 8)]);
     let bf = best_fit();
     // Leave node 0 with 8 free, node 1 with 3 free, node 2 with 5 free.
     let a = bf.find(&c, 0, GpuRequest::Whole(5), 0, 0, None).unwrap();
@@ -48,7 +33,7 @@ fn best_fit_picks_tightest_node() {
 
 #[test]
 fn gang_jobs_take_whole_nodes_or_nothing() {
-    let mut c = Cluster::new(vec![pool(3, 8)]);
+    let mut c = Cluster::new(vec![PoolSpec::test(3, 8)]);
     let bf = best_fit();
     let small = bf.find(&c, 0, GpuRequest::Whole(1), 0, 0, None).unwrap();
     c.take(&small);
@@ -63,7 +48,7 @@ fn gang_jobs_take_whole_nodes_or_nothing() {
 
 #[test]
 fn fractions_share_a_gpu() {
-    let mut c = Cluster::new(vec![pool(1, 1)]);
+    let mut c = Cluster::new(vec![PoolSpec::test(1, 1)]);
     let bf = best_fit();
     let a = bf
         .find(&c, 0, GpuRequest::Fraction(600), 0, 0, None)
@@ -82,7 +67,7 @@ fn fractions_share_a_gpu() {
 
 #[test]
 fn cpu_and_memory_limit_placement() {
-    let c = Cluster::new(vec![pool(1, 8)]);
+    let c = Cluster::new(vec![PoolSpec::test(1, 8)]);
     let bf = best_fit();
     assert!(bf
         .find(&c, 0, GpuRequest::Whole(1), 65_000, 0, None)
@@ -92,7 +77,7 @@ fn cpu_and_memory_limit_placement() {
 
 #[test]
 fn reserved_nodes_are_avoided() {
-    let c = Cluster::new(vec![pool(2, 8)]);
+    let c = Cluster::new(vec![PoolSpec::test(2, 8)]);
     let bf = best_fit();
     let r = ReservedNodes(vec![0, 1]);
     assert!(bf
@@ -146,7 +131,7 @@ fn cluster_uses_the_scorer() {
 
 #[test]
 fn clustering_reads_what_nodes_hold() {
-    let mut c = Cluster::new(vec![pool(3, 4)]);
+    let mut c = Cluster::new(vec![PoolSpec::test(3, 4)]);
     let w = Workload::default();
     let clustering = Placer::for_run(PlacementKind::GpuClustering, &mut c, &w);
     // Node 0 takes a 2-GPU task (lowest of the empty nodes), node 1 a 1-GPU task.
@@ -183,7 +168,7 @@ fn clustering_reads_what_nodes_hold() {
 
 #[test]
 fn random_spreads_over_fitting_nodes() {
-    let mut c = Cluster::new(vec![pool(4, 1)]);
+    let mut c = Cluster::new(vec![PoolSpec::test(4, 1)]);
     let w = Workload::default();
     let mut random = Placer::for_run(PlacementKind::Random, &mut c, &w);
     random.set_rng(crate::engine::RngStreams::new(7).stream("placement"));
