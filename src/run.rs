@@ -182,15 +182,56 @@ fn simulate(
     watch: Option<Arc<Watch>>,
     rows: bool,
 ) -> Execution {
+    let p = simulate_priced(s, workload, streams, watch, rows);
+    let (job_figures, summary) = summarise(s, streams, &p);
+    p.into_execution(job_figures, summary)
+}
+
+/// A run simulated and priced, before its summary: enough to write `jobs.csv`.
+struct Priced {
+    workload: Workload,
+    result: RunResult,
+    pricing: RunPricing,
+    cost: RunCost,
+    sim_wall: Duration,
+    reject_reasons: Vec<(u32, String)>,
+    streamed: Option<crate::report::StreamedRows>,
+}
+
+impl Priced {
+    /// The whole execution, with the job table and summary [`summarise`] made.
+    fn into_execution(self, job_figures: JobTable, summary: Summary) -> Execution {
+        Execution {
+            workload: self.workload,
+            result: self.result,
+            pricing: self.pricing,
+            cost: self.cost,
+            summary,
+            job_figures,
+            sim_wall: self.sim_wall,
+            reject_reasons: self.reject_reasons,
+            streamed: self.streamed,
+        }
+    }
+}
+
+/// Simulates `workload` under `s` and prices the run (see [`execute_watched`] for `rows`).
+fn simulate_priced(
+    s: &Scenario,
+    workload: Workload,
+    streams: &RngStreams,
+    watch: Option<Arc<Watch>>,
+    rows: bool,
+) -> Priced {
     let pricing = s.run_pricing(streams);
     let clock = Instant::now();
     let mut sim = Simulation::new(s.sim.clone(), &workload).with_placement_rng(streams);
-    if let Some(w) = watch {
+    if let Some(w) = &watch {
         w.jobs.store(
             workload.jobs.len() as u64,
             std::sync::atomic::Ordering::Relaxed,
         );
-        sim = sim.with_watch(w);
+        sim = sim.with_watch(Arc::clone(w));
     }
     if let Some(f) = &s.faults {
         sim = sim.with_faults(f.clone(), streams);
@@ -226,6 +267,11 @@ fn simulate(
         (sim.run(), None)
     };
     let sim_wall = clock.elapsed();
+    if let Some(w) = &watch {
+        w.simulated
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    tracing::info!("writing outputs");
     tracing::debug!(
         events = result.events,
         seconds = sim_wall.as_secs_f64(),
@@ -234,6 +280,25 @@ fn simulate(
     let clock = Instant::now();
     let cost = crate::metrics::price_run(&result, &pricing, |i| workload.jobs[i].tenant);
     tracing::debug!(seconds = clock.elapsed().as_secs_f64(), "priced");
+    let rejected = |i: usize| result.jobs[i].outcome == crate::sim::JobOutcome::Rejected;
+    let reject_reasons = if (0..result.jobs.len()).any(rejected) {
+        crate::scenario::unplaceable_among(&s.sim.pools, &workload, rejected)
+    } else {
+        Vec::new()
+    };
+    Priced {
+        workload,
+        result,
+        pricing,
+        cost,
+        sim_wall,
+        reject_reasons,
+        streamed,
+    }
+}
+
+/// The job table and the summary of a priced run.
+fn summarise(s: &Scenario, streams: &RngStreams, p: &Priced) -> (JobTable, Summary) {
     let clock = Instant::now();
     let meta = RunMeta {
         scenario: s.name.clone(),
@@ -241,27 +306,99 @@ fn simulate(
         seed: streams.seed(),
         policy: s.sim.policy.as_str().to_string(),
     };
-    let job_figures = job_table(&workload, &result, &s.metrics);
-    let summary = build_summary_from(&meta, &workload, &result, &cost.ledger, &job_figures);
+    let job_figures = job_table(&p.workload, &p.result, &s.metrics);
+    let summary = build_summary_from(&meta, &p.workload, &p.result, &p.cost.ledger, &job_figures);
     tracing::debug!(seconds = clock.elapsed().as_secs_f64(), "summarised");
-    let reject_reasons = if summary.jobs.rejected > 0 {
-        crate::scenario::unplaceable_among(&s.sim.pools, &workload, |i| {
-            result.jobs[i].outcome == crate::sim::JobOutcome::Rejected
-        })
-    } else {
-        Vec::new()
-    };
-    Execution {
-        workload,
-        result,
-        pricing,
-        cost,
-        summary,
-        job_figures,
-        sim_wall,
-        reject_reasons,
-        streamed,
+    (job_figures, summary)
+}
+
+/// [`execute_watched`] with rows formatted during the run, then [`write_folder_as`] into
+/// `dir`, except that `jobs.csv` is written while the summary is made (on another
+/// thread): what `gpufleet run` does. The folder and the execution are the same as the
+/// two calls give.
+pub fn execute_into(
+    s: &Scenario,
+    streams: &RngStreams,
+    watch: Option<Arc<Watch>>,
+    dir: &Path,
+    format: OutputFormat,
+) -> Result<(Execution, Written), RunError> {
+    if format.parquet() && !crate::report::PARQUET_BUILT {
+        return Err(RunError::NoParquet);
     }
+    let clock = Instant::now();
+    let workload = s.workload_from(streams)?;
+    tracing::debug!(
+        jobs = workload.jobs.len(),
+        seconds = clock.elapsed().as_secs_f64(),
+        "workload built"
+    );
+    check_oversized(s, &workload)?;
+    let p = simulate_priced(s, workload, streams, watch, format.csv());
+    if !format.csv() {
+        let (job_figures, summary) = summarise(s, streams, &p);
+        let e = p.into_execution(job_figures, summary);
+        let written = write_folder_as(s, &e, dir, format)?;
+        return Ok((e, written));
+    }
+    let clock = Instant::now();
+    let folder = FreshFolder::begin(dir)?;
+    let context = crate::metrics::FigureContext::of_run(&p.workload, &p.result, &s.metrics);
+    let (gpu_types, pricing) = (pool_gpu_types(s), pool_pricing(&p.pricing));
+    let in_folder = |what: std::io::Result<()>| {
+        what.map_err(|source| RunError::Write {
+            path: folder.path().to_path_buf(),
+            source,
+        })
+    };
+    // `jobs.csv`, and the other tables with the charts, are written on two threads while
+    // this one makes the summary (none of them reads it).
+    let (jobs, rest, (job_figures, summary)) = std::thread::scope(|scope| {
+        let jobs = scope.spawn(|| {
+            crate::report::write_jobs_csv(
+                &folder.path().join("jobs.csv"),
+                &crate::report::JobsCsv {
+                    workload: &p.workload,
+                    result: &p.result,
+                    job_usd: &p.cost.job_usd,
+                    reject_reasons: &p.reject_reasons,
+                    streamed: p.streamed.as_ref(),
+                    context: &context,
+                },
+            )
+        });
+        let rest = scope.spawn(|| {
+            crate::report::write_rest(
+                folder.path(),
+                &crate::report::RunRest {
+                    title: &s.name,
+                    workload: &p.workload,
+                    result: &p.result,
+                    ledger: &p.cost.ledger,
+                    pool_gpu_types: &gpu_types,
+                    pool_pricing: &pricing,
+                },
+            )
+        });
+        let summary = summarise(s, streams, &p);
+        let panicked = || {
+            Err(std::io::Error::other(
+                "a thread writing the folder panicked",
+            ))
+        };
+        (
+            jobs.join().unwrap_or_else(|_| panicked()),
+            rest.join().unwrap_or_else(|_| panicked()),
+            summary,
+        )
+    });
+    in_folder(jobs)?;
+    in_folder(rest)?;
+    let e = p.into_execution(job_figures, summary);
+    let written = write_files(s, &e, folder.path(), format, false)?;
+    folder.commit()?;
+    tracing::debug!(seconds = clock.elapsed().as_secs_f64(), "wrote the folder");
+    Ok((e, written))
 }
 
 /// The figure context a run of `s` on `w` will have when its pools keep their configured
@@ -293,22 +430,30 @@ pub fn output<'a>(s: &Scenario, e: &'a Execution) -> RunOutput<'a> {
         summary: &e.summary,
         job_figures: &e.job_figures,
         ledger: &e.cost.ledger,
-        pool_gpu_types: s
-            .sim
-            .pools
-            .iter()
-            .map(|p| s.gpu_types[p.gpu_type].name.clone())
-            .collect(),
+        pool_gpu_types: pool_gpu_types(s),
         job_usd: &e.cost.job_usd,
-        pool_pricing: e
-            .pricing
-            .pools
-            .iter()
-            .map(|p| p.kind_name().to_string())
-            .collect(),
+        pool_pricing: pool_pricing(&e.pricing),
         reject_reasons: &e.reject_reasons,
         streamed: e.streamed.as_ref(),
     }
+}
+
+/// Each pool's GPU type name.
+fn pool_gpu_types(s: &Scenario) -> Vec<String> {
+    s.sim
+        .pools
+        .iter()
+        .map(|p| s.gpu_types[p.gpu_type].name.clone())
+        .collect()
+}
+
+/// Each pool's pricing model name.
+fn pool_pricing(pricing: &RunPricing) -> Vec<String> {
+    pricing
+        .pools
+        .iter()
+        .map(|p| p.kind_name().to_string())
+        .collect()
 }
 
 /// Writes the run folder `dir`: `summary.json`, `jobs.csv`, `pools.csv`, `timeline.csv`,
@@ -334,25 +479,31 @@ pub fn write_folder_as(
     }
     let clock = Instant::now();
     let folder = FreshFolder::begin(dir)?;
-    let written = write_files(s, e, folder.path(), format)?;
+    let written = write_files(s, e, folder.path(), format, true)?;
     folder.commit()?;
     tracing::debug!(seconds = clock.elapsed().as_secs_f64(), "wrote the folder");
     Ok(written)
 }
 
-/// Writes the run's files into the folder `dir`.
+/// Writes the run's files into the folder `dir` (with `tables` false, only those besides
+/// `jobs.csv`, `pools.csv`, `timeline.csv` and the charts: the caller wrote them).
 fn write_files(
     s: &Scenario,
     e: &Execution,
     dir: &Path,
     format: OutputFormat,
+    tables: bool,
 ) -> Result<Written, RunError> {
     let output = output(s, e);
     let write_err = |source| RunError::Write {
         path: dir.to_path_buf(),
         source,
     };
-    write_run(dir, &output).map_err(write_err)?;
+    match tables {
+        true => write_run(dir, &output),
+        false => crate::report::write_summary(dir, &e.summary),
+    }
+    .map_err(write_err)?;
     #[cfg(feature = "parquet")]
     if format.parquet() {
         crate::report::parquet::write_run_parquet(dir, &output).map_err(write_err)?;

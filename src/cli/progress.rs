@@ -7,7 +7,7 @@ use crate::sim::Watch;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -17,7 +17,6 @@ const DELAY: Duration = Duration::from_secs(1);
 struct Shared {
     watch: Arc<Watch>,
     done: AtomicBool,
-    phase: Mutex<&'static str>,
 }
 
 /// A progress bar drawn by a thread of its own while the run goes on.
@@ -32,7 +31,6 @@ impl RunBar {
         let shared = Arc::new(Shared {
             watch: Arc::new(Watch::default()),
             done: AtomicBool::new(false),
-            phase: Mutex::new("simulating"),
         });
         let thread = std::io::stderr().is_terminal().then(|| {
             let s = Arc::clone(&shared);
@@ -44,14 +42,6 @@ impl RunBar {
     /// The watch the simulation publishes into.
     pub fn watch(&self) -> Arc<Watch> {
         Arc::clone(&self.shared.watch)
-    }
-
-    /// Names what the run is doing now.
-    pub fn phase(&self, what: &'static str) {
-        if let Ok(mut p) = self.shared.phase.lock() {
-            *p = what;
-        }
-        tracing::info!("{what}");
     }
 }
 
@@ -87,7 +77,10 @@ fn draw(s: &Shared, horizon: Option<SimTime>) {
             bar.set_position(s.watch.arrived.load(Relaxed).min(jobs));
         }
         let day = s.watch.now_ms.load(Relaxed) as f64 / 86_400_000.0;
-        let phase = s.phase.lock().map(|p| *p).unwrap_or("simulating");
+        let phase = match s.watch.simulated.load(Relaxed) {
+            true => "writing outputs",
+            false => "simulating",
+        };
         bar.set_message(match horizon {
             Some(h) => format!("day {day:.1} of {:.1}; {phase}", h.hours_f64() / 24.0),
             None => format!("day {day:.1}; {phase}"),

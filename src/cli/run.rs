@@ -138,21 +138,17 @@ pub fn run(path: Option<&Path>, flags: RunFlags) -> Result<(), CliError> {
     }
     let streams = crate::engine::RngStreams::new(seed);
     let bar = (!flags.quiet).then(|| super::progress::RunBar::start(s.sim.horizon));
-    let exec =
-        crate::run::execute_watched(&s, &streams, bar.as_ref().map(|b| b.watch()), format.csv());
-    if let Some(b) = &bar {
-        b.phase("writing outputs");
-    }
-    let exec = exec.map_err(run_error)?;
-    super::trace::report_drops(&exec.workload);
-    let wall = exec.sim_wall;
-    let (result, summary) = (&exec.result, &exec.summary);
     let dir = flags
         .out
         .unwrap_or_else(|| PathBuf::from("out").join(&s.name));
-    let written = crate::run::write_folder_as(&s, &exec, &dir, format).map_err(run_error);
+    let done =
+        crate::run::execute_into(&s, &streams, bar.as_ref().map(|b| b.watch()), &dir, format);
     drop(bar);
-    let deadline_rows = written?.deadline;
+    let (exec, written) = done.map_err(run_error)?;
+    super::trace::report_drops(&exec.workload);
+    let wall = exec.sim_wall;
+    let (result, summary) = (&exec.result, &exec.summary);
+    let deadline_rows = written.deadline;
     tracing::info!(dir = %dir.display(), format = format.as_str(), "wrote the run folder");
     // Loud, even with -q: jobs rejected and a widened timeline go to stderr.
     let rejected = exec.rejections_by_reason();

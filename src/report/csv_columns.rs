@@ -41,7 +41,7 @@ pub struct JobRow<'a> {
     /// The rest of the run.
     pub ctx: &'a JobContext<'a>,
     /// Its research figures (none for a rejected job).
-    pub fig: Option<&'a crate::metrics::JobFigures>,
+    pub fig: Option<crate::metrics::JobFigures>,
 }
 
 fn opt_secs(t: Option<SimTime>) -> Cell<'static> {
@@ -131,7 +131,7 @@ pub fn job_columns<'a>() -> Vec<Column<JobRow<'a>>> {
 }
 
 fn figure<'r>(r: &'r JobRow) -> Option<&'r crate::metrics::JobFigures> {
-    r.fig
+    r.fig.as_ref()
 }
 
 fn fig(r: &JobRow, value: impl Fn(&crate::metrics::JobFigures) -> Option<f64>) -> Cell<'static> {

@@ -5,7 +5,7 @@ use super::csv_columns::{
     job_columns, pool_columns, timeline_columns, JobContext, JobRow, PoolRow, TimelineCell,
 };
 use super::csv_out::{row_into, write_blocks_par, write_rows_par, write_table, Column};
-use crate::metrics::Summary;
+use crate::metrics::{FigureContext, Summary};
 use crate::model::Workload;
 use crate::pricing::{CostKind, Ledger};
 use crate::sim::RunResult;
@@ -34,6 +34,38 @@ pub struct RunOutput<'a> {
     pub reject_reasons: &'a [(u32, String)],
     /// `jobs.csv` rows formatted during the run, if it made them.
     pub streamed: Option<&'a super::StreamedRows>,
+}
+
+/// What a run folder's files other than `summary.json` and `jobs.csv` are made from
+/// (`pools.csv`, `timeline.csv`, the charts): none of them needs the summary.
+#[derive(Clone, Copy)]
+pub struct RunRest<'a> {
+    /// The scenario's name (the charts' title).
+    pub title: &'a str,
+    /// The workload run.
+    pub workload: &'a Workload,
+    /// Its result.
+    pub result: &'a RunResult,
+    /// The ledger.
+    pub ledger: &'a Ledger,
+    /// GPU type name per pool.
+    pub pool_gpu_types: &'a [String],
+    /// Pricing model name per pool.
+    pub pool_pricing: &'a [String],
+}
+
+impl<'a> RunOutput<'a> {
+    /// What this run's other files are made from.
+    pub fn rest(&self) -> RunRest<'_> {
+        RunRest {
+            title: &self.summary.scenario,
+            workload: self.workload,
+            result: self.result,
+            ledger: self.ledger,
+            pool_gpu_types: &self.pool_gpu_types,
+            pool_pricing: &self.pool_pricing,
+        }
+    }
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename; on error the temporary
@@ -81,48 +113,84 @@ fn write_csv<R>(
 /// `pools.csv`, `timeline.csv` and the run's charts, drawn from the data in memory.
 pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let mut json = serde_json::to_vec_pretty(out.summary).map_err(std::io::Error::other)?;
-    json.push(b'\n');
-    write_atomic(&dir.join("summary.json"), &json)?;
+    write_summary(dir, out.summary)?;
 
-    let r = out.result;
-    let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
     // jobs.csv (formatted in parallel blocks) beside the small files and the charts.
     let (jobs, rest) = rayon::join(
-        || write_jobs_csv(&dir.join("jobs.csv"), out),
-        || -> std::io::Result<()> {
-            write_csv(&dir.join("pools.csv"), &pool_columns(), pool_rows(out))?;
-            let cells = r.timeline.iter().flat_map(|row| {
-                let names = &pool_names;
-                (0..row.pools.len()).map(move |pool| TimelineCell {
-                    row,
-                    pool,
-                    name: names.get(pool).copied().unwrap_or(""),
-                })
-            });
-            write_csv(&dir.join("timeline.csv"), &timeline_columns(), cells)?;
-            super::run_charts::plot_run(dir, &super::run_charts::RunCharts::from_run(out))
-                .map_err(std::io::Error::other)?;
-            Ok(())
-        },
+        || write_jobs_csv(&dir.join("jobs.csv"), &out.jobs_csv()),
+        || write_rest(dir, &out.rest()),
     );
     jobs?;
     rest
 }
 
+/// Writes `summary.json` into `dir`.
+pub fn write_summary(dir: &Path, summary: &Summary) -> std::io::Result<()> {
+    let mut json = serde_json::to_vec_pretty(summary).map_err(std::io::Error::other)?;
+    json.push(b'\n');
+    write_atomic(&dir.join("summary.json"), &json)
+}
+
+/// Writes `pools.csv`, `timeline.csv` and the run's charts into `dir`.
+pub fn write_rest(dir: &Path, out: &RunRest) -> std::io::Result<()> {
+    let r = out.result;
+    let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
+    write_csv(&dir.join("pools.csv"), &pool_columns(), pool_rows(out))?;
+    let cells = r.timeline.iter().flat_map(|row| {
+        let names = &pool_names;
+        (0..row.pools.len()).map(move |pool| TimelineCell {
+            row,
+            pool,
+            name: names.get(pool).copied().unwrap_or(""),
+        })
+    });
+    write_csv(&dir.join("timeline.csv"), &timeline_columns(), cells)?;
+    super::run_charts::plot_run(dir, &super::run_charts::RunCharts::from_run(out))
+        .map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+/// What `jobs.csv` is written from: a run's jobs and records, its bills and the context
+/// its jobs' figures are worked out in (no summary: the file can be written while the
+/// summary is made).
+#[derive(Clone, Copy)]
+pub struct JobsCsv<'a> {
+    /// The workload run.
+    pub workload: &'a Workload,
+    /// Its result.
+    pub result: &'a RunResult,
+    /// Dollars attributed to each job (indexed like the workload).
+    pub job_usd: &'a [f64],
+    /// Why each rejected job could not run: (job index, reason), sorted by index.
+    pub reject_reasons: &'a [(u32, String)],
+    /// Rows formatted during the run, if it made them.
+    pub streamed: Option<&'a super::StreamedRows>,
+    /// The run's figure context ([`crate::metrics::FigureContext::of_run`]).
+    pub context: &'a FigureContext,
+}
+
+impl<'a> RunOutput<'a> {
+    /// What this run's `jobs.csv` is written from.
+    pub fn jobs_csv(&self) -> JobsCsv<'a> {
+        JobsCsv {
+            workload: self.workload,
+            result: self.result,
+            job_usd: self.job_usd,
+            reject_reasons: self.reject_reasons,
+            streamed: self.streamed,
+            context: &self.job_figures.context,
+        }
+    }
+}
+
 /// Writes a run's `jobs.csv` to `path` (see [`write_streamed`]), its rows formatted in
 /// parallel blocks: the run folder's table, also kept per run by `gpufleet sweep --keep-jobs`.
-pub fn write_jobs_csv(path: &Path, out: &RunOutput) -> std::io::Result<()> {
+/// A job's figures are worked out as its row is (as [`crate::metrics::job_table`] does),
+/// unless its row was formatted during the run.
+pub fn write_jobs_csv(path: &Path, out: &JobsCsv) -> std::io::Result<()> {
     let w = out.workload;
     let r = out.result;
     let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
-    let table = out.job_figures;
-    let mut figures = vec![None; w.jobs.len()];
-    for x in &table.jobs {
-        if let Some(slot) = figures.get_mut(x.job as usize) {
-            *slot = Some(x);
-        }
-    }
     let ctx = JobContext {
         tenants: &w.tenants,
         pool_names: &pool_names,
@@ -142,39 +210,55 @@ pub fn write_jobs_csv(path: &Path, out: &RunOutput) -> std::io::Result<()> {
         ));
     }
     let n = w.jobs.len().min(r.jobs.len());
-    let job_row = |index: usize| {
+    let usage = &r.job_usage;
+    let figures = |i: usize, rec: &crate::sim::JobRecord| {
+        if rec.outcome == crate::sim::JobOutcome::Rejected {
+            return None;
+        }
+        // `job_usage` is in job order: job i's entries, summed as the job table sums them.
+        let first = usage.partition_point(|u| (u.job as usize) < i);
+        let gpu_ms: u128 = usage[first..]
+            .iter()
+            .take_while(|u| u.job as usize == i)
+            .map(|u| u.gpu_ms)
+            .sum();
+        Some(out.context.figures(i, &w.jobs[i], rec, gpu_ms, r.end))
+    };
+    let job_row = |index: usize, fig: bool| {
         let rec = &r.jobs[index];
         rec.submitted.then(|| JobRow {
             index,
             job: &w.jobs[index],
             rec,
             ctx: &ctx,
-            fig: figures[index],
+            fig: if fig { figures(index, rec) } else { None },
         })
     };
     // Rows formatted during the run, where they hold: only the late cells are new.
     let streamed = out
         .streamed
-        .filter(|s| s.usable(r, &table.context))
+        .filter(|s| s.usable(r, out.context))
         .zip(super::streamed::late_columns());
     write_streamed(path, |f| match streamed {
         Some((rows, late)) => {
             let late = &columns[late..late + 2];
             write_blocks_par(f, &columns, n, |i, buf| {
-                if let Some(row) = job_row(i) {
+                // The late cells read no figure: the row's own are worked out only when
+                // it has to be formatted whole.
+                if let Some(row) = job_row(i, false) {
                     if !rows.append(buf, &row, late) {
-                        row_into(buf, &columns, &row);
+                        row_into(buf, &columns, &job_row(i, true).unwrap_or(row));
                     }
                 }
             })
             .map(|_| ())
         }
-        None => write_rows_par(f, &columns, n, job_row).map(|_| ()),
+        None => write_rows_par(f, &columns, n, |i| job_row(i, true)).map(|_| ()),
     })
 }
 
 /// Each pool's figures for `pools.csv`.
-fn pool_rows(out: &RunOutput) -> Vec<PoolRow> {
+fn pool_rows(out: &RunRest) -> Vec<PoolRow> {
     let (r, ledger) = (out.result, out.ledger);
     // Sums by (pool, kind) in one pass over the ledger.
     let kinds = [

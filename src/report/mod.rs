@@ -31,7 +31,10 @@ pub use deadline::write_deadline_csv;
 pub use fgd::{
     finite_mean, mean_curve, mean_frag_curve, write_fgd, FgdExpected, FgdPolicySummary, FgdSummary,
 };
-pub use files::{write_atomic, write_jobs_csv, write_run, write_streamed, RunOutput};
+pub use files::{
+    write_atomic, write_jobs_csv, write_rest, write_run, write_streamed, write_summary, JobsCsv,
+    RunOutput, RunRest,
+};
 pub use format::{OutputFormat, PARQUET_BUILT};
 pub use labels::{metric_label, time_unit, Label};
 mod tco_chart;

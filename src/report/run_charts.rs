@@ -2,7 +2,7 @@
 //! time, queue length over time, cost breakdown by pool, and wait / JCT distributions.
 
 use super::data::TableStream;
-use super::files::RunOutput;
+use super::files::RunRest;
 use super::render::{
     color, font, legend_box, legend_line, render, tick, Chart, ChartError, DrawResult,
 };
@@ -77,7 +77,7 @@ impl Timeline {
 }
 
 /// The timeline of a run's result.
-fn timeline_of(out: &RunOutput) -> Timeline {
+fn timeline_of(out: &RunRest) -> Timeline {
     let pools: Vec<String> = out.result.pools.iter().map(|p| p.name.clone()).collect();
     let rows = out
         .result
@@ -441,8 +441,8 @@ pub struct RunCharts {
 
 impl RunCharts {
     /// From a run's data in memory (no file is read).
-    pub fn from_run(out: &RunOutput) -> RunCharts {
-        let title = out.summary.scenario.clone();
+    pub fn from_run(out: &RunRest) -> RunCharts {
+        let title = out.title.to_string();
         let (r, w) = (out.result, out.workload);
         let mut waits = Vec::new();
         let mut jcts = Vec::new();

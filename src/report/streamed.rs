@@ -111,7 +111,7 @@ impl StreamedRows {
                     job,
                     rec: &e.record,
                     ctx: &ctx,
-                    fig: Some(fig),
+                    fig: Some(*fig),
                 };
                 line.clear();
                 for c in &columns[..late] {

@@ -148,6 +148,8 @@ pub struct Watch {
     pub arrived: std::sync::atomic::AtomicU64,
     /// Simulated time reached, in milliseconds.
     pub now_ms: std::sync::atomic::AtomicU64,
+    /// Set by the run path once the simulation is over (the outputs are being made).
+    pub simulated: std::sync::atomic::AtomicBool,
 }
 
 impl<'w> Simulation<'w> {
