@@ -12,7 +12,7 @@
 
 mod folder;
 
-pub use folder::{FolderError, FreshFolder};
+pub use folder::{file_in_path, not_a_folder, FolderError, FreshFolder};
 
 use crate::engine::RngStreams;
 use crate::metrics::{build_summary_from, job_table, JobTable, RunCost, RunMeta, Summary};
@@ -163,9 +163,12 @@ pub fn check_oversized(s: &Scenario, w: &Workload) -> Result<(), RunError> {
     if bad.is_empty() {
         Ok(())
     } else {
-        Err(RunError::Oversized(crate::scenario::oversized_message(
-            w, &bad,
-        )))
+        // A trace's jobs are named by the trace's own ids, in that file.
+        let message = crate::scenario::oversized_message(w, &bad);
+        Err(RunError::Oversized(match s.workload.trace_path() {
+            Some(path) => format!("{}: {message}", path.display()),
+            None => message,
+        }))
     }
 }
 

@@ -55,7 +55,7 @@ fn err(e: CompareError) -> CliError {
 
 /// Runs `gpufleet compare`.
 pub fn compare(a: CompareArgs, quiet: bool) -> Result<(), CliError> {
-    let text = std::fs::read_to_string(&a.file)
+    let text = crate::workload::read_small_text(&a.file, crate::workload::MAX_SCENARIO_BYTES)
         .map_err(|e| CliError::BadInput(anyhow!("{}: cannot read: {e}", a.file.display())))?;
     let is_file = crate::compare::is_compare_file_text(&text);
     let mut spec = match (is_file, a.policies.is_empty()) {

@@ -18,7 +18,7 @@ fn bad(e: impl std::fmt::Display) -> CliError {
 
 /// True when the file at `path` is an FGD experiment scenario.
 pub fn is_fgd_file(path: &Path) -> bool {
-    std::fs::read_to_string(path)
+    crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
         .map(|t| crate::scenario::is_fgd_scenario(&t))
         .unwrap_or(false)
 }

@@ -47,7 +47,7 @@ pub struct PlanArgs {
 
 /// True when `path` is a plan file (so `gpufleet run` and `validate` hand it here).
 pub fn is_plan_file(path: &Path) -> bool {
-    std::fs::read_to_string(path)
+    crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
         .map(|t| crate::plan::is_plan_text(&t))
         .unwrap_or(false)
 }

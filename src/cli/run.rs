@@ -21,7 +21,8 @@ fn load(path: Option<&Path>) -> Result<Scenario, CliError> {
 /// A scenario error with the offending text underlined (the file is read again for it).
 pub(super) fn rendered(e: &ScenarioError, path: Option<&Path>) -> String {
     let text = match path {
-        Some(p) => std::fs::read_to_string(p).unwrap_or_default(),
+        Some(p) => crate::workload::read_small_text(p, crate::workload::MAX_SCENARIO_BYTES)
+            .unwrap_or_default(),
         None => crate::scenario::DEFAULT_SCENARIO.to_string(),
     };
     e.render(&text)
@@ -91,7 +92,8 @@ pub fn validate(path: &Path, json: bool) -> Result<(), CliError> {
 /// A failed validation as JSON: each problem with its field path, line, column and
 /// message (a trace error is one problem without a path).
 fn problems_json(path: &Path, e: Option<&ScenarioError>, message: &str) -> serde_json::Value {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let text = crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
+        .unwrap_or_default();
     let problems: Vec<serde_json::Value> = match e {
         Some(e) => e
             .problems

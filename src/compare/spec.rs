@@ -173,7 +173,7 @@ impl CompareSpec {
     /// Reads and validates a compare file: every variant's scenario is built and checked
     /// before anything runs; problems name the file's line.
     pub fn load(path: &Path) -> Result<CompareSpec, CompareError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
             .map_err(|e| CompareError::one(path, None, format!("cannot read: {e}")))?;
         let line = |off: usize| text[..off.min(text.len())].matches('\n').count() + 1;
         let raw: RawCompare = toml::from_str(&text).map_err(|e| {
@@ -327,13 +327,16 @@ fn build(
     file: &Path,
     scen_line: Option<usize>,
 ) -> Result<CompareSpec, CompareError> {
-    let scen_text = std::fs::read_to_string(scen_path).map_err(|e| {
-        CompareError::one(
-            file,
-            scen_line,
-            format!("scenario {}: cannot read: {e}", scen_path.display()),
-        )
-    })?;
+    let scen_text =
+        crate::workload::read_small_text(scen_path, crate::workload::MAX_SCENARIO_BYTES).map_err(
+            |e| {
+                CompareError::one(
+                    file,
+                    scen_line,
+                    format!("scenario {}: cannot read: {e}", scen_path.display()),
+                )
+            },
+        )?;
     let doc: toml_edit::DocumentMut = scen_text.parse().map_err(|e| {
         CompareError::one(
             file,

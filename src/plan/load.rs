@@ -23,7 +23,7 @@ const MAX_GRID: f64 = 1e12;
 impl PlanSpec {
     /// Reads and checks a plan file.
     pub fn load(path: &Path) -> Result<PlanSpec, PlanError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
             .map_err(|e| PlanError::one(path, None, format!("cannot read: {e}")))?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         PlanSpec::parse(&text, path, &base)
@@ -41,13 +41,15 @@ impl PlanSpec {
         })?;
         let scen_line = Some(line(raw.scenario.span().start));
         let scenario_path = base.join(raw.scenario.get_ref());
-        let scenario_text = std::fs::read_to_string(&scenario_path).map_err(|e| {
-            PlanError::one(
-                file,
-                scen_line,
-                format!("scenario {}: cannot read: {e}", scenario_path.display()),
-            )
-        })?;
+        let scenario_text =
+            crate::workload::read_small_text(&scenario_path, crate::workload::MAX_SCENARIO_BYTES)
+                .map_err(|e| {
+                PlanError::one(
+                    file,
+                    scen_line,
+                    format!("scenario {}: cannot read: {e}", scenario_path.display()),
+                )
+            })?;
         let doc: toml_edit::DocumentMut = scenario_text.parse().map_err(|e| {
             PlanError::one(
                 file,

@@ -574,7 +574,8 @@ pub fn plot_run_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
 
 /// Reads the JSON file `name` of the folder `dir`.
 pub(super) fn read_json(dir: &Path, name: &'static str) -> Result<serde_json::Value, ChartError> {
-    let text = std::fs::read_to_string(dir.join(name))
-        .map_err(|source| ChartError::Read { file: name, source })?;
+    let text =
+        crate::workload::read_small_text(&dir.join(name), crate::workload::MAX_DATA_FILE_BYTES)
+            .map_err(|source| ChartError::Read { file: name, source })?;
     serde_json::from_str(&text).map_err(|source| ChartError::Json { file: name, source })
 }

@@ -166,6 +166,20 @@ fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
 }
 
 /// Refuses a target that is not absent, empty or an output folder.
+/// The first folder of `path` (above it) that is a file, if any: `notes.txt/run` given as
+/// an output folder is a wrong path (bad input), not a failing file system.
+pub fn file_in_path(path: &Path) -> Option<&Path> {
+    path.ancestors().skip(1).find(|a| a.is_file())
+}
+
+/// What is wrong with an output folder `path` that has a file among its folders.
+pub fn not_a_folder(path: &Path) -> String {
+    format!(
+        "{} is a file, not a folder: choose another output folder",
+        file_in_path(path).unwrap_or(path).display()
+    )
+}
+
 fn check_target(target: &Path) -> Result<(), FolderError> {
     let bad = |reason: String| FolderError::Target {
         path: target.to_path_buf(),
@@ -173,6 +187,11 @@ fn check_target(target: &Path) -> Result<(), FolderError> {
     };
     let meta = match std::fs::symlink_metadata(target) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        // A file where a folder of the path should be (`--out notes.txt/run`): the path
+        // given is wrong, not the file system.
+        Err(_) if file_in_path(target).is_some() => {
+            return Err(bad(not_a_folder(target)));
+        }
         Err(e) => return Err(io(target)(e)),
         Ok(m) => m,
     };

@@ -8,7 +8,8 @@ pub(super) type Row = (String, Vec<(String, f64)>);
 
 /// Reads `path` into rows of (class, [(type, throughput)]); an error names the row.
 pub(super) fn read_table(path: &Path) -> Result<Vec<Row>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = crate::workload::read_small_text(path, crate::workload::MAX_DATA_FILE_BYTES)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(text.as_bytes());

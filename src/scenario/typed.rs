@@ -33,6 +33,17 @@ pub enum WorkloadSource {
     },
 }
 
+impl WorkloadSource {
+    /// The trace file the workload is read from, if it is read from one.
+    pub fn trace_path(&self) -> Option<&std::path::Path> {
+        match self {
+            WorkloadSource::Csv { path, .. } | WorkloadSource::PaiSim { path, .. } => Some(path),
+            WorkloadSource::Trace(t) => Some(&t.path),
+            _ => None,
+        }
+    }
+}
+
 /// A validated scenario.
 #[derive(Debug, Clone)]
 pub struct Scenario {

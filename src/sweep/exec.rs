@@ -219,6 +219,16 @@ pub fn runs_of(plan: &Plan, shard: Option<Shard>) -> Vec<usize> {
 pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, SweepError> {
     let out = &opts.out;
     let fail = |what: &str, e: std::io::Error| SweepError::Failed(format!("{what}: {e}"));
+    if crate::run::file_in_path(out).is_some() || out.is_file() {
+        return Err(SweepError::BadInput(format!(
+            "output folder {}: {}",
+            out.display(),
+            match out.is_file() {
+                true => "exists and is not a folder: choose another output folder".to_string(),
+                false => crate::run::not_a_folder(out),
+            }
+        )));
+    }
     std::fs::create_dir_all(out.join("runs")).map_err(|e| fail(&out.display().to_string(), e))?;
     if opts.keep_jobs.is_some() {
         std::fs::create_dir_all(out.join("jobs"))

@@ -44,6 +44,13 @@ fn an_existing_file_as_the_output_folder_is_bad_input() {
         &["run", "-q", f.to_str().unwrap(), "--out", "taken"],
     )
     .refused(2, &["taken"]);
+    // A file where a folder of the path should be: the path is wrong (bad input), not
+    // the file system.
+    gpufleet(
+        d.path(),
+        &["run", "-q", f.to_str().unwrap(), "--out", "taken/run"],
+    )
+    .refused(2, &["taken", "is a file"]);
     // A folder holding something that is not a run's output is not replaced either.
     std::fs::create_dir(d.path().join("mine")).unwrap();
     put(&d.path().join("mine"), "thesis.tex", "precious");
@@ -108,6 +115,12 @@ fn a_sweep_whose_chart_cannot_be_written_is_an_environment_failure() {
     std::fs::remove_file(&chart).unwrap();
     std::fs::create_dir_all(chart.join("squatter")).unwrap();
     gpufleet(d.path(), &["sweep", "-q", "w.toml", "--out", "sw"]).refused(1, &[&name]);
+    // An output folder that is a file, or under one, is the user's path at fault: exit 2.
+    put(d.path(), "taken", "not a folder");
+    for out in ["taken", "taken/sw"] {
+        gpufleet(d.path(), &["sweep", "-q", "w.toml", "--out", out])
+            .refused(2, &["taken", "not a folder"]);
+    }
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! `run` (exit 2, the field and the limit named), or bounded and finished.
 
 use super::{gpufleet, put, scenario, scratch};
+use std::path::Path;
 
 /// A synthetic workload table of `jobs` jobs at `rate` per hour, each one GPU for `dur`.
 fn synthetic(jobs: &str, rate: &str, dur: &str) -> String {
@@ -217,6 +218,19 @@ fn a_huge_scenario_file_is_refused_unread() {
     let d = scratch();
     let f = super::zeros(d.path(), "s.toml", 3 << 30);
     gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(2, &["s.toml"]);
+}
+
+#[test]
+fn an_endless_device_as_the_scenario_is_refused_at_the_limit() {
+    // /dev/zero has no length to refuse it by: it is read up to the limit, in large
+    // chunks (read a few bytes at a time, this took 10 s).
+    let d = scratch();
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let e = gpufleet(d.path(), &["validate", "/dev/zero"]);
+    e.refused(2, &["/dev/zero", "bytes"]);
+    assert!(e.secs < 5.0, "{e:#?}");
 }
 
 #[test]

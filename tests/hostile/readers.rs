@@ -83,7 +83,7 @@ fn a_job_no_pool_can_hold_is_an_error_unless_rejected() {
     let f = put(d.path(), "s.toml", &scenario("", body));
     for cmd in ["validate", "run"] {
         let e = gpufleet(d.path(), &[cmd, f.to_str().unwrap()]);
-        e.refused(2, &["huge", "huger", "2 jobs", "oversized"]);
+        e.refused(2, &["t.csv", "huge", "huger", "2 jobs", "oversized"]);
     }
     // With oversized = "reject": the run succeeds, says how many and why, and jobs.csv
     // gives each rejected job its reason.
