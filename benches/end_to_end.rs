@@ -17,7 +17,11 @@
 //! second thread as jobs end and generation draws its streams in parallel (2026-12-01,
 //! other engineers' processes paused): replay 0.77-1.02 s, `gpufleet run` 1.62-2.01 s wall
 //! (1.6-2.2x; 1.5x not met), 713-743 MiB peak. 10M jobs with failures: replay 14.8 s,
-//! `gpufleet run` 43.1 s wall / 48.7 s CPU, 6.1 GB peak.
+//! `gpufleet run` 43.1 s wall / 48.7 s CPU, 6.1 GB peak. With `jobs.csv`, and the other
+//! tables and charts, written on two threads while the summary is made (2026-12-02, load
+//! 4-5, others paused): replay 1.14-1.35 s, `gpufleet run` 2.24-3.20 s wall (1.9-2.7x),
+//! 761-775 MiB peak; the post-simulation phase is CPU-bound on both cores, a quarter of
+//! it the kernel zeroing fresh pages and copying `jobs.csv` into the page cache.
 
 use gpufleet::engine::RngStreams;
 use gpufleet::scenario::Scenario;
