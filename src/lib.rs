@@ -45,7 +45,9 @@
 //!   `jobs.csv` row while the simulation goes on (`src/report/streamed.rs`), from the job,
 //!   its record and figures only: a column that reads what only the end of the run knows
 //!   (bills, the run's end) goes next to `cost_usd` in that file's late columns
-//!   (`tests/streamed_rows.rs` compares both paths byte for byte).
+//!   (`tests/streamed_rows.rs` compares both paths byte for byte). It then writes
+//!   `jobs.csv` and the other tables and charts while the summary is made
+//!   (`run::execute_into`): no file but `summary.json` may read the summary.
 #![warn(missing_docs)]
 
 pub mod cli;
