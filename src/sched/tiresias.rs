@@ -56,6 +56,10 @@ use crate::engine::SimTime;
 use crate::model::{Job, JobId};
 use std::collections::{BTreeSet, HashMap};
 
+#[path = "tiresias_room.rs"]
+mod room;
+use room::Room;
+
 const SCAN_LIMIT: usize = 16;
 /// Most waiting jobs a pass looks at (jobs skipped because a smaller request of the
 /// same kind already failed are cheap, but still bounded).
@@ -145,6 +149,8 @@ pub struct Tiresias {
     /// versions after it). The same attempt on the same state fails again, so it is not
     /// made (placement is deterministic in what fits; see `start_preempting`).
     failed_preempt: Option<(JobId, u8, u64, u64)>,
+    /// Per queue and pool, what stopping lower-priority jobs could free at most.
+    room: Room,
     len: usize,
 }
 
@@ -175,6 +181,7 @@ impl Tiresias {
             class_waiting: Vec::new(),
             memo: true,
             failed_preempt: None,
+            room: Room::default(),
             len: 0,
         }
     }
@@ -245,6 +252,9 @@ impl Tiresias {
         self.version += 1;
         self.state[id as usize].running = q;
         self.state[id as usize].pool = ctx.running.get(id).map_or(u32::MAX, |r| r.alloc.pool);
+        if let Some(r) = ctx.running.get(id) {
+            self.room.start(id, &r.alloc, q);
+        }
         self.time_crossing(ctx, id, a, q);
     }
 
@@ -264,6 +274,7 @@ impl Tiresias {
         };
         if st.running != NONE {
             self.running.remove(&(st.running, submit, id));
+            self.room.stop(id, st.running);
             st.running = NONE;
             st.pool = u32::MAX;
             self.version += 1;
@@ -318,6 +329,7 @@ impl Tiresias {
                 let a = self.attained(ctx, id);
                 let nq = self.queue_of(a).max(q + 1).min(self.thresholds.len() as u8);
                 self.running.insert((nq, s, id));
+                self.room.demote(id, q, nq);
                 self.version += 1;
                 self.state[id as usize].running = nq;
                 self.time_crossing(ctx, id, a, nq);
@@ -405,6 +417,11 @@ impl Tiresias {
 
     fn try_preempting(&mut self, ctx: &mut SchedCtx, id: JobId, q: u8) -> bool {
         let job = &ctx.jobs[id as usize];
+        // No victim list can make room where stopping every job of a lower priority
+        // could not (see `room`): the attempt would fail and change nothing.
+        if self.memo && !self.room.may_make_room(ctx.cluster, ctx.pools.eligible(job), job.gpus, q) {
+            return false;
+        }
         let mut victims = std::mem::take(&mut self.victims);
         victims.clear();
         // Every job in `running` runs (ended and stopped jobs leave it, and so do the
@@ -483,6 +500,7 @@ impl QueuePolicy for Tiresias {
                 self.time_promotion(id, stop.plus(SimTime(wait.max(1))));
             }
         }
+        self.room.init(ctx.cluster, self.waiting.len());
         self.advance(ctx);
         self.passes += 1;
         if self.dominance.len() < self.shapes.len() {
