@@ -53,7 +53,7 @@
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
 use super::{Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
 use crate::engine::SimTime;
-use crate::model::{Job, JobId};
+use crate::model::{GpuRequest, Job, JobId};
 use std::collections::{BTreeSet, HashMap};
 
 #[path = "tiresias_room.rs"]
@@ -128,8 +128,11 @@ pub struct Tiresias {
     class_of: HashMap<Shape, u32>,
     /// Requeued jobs with their progress, waiting for the next pass to be placed.
     inbox: Vec<(JobId, Progress)>,
-    /// A pass's view of a queue's front (kept to reuse its memory).
-    front: Vec<(u64, JobId, u32)>,
+    /// Per queue: its first `VISIT_LIMIT` entries of `waiting`, rebuilt only when marked
+    /// stale (an entry joined or left within them), so a pass reads a queue's front
+    /// without walking its tree.
+    windows: Vec<Vec<(u64, JobId, u32)>>,
+    stale: Vec<bool>,
     /// A preemption's victims (kept to reuse its memory).
     victims: Vec<JobId>,
     /// A pass's failed requests (kept to reuse its memory).
@@ -139,6 +142,8 @@ pub struct Tiresias {
     /// Per shape class, within pass `.0`: how many of the pass's failed requests were
     /// checked against it, and whether one dominates it.
     dominance: Vec<(u64, u8, bool)>,
+    /// Per shape class: the pass in which a failed request was found to dominate it.
+    dominated_in: Vec<u64>,
     /// Counts passes.
     passes: u64,
     /// Per shape class: waiting jobs of that class.
@@ -172,11 +177,13 @@ impl Tiresias {
             shapes: Vec::new(),
             class_of: HashMap::new(),
             inbox: Vec::new(),
-            front: Vec::new(),
+            windows: vec![Vec::new(); k],
+            stale: vec![true; k],
             victims: Vec::new(),
             failed: Vec::new(),
             version: 0,
             dominance: Vec::new(),
+            dominated_in: Vec::new(),
             passes: 0,
             class_waiting: Vec::new(),
             memo: true,
@@ -223,10 +230,20 @@ impl Tiresias {
         st.waiting = q;
         let c = st.class;
         self.waiting[q as usize].insert((job.submit.0, id, c));
+        self.touch(q as usize, (job.submit.0, id, c));
         if self.class_waiting.len() <= c as usize {
             self.class_waiting.resize(c as usize + 1, 0);
         }
         self.class_waiting[c as usize] += 1;
+    }
+
+    /// Marks queue `q`'s window stale when `key`, which joined or left the queue, is
+    /// among its first `VISIT_LIMIT` entries (or the window holds all of them).
+    fn touch(&mut self, q: usize, key: (u64, JobId, u32)) {
+        let w = &self.windows[q];
+        if w.len() < VISIT_LIMIT || w.last().is_some_and(|&l| key <= l) {
+            self.stale[q] = true;
+        }
     }
 
     fn base(&self, id: JobId) -> u64 {
@@ -288,9 +305,11 @@ impl Tiresias {
     fn dequeue(&mut self, id: JobId, submit: u64) {
         let st = &mut self.state[id as usize];
         if st.waiting != NONE {
-            self.waiting[st.waiting as usize].remove(&(submit, id, st.class));
+            let (q, key) = (st.waiting as usize, (submit, id, st.class));
+            self.waiting[q].remove(&key);
             st.waiting = NONE;
             self.class_waiting[st.class as usize] -= 1;
+            self.touch(q, key);
         }
         self.len -= 1;
         self.cancel_promotion(id);
@@ -345,6 +364,7 @@ impl Tiresias {
             if st.waiting != NONE && st.waiting > 0 {
                 let s = ctx.jobs[id as usize].submit.0;
                 self.waiting[st.waiting as usize].remove(&(s, id, st.class));
+                self.touch(st.waiting as usize, (s, id, st.class));
                 self.class_waiting[st.class as usize] -= 1;
                 self.enqueue(id, &ctx.jobs[id as usize], 0);
                 let p = ctx.progress.get(id as usize).copied().unwrap_or_default();
@@ -356,6 +376,9 @@ impl Tiresias {
     /// True when a request of this pass in `failed` dominates class `c` (it cannot fit
     /// then); each class checks each failed request once per pass.
     fn dominated(&mut self, c: u32, failed: &[Shape], min_gpn: u32) -> bool {
+        if self.dominated_in[c as usize] == self.passes {
+            return true;
+        }
         let m = &mut self.dominance[c as usize];
         if m.0 != self.passes {
             *m = (self.passes, 0, false);
@@ -366,6 +389,9 @@ impl Tiresias {
                 .iter()
                 .any(|f| dominated(f, shape, min_gpn));
             m.1 = failed.len() as u8;
+        }
+        if m.2 {
+            self.dominated_in[c as usize] = self.passes;
         }
         m.2
     }
@@ -419,7 +445,11 @@ impl Tiresias {
         let job = &ctx.jobs[id as usize];
         // No victim list can make room where stopping every job of a lower priority
         // could not (see `room`): the attempt would fail and change nothing.
-        if self.memo && !self.room.may_make_room(ctx.cluster, ctx.pools.eligible(job), job.gpus, q) {
+        if self.memo
+            && !self
+                .room
+                .may_make_room(ctx.cluster, ctx.pools.eligible(job), job.gpus, q)
+        {
             return false;
         }
         let mut victims = std::mem::take(&mut self.victims);
@@ -460,6 +490,27 @@ impl Tiresias {
         }
         true
     }
+}
+
+/// False when `job`'s GPUs fit nowhere now: no eligible pool has a node with `w` wholly
+/// free GPUs (a gang of `w` above a node's GPUs: `ceil(w / gpus)` wholly free nodes of
+/// one pool). Placement needs that much (the condition `victims_before_fit` answers with
+/// no victims), so an attempt would fail; placement reads the cluster only, so not
+/// making it changes nothing.
+fn fits_now(ctx: &SchedCtx, job: &Job) -> bool {
+    let GpuRequest::Whole(w @ 1..) = job.gpus else {
+        return true;
+    };
+    ctx.pools.eligible(job).any(|p| {
+        let g = ctx.cluster.pools()[p].spec.node.gpus as u32;
+        if g == 0 {
+            false
+        } else if w <= g {
+            ctx.cluster.max_free_whole(p) as u32 >= w
+        } else {
+            ctx.cluster.free_nodes(p).len() as u32 >= w.div_ceil(g)
+        }
+    })
 }
 
 impl QueuePolicy for Tiresias {
@@ -505,6 +556,7 @@ impl QueuePolicy for Tiresias {
         self.passes += 1;
         if self.dominance.len() < self.shapes.len() {
             self.dominance.resize(self.shapes.len(), (0, 0, false));
+            self.dominated_in.resize(self.shapes.len(), 0);
         }
         let mut failures = 0;
         let mut visits = 0;
@@ -518,19 +570,28 @@ impl QueuePolicy for Tiresias {
         // Classes below `settled` have no waiting job or are dominated by a failed request
         // of this pass; both stay so for the rest of it (see `all_settled`).
         let mut settled = (0usize, 0usize);
-        let mut front = std::mem::take(&mut self.front);
         let mut q = 0usize;
         'queues: while q < self.waiting.len() && failures < SCAN_LIMIT && visits < VISIT_LIMIT {
-            // The queue's front in one descent: starts only remove jobs already seen and
-            // preempted jobs come back through the inbox, so the view stays true.
-            front.clear();
-            front.extend(self.waiting[q].iter().take(VISIT_LIMIT - visits).copied());
-            for &(s, id, c) in &front {
+            // The queue's front from its window (one descent when stale): starts only
+            // remove jobs already seen and preempted jobs come back through the inbox, so
+            // the view stays true for the pass.
+            if self.stale[q] {
+                let w = &mut self.windows[q];
+                w.clear();
+                w.extend(self.waiting[q].iter().take(VISIT_LIMIT).copied());
+                self.stale[q] = false;
+            }
+            let n = self.windows[q].len().min(VISIT_LIMIT - visits);
+            for k in 0..n {
+                let (s, id, c) = self.windows[q][k];
                 if failures >= SCAN_LIMIT {
                     break 'queues;
                 }
                 visits += 1;
-                if tried_preempt && self.dominated(c, &failed, min_gpn) {
+                if tried_preempt
+                    && (self.dominated_in[c as usize] == self.passes
+                        || self.dominated(c, &failed, min_gpn))
+                {
                     continue;
                 }
                 // Only the first job that does not fit may preempt, once per pass: this
@@ -538,7 +599,9 @@ impl QueuePolicy for Tiresias {
                 // moment. A job whose placement failed with the cluster as it is now
                 // fails again (placement reads only free capacity; budgets are uncapped).
                 let changes = ctx.cluster.changes();
-                let known = memo && self.state[id as usize].failed_at == changes;
+                let known = memo
+                    && (self.state[id as usize].failed_at == changes
+                        || !fits_now(ctx, &ctx.jobs[id as usize]));
                 let fits = !known && ctx.try_start(id, None);
                 if !fits {
                     self.state[id as usize].failed_at = changes;
@@ -562,7 +625,6 @@ impl QueuePolicy for Tiresias {
             }
             q += 1;
         }
-        self.front = front;
         self.failed = failed;
         let next = [self.crossings.first(), self.promotions.first()]
             .into_iter()
