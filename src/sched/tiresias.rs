@@ -51,7 +51,7 @@
 //! victims are listed.
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
-use super::{Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
+use super::{Progress, QueuePolicy, SchedCtx};
 use crate::engine::SimTime;
 use crate::model::{GpuRequest, Job, JobId};
 use std::collections::{BTreeSet, HashMap};
@@ -133,8 +133,6 @@ pub struct Tiresias {
     /// without walking its tree.
     windows: Vec<Vec<(u64, JobId, u32)>>,
     stale: Vec<bool>,
-    /// A preemption's victims (kept to reuse its memory).
-    victims: Vec<JobId>,
     /// A pass's failed requests (kept to reuse its memory).
     failed: Vec<Shape>,
     /// Counts changes of `running` (starts, stops, demotions).
@@ -179,7 +177,6 @@ impl Tiresias {
             inbox: Vec::new(),
             windows: vec![Vec::new(); k],
             stale: vec![true; k],
-            victims: Vec::new(),
             failed: Vec::new(),
             version: 0,
             dominance: Vec::new(),
@@ -452,36 +449,26 @@ impl Tiresias {
         {
             return false;
         }
-        let mut victims = std::mem::take(&mut self.victims);
-        victims.clear();
-        // Every job in `running` runs (ended and stopped jobs leave it, and so do the
-        // jobs this policy preempts), in the pool kept in its state.
-        let state = &self.state;
-        victims.extend(
-            self.running
-                .iter()
-                .rev()
-                .take_while(|&&(vq, _, _)| vq > q)
-                .map(|&(_, _, v)| v)
-                .filter(|&v| {
-                    debug_assert!(ctx.running.get(v).is_some(), "job {v} runs");
-                    let p = state[v as usize].pool;
-                    p != u32::MAX && ctx.pools.allows(job, p as usize)
-                })
-                .take(MAX_VICTIMS),
-        );
-        let started = self.preempt_victims(ctx, id, &victims);
-        self.victims = victims;
-        started
-    }
-
-    /// Starts `id` by preempting from `victims` (see [`SchedCtx::start_preempting`]).
-    fn preempt_victims(&mut self, ctx: &mut SchedCtx, id: JobId, victims: &[JobId]) -> bool {
-        if victims.is_empty() {
+        // No job of a lower priority runs: no victim to try.
+        if !self.running.last().is_some_and(|&(vq, _, _)| vq > q) {
             return false;
         }
+        // Every job in `running` runs (ended and stopped jobs leave it, and so do the
+        // jobs this policy preempts), in the pool kept in its state. Victims are listed
+        // as `start_preempting` reads them (often far fewer than `MAX_VICTIMS`).
+        let (state, pools) = (&self.state, ctx.pools);
+        let victims = self
+            .running
+            .iter()
+            .rev()
+            .take_while(|&&(vq, _, _)| vq > q)
+            .map(|&(_, _, v)| v)
+            .filter(|&v| {
+                let p = state[v as usize].pool;
+                p != u32::MAX && pools.allows(job, p as usize)
+            });
         let before = ctx.preempted.len();
-        if !ctx.start_preempting(id, victims.iter().copied()) {
+        if !ctx.start_preempting(id, victims) {
             return false;
         }
         for i in before..ctx.preempted.len() {
