@@ -568,7 +568,7 @@ impl SchedCtx<'_> {
         // Victims are listed as they are read (at most `MAX_VICTIMS`): the checks below
         // stop at the first that suffice, and so does the list.
         let mut source = victims.into_iter().take(MAX_VICTIMS);
-        let mut victims: Vec<JobId> = Vec::new();
+        let mut victims: Vec<JobId> = Vec::with_capacity(MAX_VICTIMS);
         // Cheap necessary condition first: whole free GPUs in the eligible pools plus the
         // victims' GPUs must cover the request (fractions count as one GPU).
         let job = &self.jobs[id as usize];
@@ -619,7 +619,7 @@ impl SchedCtx<'_> {
         // Victims stay in `running` while they are tried: only their capacity is given
         // back, and taken again from those the job does not need (the cluster sees the
         // same sequence of changes as if they had been stopped and restarted).
-        let mut taken: Vec<JobId> = Vec::with_capacity(victims.len());
+        let mut taken: Vec<JobId> = Vec::with_capacity(MAX_VICTIMS);
         for i in 0.. {
             let v = match victims.get(i) {
                 Some(&v) => v,

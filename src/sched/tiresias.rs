@@ -9,8 +9,10 @@
 //! promoted to the top queue with its attained service counted from zero again.
 //!
 //! Speed: waiting jobs sit in one ordered set per queue, each entry with its request's
-//! shape class, so a pass walks a queue's front in one descent and skips jobs whose
-//! shape a failed request dominates without reading the job; running jobs sit in one
+//! shape class, and each queue keeps a copy of its first `VISIT_LIMIT` entries, rebuilt
+//! only when an entry joins or leaves them, so a pass reads a queue's front without a
+//! descent and skips jobs whose shape a failed request dominates without reading the
+//! job (one comparison once a class's memo has seen every failed request); running jobs sit in one
 //! set ordered by priority (victims come from its low end); per-job state is a vector
 //! indexed by job id (no hashing); threshold crossings and promotions are timed in
 //! ordered sets and the policy asks the simulation to wake it at the next one.
@@ -24,8 +26,15 @@
 //! [`crate::model::Cluster::changes`] has not moved (placement reads only free capacity;
 //! off where pools are ranked in time or a budget caps starts), and a pass ends once every
 //! class with a waiting job is dominated by a failed request of the pass (what is left
-//! would be skipped). [`Tiresias::exhaustive`] makes every attempt; a test compares the
-//! two on random workloads with gangs, spot pools, host limits and preemption.
+//! would be skipped). A placement is not tried when no eligible pool has a node with as
+//! many wholly free GPUs (a gang: as many wholly free nodes) as it needs, and a preemption
+//! is refused before any victim is listed when stopping every lower-priority job could
+//! not make that room (`tiresias_room.rs`: per queue and pool, a histogram of nodes by the
+//! GPUs that higher-priority jobs hold whole; an upper bound on what the feasibility
+//! count of `SchedCtx::start_preempting` could find, so it would answer "no"); victims
+//! are listed lazily, only as far as `start_preempting` reads them.
+//! [`Tiresias::exhaustive`] makes every attempt; a test compares the two on random
+//! workloads with gangs, shares of one GPU, spot pools, host limits and preemption.
 //! A promotion is tracked per job and cancelled when the job starts or ends (before
 //! 2026-12-01 23:00 a promotion timed before a restart could still fire later).
 //!
@@ -49,6 +58,23 @@
 //! per (queue, class) with order statistics, so dominated classes are skipped without
 //! visiting their jobs, and a cheap bound that rules out a preemption before its
 //! victims are listed.
+//!
+//! 2026-12-02 (same schedules; callgrind, `policies` bench `quick`, replay only): 5,854M
+//! instructions (FIFO 552M, 10.6x; main had moved since the 5,585M above) -> 4,372M (FIFO
+//! 547M, 8.0x), in steps: the preemption bound 5,854M -> 5,152M (of 84.6k failed
+//! preemptions with victims, 84.6k were ruled out by it; only 34 had hit `MAX_VICTIMS`),
+//! kept windows and the one-comparison dominance 5,122M, the placement precheck 4,576M
+//! (placement attempts from passes 967k -> 110k), lazy victims 4,439M, the memo read in
+//! the pass 4,372M. Wall (load 5, builds alternated, 3 runs each): 1.79-1.99 s -> 1.46-1.73
+//! s (FIFO 0.18-0.33 s). 2x is not met. What is left (inclusive): the 60k successful
+//! preemptions, each giving back ~15.5 victims' capacity and taking back ~14.3 of them
+//! (`Cluster::give_back`/`take` with their reindexing, ~650M; the node order within a
+//! bucket is part of what placement reads, so the dance cannot be skipped without
+//! changing schedules; making `Cluster::index` count whole and shared GPUs
+//! incrementally would cut most of it) and their feasibility counts (~245M); the ordered
+//! sets of running jobs, crossings, promotions and queues (~550M of inserts/removes);
+//! dominance checks of classes not yet answered in a pass (~280M); and the simulation's
+//! own work for 2.3x FIFO's events (~750M outside `schedule`).
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
 use super::{Progress, QueuePolicy, SchedCtx};
@@ -140,8 +166,6 @@ pub struct Tiresias {
     /// Per shape class, within pass `.0`: how many of the pass's failed requests were
     /// checked against it, and whether one dominates it.
     dominance: Vec<(u64, u8, bool)>,
-    /// Per shape class: the pass in which a failed request was found to dominate it.
-    dominated_in: Vec<u64>,
     /// Counts passes.
     passes: u64,
     /// Per shape class: waiting jobs of that class.
@@ -180,7 +204,6 @@ impl Tiresias {
             failed: Vec::new(),
             version: 0,
             dominance: Vec::new(),
-            dominated_in: Vec::new(),
             passes: 0,
             class_waiting: Vec::new(),
             memo: true,
@@ -373,9 +396,6 @@ impl Tiresias {
     /// True when a request of this pass in `failed` dominates class `c` (it cannot fit
     /// then); each class checks each failed request once per pass.
     fn dominated(&mut self, c: u32, failed: &[Shape], min_gpn: u32) -> bool {
-        if self.dominated_in[c as usize] == self.passes {
-            return true;
-        }
         let m = &mut self.dominance[c as usize];
         if m.0 != self.passes {
             *m = (self.passes, 0, false);
@@ -386,9 +406,6 @@ impl Tiresias {
                 .iter()
                 .any(|f| dominated(f, shape, min_gpn));
             m.1 = failed.len() as u8;
-        }
-        if m.2 {
-            self.dominated_in[c as usize] = self.passes;
         }
         m.2
     }
@@ -450,7 +467,7 @@ impl Tiresias {
             return false;
         }
         // No job of a lower priority runs: no victim to try.
-        if !self.running.last().is_some_and(|&(vq, _, _)| vq > q) {
+        if self.running.last().is_none_or(|&(vq, _, _)| vq <= q) {
             return false;
         }
         // Every job in `running` runs (ended and stopped jobs leave it, and so do the
@@ -543,7 +560,6 @@ impl QueuePolicy for Tiresias {
         self.passes += 1;
         if self.dominance.len() < self.shapes.len() {
             self.dominance.resize(self.shapes.len(), (0, 0, false));
-            self.dominated_in.resize(self.shapes.len(), 0);
         }
         let mut failures = 0;
         let mut visits = 0;
@@ -575,10 +591,17 @@ impl QueuePolicy for Tiresias {
                     break 'queues;
                 }
                 visits += 1;
-                if tried_preempt
-                    && (self.dominated_in[c as usize] == self.passes
-                        || self.dominated(c, &failed, min_gpn))
-                {
+                // The class's memo answers when it is of this pass and has seen every
+                // failed request (or found one that dominates it).
+                let m = self.dominance[c as usize];
+                let answered = m.0 == self.passes && (m.2 || m.1 as usize == failed.len());
+                let skip = tried_preempt
+                    && if answered {
+                        m.2
+                    } else {
+                        self.dominated(c, &failed, min_gpn)
+                    };
+                if skip {
                     continue;
                 }
                 // Only the first job that does not fit may preempt, once per pass: this
