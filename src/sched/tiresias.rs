@@ -65,13 +65,15 @@
 //! preemptions with victims, 84.6k were ruled out by it; only 34 had hit `MAX_VICTIMS`),
 //! kept windows and the one-comparison dominance 5,122M, the placement precheck 4,576M
 //! (placement attempts from passes 967k -> 110k), lazy victims 4,439M, the memo read in
-//! the pass 4,372M. Wall (load 5, builds alternated, 3 runs each): 1.79-1.99 s -> 1.46-1.73
-//! s (FIFO 0.18-0.33 s). 2x is not met. What is left (inclusive): the 60k successful
+//! the pass 4,372M, `Cluster` counting each node's free GPUs incrementally 4,228M (FIFO
+//! 536M: 7.9x). Wall (load 5, builds alternated, 3 runs each, before the last step):
+//! 1.79-1.99 s -> 1.46-1.73 s (FIFO 0.18-0.33 s). 2x is not met. What is left
+//! (inclusive): the 60k successful
 //! preemptions, each giving back ~15.5 victims' capacity and taking back ~14.3 of them
 //! (`Cluster::give_back`/`take` with their reindexing, ~650M; the node order within a
 //! bucket is part of what placement reads, so the dance cannot be skipped without
-//! changing schedules; making `Cluster::index` count whole and shared GPUs
-//! incrementally would cut most of it) and their feasibility counts (~245M); the ordered
+//! changing schedules; `Cluster::index` no longer counts GPUs, but the bucket moves
+//! remain) and their feasibility counts (~245M); the ordered
 //! sets of running jobs, crossings, promotions and queues (~550M of inserts/removes);
 //! dominance checks of classes not yet answered in a pass (~280M); and the simulation's
 //! own work for 2.3x FIFO's events (~750M outside `schedule`).
