@@ -43,6 +43,15 @@
 //! --toggle-collect='policies::replay*'`, the replay alone) 7,014M -> 5,585M against
 //! FIFO's 545M, 12.9x -> 10.2x (17.1x before the fix): target 2x not met (the cost left
 //! is in the module doc of `src/sched/tiresias.rs`).
+//! Tiresias, 2026-12-02 03:00 UTC (same schedules; callgrind, the replay alone): 5,854M ->
+//! 4,228M instructions against FIFO's 552M -> 536M, 10.6x -> 7.9x, once a preemption that
+//! could not make room even with every lower-priority job stopped is refused before its
+//! victims are listed (a histogram per queue and pool), a placement no node's free GPUs
+//! could hold is not attempted (placement attempts 967k -> 110k), victims are listed
+//! only as far as `start_preempting` reads them, queue fronts are kept between passes and
+//! the cluster's index counts each node's free GPUs as they change (4,372M before that).
+//! Wall time (load 5, builds alternated, three runs each, before the index change): 1.79-1.99 s -> 1.46-1.73 s
+//! (FIFO 0.18-0.33 s). Target 2x not met.
 //! Greedy FIFO and EASY with a third size (`jobs=300000`), instructions per job
 //! (generation included) at 100k, 300k, 1M jobs: greedy 19.3k, 21.2k, 23.0k; EASY 24.5k,
 //! 25.7k, 26.7k, while greedy's mean wait grows 8.5 h, 18.7 h, 69.8 h: a logarithmic

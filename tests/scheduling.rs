@@ -831,8 +831,9 @@ fn tiresias_skipping_attempts_proved_to_fail_changes_no_schedule() {
     // Oracle: the same policy making every placement attempt and visiting every job
     // of its window. Random small workloads on a fragmented cluster (nodes of 4 and
     // 8 GPUs, a spot pool only preemptible jobs may use, CPU demands that fill nodes
-    // before their GPUs do), gangs up to 3 nodes, low thresholds (many demotions and
-    // preemptions) and starvation promotions.
+    // before their GPUs do), gangs up to 3 nodes, shares of one GPU, low thresholds
+    // (many demotions and preemptions) and starvation promotions. Also checks the bound
+    // that refuses a preemption before listing victims (`tiresias_room.rs`).
     let mut x: u64 = 0x2545_f491_4f6c_dd1d;
     let mut next = |m: u64| {
         x = x
@@ -851,7 +852,11 @@ fn tiresias_skipping_attempts_proved_to_fail_changes_no_schedule() {
                 Job {
                     name: format!("j{i}"),
                     submit: SimTime::from_secs(t),
-                    gpus: GpuRequest::Whole(sizes[next(sizes.len() as u64) as usize]),
+                    // A few shares of one GPU: whole-GPU counts must not miss them.
+                    gpus: match next(8) {
+                        0 => GpuRequest::Fraction(200 + next(700) as u16),
+                        _ => GpuRequest::Whole(sizes[next(sizes.len() as u64) as usize]),
+                    },
                     gpu_types: gpufleet::model::TypeMask::ANY,
                     cpu_milli: [0, 0, 4_000, 10_000][next(4) as usize],
                     mem_mib: 0,

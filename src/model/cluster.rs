@@ -94,6 +94,10 @@ struct Node {
     gpu_off: u32,
     gpus: u16,
     free_whole: u16,
+    /// GPUs wholly free and GPUs partly free now, kept by `take` and `give_back` (the
+    /// index reads them instead of counting; `free_whole` is the bucket it is filed in).
+    whole_now: u16,
+    shared_now: u16,
     cpu_free: u32,
     mem_free: u64,
     bucket_pos: u32,
@@ -190,6 +194,8 @@ impl Cluster {
                     gpu_off: c.free_milli.len() as u32,
                     gpus: pool.spec.node.gpus,
                     free_whole: pool.spec.node.gpus,
+                    whole_now: pool.spec.node.gpus,
+                    shared_now: 0,
                     cpu_free: pool.spec.node.cpu_milli,
                     mem_free: pool.spec.node.mem_mib,
                     bucket_pos: pool.buckets[gpn].len() as u32,
@@ -344,7 +350,10 @@ impl Cluster {
             let node = &self.nodes[s.node as usize];
             let i = (node.gpu_off + s.gpu as u32) as usize;
             debug_assert!(self.free_milli[i] >= s.milli, "GPU over-allocated");
+            let before = self.free_milli[i];
             self.free_milli[i] -= s.milli;
+            let after = self.free_milli[i];
+            self.recount(s.node, before, after);
         }
         for &(n, cpu, mem) in &a.hosts {
             let node = &mut self.nodes[n as usize];
@@ -363,8 +372,11 @@ impl Cluster {
         for s in &a.gpus {
             let node = &self.nodes[s.node as usize];
             let i = (node.gpu_off + s.gpu as u32) as usize;
+            let before = self.free_milli[i];
             self.free_milli[i] += s.milli;
             debug_assert!(self.free_milli[i] <= MILLI_PER_GPU as u16);
+            let after = self.free_milli[i];
+            self.recount(s.node, before, after);
         }
         for &(n, cpu, mem) in &a.hosts {
             let node = &mut self.nodes[n as usize];
@@ -417,12 +429,25 @@ impl Cluster {
         }
     }
 
+    /// Keeps node `n`'s counts of wholly and partly free GPUs as one GPU's free share
+    /// goes from `before` to `after`.
+    fn recount(&mut self, n: u32, before: u16, after: u16) {
+        let whole = |f: u16| (f == MILLI_PER_GPU as u16) as u16;
+        let shared = |f: u16| (f > 0 && f < MILLI_PER_GPU as u16) as u16;
+        let node = &mut self.nodes[n as usize];
+        node.whole_now = node.whole_now + whole(after) - whole(before);
+        node.shared_now = node.shared_now + shared(after) - shared(before);
+    }
+
     fn index(&mut self, n: u32) {
         let node = &self.nodes[n as usize];
-        let off = node.gpu_off as usize;
-        let gpus = &self.free_milli[off..off + node.gpus as usize];
-        let whole = gpus.iter().filter(|&&f| f == MILLI_PER_GPU as u16).count() as u16;
-        let partial = gpus.iter().any(|&f| f > 0 && f < MILLI_PER_GPU as u16);
+        debug_assert_eq!(node.whole_now, {
+            let off = node.gpu_off as usize;
+            let gpus = &self.free_milli[off..off + node.gpus as usize];
+            gpus.iter().filter(|&&f| f == MILLI_PER_GPU as u16).count() as u16
+        });
+        let whole = node.whole_now;
+        let partial = node.shared_now > 0;
         let pool = &mut self.pools[node.pool as usize];
         let node = &mut self.nodes[n as usize];
         node.free_whole = whole;

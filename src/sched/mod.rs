@@ -254,13 +254,14 @@ pub struct SchedCtx<'a> {
 /// share exactly: a single-node request needs a node with that many wholly free GPUs, a
 /// gang that many wholly free nodes. CPU, memory and budgets are left to placement, so
 /// this is a necessary condition: no placement succeeds with fewer victims freed.
-/// O(slices of the victims), with the per-node counts in `scratch`.
+/// O(slices of the victims), with the per-node counts in `scratch`; victims past the
+/// first prefix that may fit are not read (a lazy list is drawn no further).
 pub(crate) fn victims_before_fit(
     cluster: &Cluster,
     running: &Running,
     pools: impl IntoIterator<Item = usize>,
     req: GpuRequest,
-    victims: &[JobId],
+    victims: impl IntoIterator<Item = JobId>,
     sc: &mut PreemptScratch,
 ) -> Option<usize> {
     let GpuRequest::Whole(w) = req else {
@@ -274,7 +275,7 @@ pub(crate) fn victims_before_fit(
             .map(|p| (p, cluster.pools()[p].spec.node.gpus as u32))
             .filter(|&(_, g)| g > 0),
     );
-    let found = first_fit_prefix(cluster, running, &eligible, w, victims, sc);
+    let found = first_fit_prefix(cluster, running, &eligible, w, victims.into_iter(), sc);
     sc.pools = eligible;
     found
 }
@@ -285,7 +286,7 @@ fn first_fit_prefix(
     running: &Running,
     pools: &[(usize, u32)],
     w: u32,
-    victims: &[JobId],
+    victims: impl Iterator<Item = JobId>,
     sc: &mut PreemptScratch,
 ) -> Option<usize> {
     // Per eligible pool, what it takes: `w` GPUs on one node, or `k` free nodes.
@@ -302,7 +303,7 @@ fn first_fit_prefix(
     sc.begin(cluster.node_count());
     // Pools' gains in wholly free nodes.
     let mut free_nodes_gained: Vec<(usize, u32)> = Vec::new();
-    for (i, &v) in victims.iter().enumerate() {
+    for (i, v) in victims.enumerate() {
         let Some(r) = running.get(v) else {
             continue;
         };
@@ -564,7 +565,10 @@ impl SchedCtx<'_> {
         id: JobId,
         victims: impl IntoIterator<Item = JobId>,
     ) -> bool {
-        let victims: Vec<JobId> = victims.into_iter().take(MAX_VICTIMS).collect();
+        // Victims are listed as they are read (at most `MAX_VICTIMS`): the checks below
+        // stop at the first that suffice, and so does the list.
+        let mut source = victims.into_iter().take(MAX_VICTIMS);
+        let mut victims: Vec<JobId> = Vec::with_capacity(MAX_VICTIMS);
         // Cheap necessary condition first: whole free GPUs in the eligible pools plus the
         // victims' GPUs must cover the request (fractions count as one GPU).
         let job = &self.jobs[id as usize];
@@ -574,10 +578,11 @@ impl SchedCtx<'_> {
             .eligible(job)
             .map(|p| self.cluster.pool_free_whole_gpus(p))
             .sum();
-        for &v in &victims {
-            if have >= need {
+        while have < need {
+            let Some(v) = source.next() else {
                 break;
-            }
+            };
+            victims.push(v);
             if let Some(r) = self.running.get(v) {
                 have +=
                     r.alloc.gpus.iter().map(|s| s.milli as u64).sum::<u64>() / MILLI_PER_GPU as u64;
@@ -588,12 +593,25 @@ impl SchedCtx<'_> {
         }
         // Placement cannot succeed before the first `first` victims are freed (and not at
         // all with `None`): tries before that would fail, so they are not made.
+        let mut read = 0;
+        let lazy = std::iter::from_fn(|| {
+            let v = match victims.get(read) {
+                Some(&v) => v,
+                None => {
+                    let v = source.next()?;
+                    victims.push(v);
+                    v
+                }
+            };
+            read += 1;
+            Some(v)
+        });
         let Some(first) = victims_before_fit(
             self.cluster,
             self.running,
             self.pools.eligible(job),
             job.gpus,
-            &victims,
+            lazy,
             self.scratch,
         ) else {
             return false;
@@ -601,8 +619,18 @@ impl SchedCtx<'_> {
         // Victims stay in `running` while they are tried: only their capacity is given
         // back, and taken again from those the job does not need (the cluster sees the
         // same sequence of changes as if they had been stopped and restarted).
-        let mut taken: Vec<JobId> = Vec::with_capacity(victims.len());
-        for (i, v) in victims.into_iter().enumerate() {
+        let mut taken: Vec<JobId> = Vec::with_capacity(MAX_VICTIMS);
+        for i in 0.. {
+            let v = match victims.get(i) {
+                Some(&v) => v,
+                None => match source.next() {
+                    Some(v) => {
+                        victims.push(v);
+                        v
+                    }
+                    None => break,
+                },
+            };
             let Some(r) = self.running.get(v) else {
                 continue;
             };

@@ -78,11 +78,11 @@ proptest! {
         let req = GpuRequest::Whole(want);
         let pools: Vec<usize> = (0..shapes.len()).collect();
         let mut sc = PreemptScratch::default();
-        let got = victims_before_fit(&cluster, &running, pools.iter().copied(), req, &victims, &mut sc);
+        let got = victims_before_fit(&cluster, &running, pools.iter().copied(), req, victims.iter().copied(), &mut sc);
         let want_n = brute_force(&cluster, &running, &placer, req, &victims);
         prop_assert_eq!(got, want_n);
         // Fractional requests are left to placement.
-        let f = victims_before_fit(&cluster, &running, pools.iter().copied(), GpuRequest::Fraction(500), &victims, &mut sc);
+        let f = victims_before_fit(&cluster, &running, pools.iter().copied(), GpuRequest::Fraction(500), victims.iter().copied(), &mut sc);
         prop_assert_eq!(f, Some(0));
     }
 }

@@ -9,8 +9,10 @@
 //! promoted to the top queue with its attained service counted from zero again.
 //!
 //! Speed: waiting jobs sit in one ordered set per queue, each entry with its request's
-//! shape class, so a pass walks a queue's front in one descent and skips jobs whose
-//! shape a failed request dominates without reading the job; running jobs sit in one
+//! shape class, and each queue keeps a copy of its first `VISIT_LIMIT` entries, rebuilt
+//! only when an entry joins or leaves them, so a pass reads a queue's front without a
+//! descent and skips jobs whose shape a failed request dominates without reading the
+//! job (one comparison once a class's memo has seen every failed request); running jobs sit in one
 //! set ordered by priority (victims come from its low end); per-job state is a vector
 //! indexed by job id (no hashing); threshold crossings and promotions are timed in
 //! ordered sets and the policy asks the simulation to wake it at the next one.
@@ -24,8 +26,15 @@
 //! [`crate::model::Cluster::changes`] has not moved (placement reads only free capacity;
 //! off where pools are ranked in time or a budget caps starts), and a pass ends once every
 //! class with a waiting job is dominated by a failed request of the pass (what is left
-//! would be skipped). [`Tiresias::exhaustive`] makes every attempt; a test compares the
-//! two on random workloads with gangs, spot pools, host limits and preemption.
+//! would be skipped). A placement is not tried when no eligible pool has a node with as
+//! many wholly free GPUs (a gang: as many wholly free nodes) as it needs, and a preemption
+//! is refused before any victim is listed when stopping every lower-priority job could
+//! not make that room (`tiresias_room.rs`: per queue and pool, a histogram of nodes by the
+//! GPUs that higher-priority jobs hold whole; an upper bound on what the feasibility
+//! count of `SchedCtx::start_preempting` could find, so it would answer "no"); victims
+//! are listed lazily, only as far as `start_preempting` reads them.
+//! [`Tiresias::exhaustive`] makes every attempt; a test compares the two on random
+//! workloads with gangs, shares of one GPU, spot pools, host limits and preemption.
 //! A promotion is tracked per job and cancelled when the job starts or ends (before
 //! 2026-12-01 23:00 a promotion timed before a restart could still fire later).
 //!
@@ -49,12 +58,35 @@
 //! per (queue, class) with order statistics, so dominated classes are skipped without
 //! visiting their jobs, and a cheap bound that rules out a preemption before its
 //! victims are listed.
+//!
+//! 2026-12-02 (same schedules; callgrind, `policies` bench `quick`, replay only): 5,854M
+//! instructions (FIFO 552M, 10.6x; main had moved since the 5,585M above) -> 4,372M (FIFO
+//! 547M, 8.0x), in steps: the preemption bound 5,854M -> 5,152M (of 84.6k failed
+//! preemptions with victims, 84.6k were ruled out by it; only 34 had hit `MAX_VICTIMS`),
+//! kept windows and the one-comparison dominance 5,122M, the placement precheck 4,576M
+//! (placement attempts from passes 967k -> 110k), lazy victims 4,439M, the memo read in
+//! the pass 4,372M, `Cluster` counting each node's free GPUs incrementally 4,228M (FIFO
+//! 536M: 7.9x). Wall (load 5, builds alternated, 3 runs each, before the last step):
+//! 1.79-1.99 s -> 1.46-1.73 s (FIFO 0.18-0.33 s). 2x is not met. What is left
+//! (inclusive): the 60k successful
+//! preemptions, each giving back ~15.5 victims' capacity and taking back ~14.3 of them
+//! (`Cluster::give_back`/`take` with their reindexing, ~650M; the node order within a
+//! bucket is part of what placement reads, so the dance cannot be skipped without
+//! changing schedules; `Cluster::index` no longer counts GPUs, but the bucket moves
+//! remain) and their feasibility counts (~245M); the ordered
+//! sets of running jobs, crossings, promotions and queues (~550M of inserts/removes);
+//! dominance checks of classes not yet answered in a pass (~280M); and the simulation's
+//! own work for 2.3x FIFO's events (~750M outside `schedule`).
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
-use super::{Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
+use super::{Progress, QueuePolicy, SchedCtx};
 use crate::engine::SimTime;
-use crate::model::{Job, JobId};
+use crate::model::{GpuRequest, Job, JobId};
 use std::collections::{BTreeSet, HashMap};
+
+#[path = "tiresias_room.rs"]
+mod room;
+use room::Room;
 
 const SCAN_LIMIT: usize = 16;
 /// Most waiting jobs a pass looks at (jobs skipped because a smaller request of the
@@ -124,10 +156,11 @@ pub struct Tiresias {
     class_of: HashMap<Shape, u32>,
     /// Requeued jobs with their progress, waiting for the next pass to be placed.
     inbox: Vec<(JobId, Progress)>,
-    /// A pass's view of a queue's front (kept to reuse its memory).
-    front: Vec<(u64, JobId, u32)>,
-    /// A preemption's victims (kept to reuse its memory).
-    victims: Vec<JobId>,
+    /// Per queue: its first `VISIT_LIMIT` entries of `waiting`, rebuilt only when marked
+    /// stale (an entry joined or left within them), so a pass reads a queue's front
+    /// without walking its tree.
+    windows: Vec<Vec<(u64, JobId, u32)>>,
+    stale: Vec<bool>,
     /// A pass's failed requests (kept to reuse its memory).
     failed: Vec<Shape>,
     /// Counts changes of `running` (starts, stops, demotions).
@@ -145,6 +178,8 @@ pub struct Tiresias {
     /// versions after it). The same attempt on the same state fails again, so it is not
     /// made (placement is deterministic in what fits; see `start_preempting`).
     failed_preempt: Option<(JobId, u8, u64, u64)>,
+    /// Per queue and pool, what stopping lower-priority jobs could free at most.
+    room: Room,
     len: usize,
 }
 
@@ -166,8 +201,8 @@ impl Tiresias {
             shapes: Vec::new(),
             class_of: HashMap::new(),
             inbox: Vec::new(),
-            front: Vec::new(),
-            victims: Vec::new(),
+            windows: vec![Vec::new(); k],
+            stale: vec![true; k],
             failed: Vec::new(),
             version: 0,
             dominance: Vec::new(),
@@ -175,6 +210,7 @@ impl Tiresias {
             class_waiting: Vec::new(),
             memo: true,
             failed_preempt: None,
+            room: Room::default(),
             len: 0,
         }
     }
@@ -216,10 +252,20 @@ impl Tiresias {
         st.waiting = q;
         let c = st.class;
         self.waiting[q as usize].insert((job.submit.0, id, c));
+        self.touch(q as usize, (job.submit.0, id, c));
         if self.class_waiting.len() <= c as usize {
             self.class_waiting.resize(c as usize + 1, 0);
         }
         self.class_waiting[c as usize] += 1;
+    }
+
+    /// Marks queue `q`'s window stale when `key`, which joined or left the queue, is
+    /// among its first `VISIT_LIMIT` entries (or the window holds all of them).
+    fn touch(&mut self, q: usize, key: (u64, JobId, u32)) {
+        let w = &self.windows[q];
+        if w.len() < VISIT_LIMIT || w.last().is_some_and(|&l| key <= l) {
+            self.stale[q] = true;
+        }
     }
 
     fn base(&self, id: JobId) -> u64 {
@@ -245,6 +291,9 @@ impl Tiresias {
         self.version += 1;
         self.state[id as usize].running = q;
         self.state[id as usize].pool = ctx.running.get(id).map_or(u32::MAX, |r| r.alloc.pool);
+        if let Some(r) = ctx.running.get(id) {
+            self.room.start(id, &r.alloc, q);
+        }
         self.time_crossing(ctx, id, a, q);
     }
 
@@ -264,6 +313,7 @@ impl Tiresias {
         };
         if st.running != NONE {
             self.running.remove(&(st.running, submit, id));
+            self.room.stop(id, st.running);
             st.running = NONE;
             st.pool = u32::MAX;
             self.version += 1;
@@ -277,9 +327,11 @@ impl Tiresias {
     fn dequeue(&mut self, id: JobId, submit: u64) {
         let st = &mut self.state[id as usize];
         if st.waiting != NONE {
-            self.waiting[st.waiting as usize].remove(&(submit, id, st.class));
+            let (q, key) = (st.waiting as usize, (submit, id, st.class));
+            self.waiting[q].remove(&key);
             st.waiting = NONE;
             self.class_waiting[st.class as usize] -= 1;
+            self.touch(q, key);
         }
         self.len -= 1;
         self.cancel_promotion(id);
@@ -318,6 +370,7 @@ impl Tiresias {
                 let a = self.attained(ctx, id);
                 let nq = self.queue_of(a).max(q + 1).min(self.thresholds.len() as u8);
                 self.running.insert((nq, s, id));
+                self.room.demote(id, q, nq);
                 self.version += 1;
                 self.state[id as usize].running = nq;
                 self.time_crossing(ctx, id, a, nq);
@@ -333,6 +386,7 @@ impl Tiresias {
             if st.waiting != NONE && st.waiting > 0 {
                 let s = ctx.jobs[id as usize].submit.0;
                 self.waiting[st.waiting as usize].remove(&(s, id, st.class));
+                self.touch(st.waiting as usize, (s, id, st.class));
                 self.class_waiting[st.class as usize] -= 1;
                 self.enqueue(id, &ctx.jobs[id as usize], 0);
                 let p = ctx.progress.get(id as usize).copied().unwrap_or_default();
@@ -405,36 +459,35 @@ impl Tiresias {
 
     fn try_preempting(&mut self, ctx: &mut SchedCtx, id: JobId, q: u8) -> bool {
         let job = &ctx.jobs[id as usize];
-        let mut victims = std::mem::take(&mut self.victims);
-        victims.clear();
-        // Every job in `running` runs (ended and stopped jobs leave it, and so do the
-        // jobs this policy preempts), in the pool kept in its state.
-        let state = &self.state;
-        victims.extend(
-            self.running
-                .iter()
-                .rev()
-                .take_while(|&&(vq, _, _)| vq > q)
-                .map(|&(_, _, v)| v)
-                .filter(|&v| {
-                    debug_assert!(ctx.running.get(v).is_some(), "job {v} runs");
-                    let p = state[v as usize].pool;
-                    p != u32::MAX && ctx.pools.allows(job, p as usize)
-                })
-                .take(MAX_VICTIMS),
-        );
-        let started = self.preempt_victims(ctx, id, &victims);
-        self.victims = victims;
-        started
-    }
-
-    /// Starts `id` by preempting from `victims` (see [`SchedCtx::start_preempting`]).
-    fn preempt_victims(&mut self, ctx: &mut SchedCtx, id: JobId, victims: &[JobId]) -> bool {
-        if victims.is_empty() {
+        // No victim list can make room where stopping every job of a lower priority
+        // could not (see `room`): the attempt would fail and change nothing.
+        if self.memo
+            && !self
+                .room
+                .may_make_room(ctx.cluster, ctx.pools.eligible(job), job.gpus, q)
+        {
             return false;
         }
+        // No job of a lower priority runs: no victim to try.
+        if self.running.last().is_none_or(|&(vq, _, _)| vq <= q) {
+            return false;
+        }
+        // Every job in `running` runs (ended and stopped jobs leave it, and so do the
+        // jobs this policy preempts), in the pool kept in its state. Victims are listed
+        // as `start_preempting` reads them (often far fewer than `MAX_VICTIMS`).
+        let (state, pools) = (&self.state, ctx.pools);
+        let victims = self
+            .running
+            .iter()
+            .rev()
+            .take_while(|&&(vq, _, _)| vq > q)
+            .map(|&(_, _, v)| v)
+            .filter(|&v| {
+                let p = state[v as usize].pool;
+                p != u32::MAX && pools.allows(job, p as usize)
+            });
         let before = ctx.preempted.len();
-        if !ctx.start_preempting(id, victims.iter().copied()) {
+        if !ctx.start_preempting(id, victims) {
             return false;
         }
         for i in before..ctx.preempted.len() {
@@ -443,6 +496,27 @@ impl Tiresias {
         }
         true
     }
+}
+
+/// False when `job`'s GPUs fit nowhere now: no eligible pool has a node with `w` wholly
+/// free GPUs (a gang of `w` above a node's GPUs: `ceil(w / gpus)` wholly free nodes of
+/// one pool). Placement needs that much (the condition `victims_before_fit` answers with
+/// no victims), so an attempt would fail; placement reads the cluster only, so not
+/// making it changes nothing.
+fn fits_now(ctx: &SchedCtx, job: &Job) -> bool {
+    let GpuRequest::Whole(w @ 1..) = job.gpus else {
+        return true;
+    };
+    ctx.pools.eligible(job).any(|p| {
+        let g = ctx.cluster.pools()[p].spec.node.gpus as u32;
+        if g == 0 {
+            false
+        } else if w <= g {
+            ctx.cluster.max_free_whole(p) as u32 >= w
+        } else {
+            ctx.cluster.free_nodes(p).len() as u32 >= w.div_ceil(g)
+        }
+    })
 }
 
 impl QueuePolicy for Tiresias {
@@ -483,6 +557,7 @@ impl QueuePolicy for Tiresias {
                 self.time_promotion(id, stop.plus(SimTime(wait.max(1))));
             }
         }
+        self.room.init(ctx.cluster, self.waiting.len());
         self.advance(ctx);
         self.passes += 1;
         if self.dominance.len() < self.shapes.len() {
@@ -500,19 +575,35 @@ impl QueuePolicy for Tiresias {
         // Classes below `settled` have no waiting job or are dominated by a failed request
         // of this pass; both stay so for the rest of it (see `all_settled`).
         let mut settled = (0usize, 0usize);
-        let mut front = std::mem::take(&mut self.front);
         let mut q = 0usize;
         'queues: while q < self.waiting.len() && failures < SCAN_LIMIT && visits < VISIT_LIMIT {
-            // The queue's front in one descent: starts only remove jobs already seen and
-            // preempted jobs come back through the inbox, so the view stays true.
-            front.clear();
-            front.extend(self.waiting[q].iter().take(VISIT_LIMIT - visits).copied());
-            for &(s, id, c) in &front {
+            // The queue's front from its window (one descent when stale): starts only
+            // remove jobs already seen and preempted jobs come back through the inbox, so
+            // the view stays true for the pass.
+            if self.stale[q] {
+                let w = &mut self.windows[q];
+                w.clear();
+                w.extend(self.waiting[q].iter().take(VISIT_LIMIT).copied());
+                self.stale[q] = false;
+            }
+            let n = self.windows[q].len().min(VISIT_LIMIT - visits);
+            for k in 0..n {
+                let (s, id, c) = self.windows[q][k];
                 if failures >= SCAN_LIMIT {
                     break 'queues;
                 }
                 visits += 1;
-                if tried_preempt && self.dominated(c, &failed, min_gpn) {
+                // The class's memo answers when it is of this pass and has seen every
+                // failed request (or found one that dominates it).
+                let m = self.dominance[c as usize];
+                let answered = m.0 == self.passes && (m.2 || m.1 as usize == failed.len());
+                let skip = tried_preempt
+                    && if answered {
+                        m.2
+                    } else {
+                        self.dominated(c, &failed, min_gpn)
+                    };
+                if skip {
                     continue;
                 }
                 // Only the first job that does not fit may preempt, once per pass: this
@@ -520,7 +611,9 @@ impl QueuePolicy for Tiresias {
                 // moment. A job whose placement failed with the cluster as it is now
                 // fails again (placement reads only free capacity; budgets are uncapped).
                 let changes = ctx.cluster.changes();
-                let known = memo && self.state[id as usize].failed_at == changes;
+                let known = memo
+                    && (self.state[id as usize].failed_at == changes
+                        || !fits_now(ctx, &ctx.jobs[id as usize]));
                 let fits = !known && ctx.try_start(id, None);
                 if !fits {
                     self.state[id as usize].failed_at = changes;
@@ -544,7 +637,6 @@ impl QueuePolicy for Tiresias {
             }
             q += 1;
         }
-        self.front = front;
         self.failed = failed;
         let next = [self.crossings.first(), self.promotions.first()]
             .into_iter()
