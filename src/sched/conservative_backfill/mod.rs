@@ -64,11 +64,13 @@
 //! it times the steps over the hole: the 2x target likely needs a tree profile whose
 //! search skips the hole in O(log R) (range max below the need), not fewer searches.
 
+mod held;
 mod profile;
 
 use super::{Progress, QueuePolicy, SchedCtx};
 use crate::engine::SimTime;
 use crate::model::{GpuRequest, Job, JobId};
+use held::Held;
 use profile::Profile;
 use std::collections::VecDeque;
 
@@ -113,6 +115,8 @@ struct Plan {
     grew: Vec<SimTime>,
     /// Per pool, the changes a replan gives back (see [`Plan::give_back`]).
     changes: Vec<Vec<(SimTime, i64)>>,
+    /// The conflicts of a replan that keeps reservations in place (`held.rs`).
+    held: Held,
 }
 
 impl Plan {
@@ -145,6 +149,7 @@ impl Plan {
             spare: Vec::with_capacity(DEPTH),
             grew: Vec::new(),
             changes: Vec::new(),
+            held: Held::default(),
         }
     }
 
@@ -373,7 +378,41 @@ impl QueuePolicy for ConservativeBackfill {
             plan.window.push((id, slot));
             i += 1;
         }
-        let again = &old[replan_from..];
+        let mut again = &old[replan_from..];
+        // The stuck reservation moved to now and the jobs after it kept in place while
+        // that is provably what planning them again gives (`held.rs`).
+        let mut held = std::mem::take(&mut plan.held);
+        let moved = match again.first() {
+            Some(&(_, Some(g))) => held.take(&mut plan, g, &again[1..], now),
+            _ => None,
+        };
+        if let Some(g) = moved {
+            let mut k = 0;
+            while k < again.len() && seen < DEPTH {
+                let (id, was) = again[k];
+                debug_assert_eq!(self.queue.get(i), Some(&id));
+                let slot = if k == 0 {
+                    Some(g)
+                } else if held.keeps(was, now) {
+                    was
+                } else {
+                    break;
+                };
+                k += 1;
+                seen += 1;
+                if let Some(s) = slot.filter(|s| s.at == now) {
+                    if let Some(as_planned) = start(ctx, id, s) {
+                        keeps &= as_planned;
+                        self.queue.remove(i);
+                        continue;
+                    }
+                }
+                plan.window.push((id, slot));
+                i += 1;
+            }
+            again = &again[k..];
+        }
+        plan.held = held;
         plan.give_back(again);
         // Per pool: from when the profile may have more room than the plan before had
         // for the job at hand (a job planned anew no longer takes its old place).
