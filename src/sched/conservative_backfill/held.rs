@@ -20,90 +20,104 @@ use super::{Plan, Slot};
 use crate::engine::SimTime;
 use crate::model::JobId;
 
-/// The conflict steps of a held replan: `(from, to, value, cover)` in the stuck job's
-/// pool, with `cover` the whole GPUs of the reservations not yet checked that cover the
-/// whole step.
+/// The conflict steps of a held replan: `(pool, from, to, value, cover)`, with `cover`
+/// the whole GPUs of the reservations not yet checked that cover the whole step; and the
+/// spans taken by the stuck reservations moved to now.
 #[derive(Debug, Default)]
 pub(super) struct Held {
-    pool: usize,
-    steps: Vec<(SimTime, SimTime, i64, i64)>,
+    steps: Vec<(usize, SimTime, SimTime, i64, i64)>,
+    taken: Vec<(usize, SimTime, SimTime)>,
 }
 
 impl Held {
-    /// Moves the stuck reservation `g` (due before `now`) to now, keeping the
-    /// reservations of `rest` (the jobs after it) in the profile, if the check proves
-    /// that is where planning it again puts it: no pool before its own offered a start
-    /// by now (`rival`), and on every conflict step the jobs after it that cover the
-    /// step would, given back, leave room. Else the profile is left as it was and
-    /// `None` returned.
-    pub(super) fn take(
+    /// Starts a replan: no span taken yet.
+    pub(super) fn clear(&mut self) {
+        self.steps.clear();
+        self.taken.clear();
+    }
+
+    /// The reservation of the next job (after those already checked; `rest` are the
+    /// jobs after it) as planning it again gives, its old one kept in the profile, or
+    /// `None` when the check cannot prove it (the profile then holds the old one).
+    ///
+    /// A reservation due before now moves to now if no pool before its own offered a
+    /// start by now (`rival`) and, with the span it newly takes, every conflict step in
+    /// its new window would have room once the jobs after it are given back. Any other
+    /// reservation stays if every conflict step in its window would.
+    pub(super) fn keeps(
         &mut self,
         plan: &mut Plan,
-        g: Slot,
+        slot: Option<Slot>,
         rest: &[(JobId, Option<Slot>)],
         now: SimTime,
-    ) -> Option<Slot> {
-        if g.rival <= now || g.d == SimTime::ZERO || g.at >= now {
+    ) -> Option<Option<Slot>> {
+        let Some(s) = slot else {
+            // It fitted nowhere; with less room it still fits nowhere.
+            return Some(None);
+        };
+        if s.at >= now {
+            self.uncover(s);
+            return self.fits(s).then_some(slot);
+        }
+        if s.rival <= now || s.d == SimTime::ZERO {
             return None;
         }
-        let from = now.max(g.at.plus(g.d));
-        let end = now.plus(g.d);
-        let prof = &mut plan.profiles[g.pool];
-        prof.add(from, -g.need, end.since(from));
-        self.pool = g.pool;
-        self.steps.clear();
-        let s = prof.steps();
-        let first = s.partition_point(|x| x.0 <= from).saturating_sub(1);
-        for (k, x) in s.iter().enumerate().skip(first) {
-            if x.0 >= end {
-                break;
-            }
-            if x.1 < 0 {
-                let to = s.get(k + 1).map_or(SimTime::NEVER, |n| n.0);
-                self.steps.push((x.0, to, x.1, 0));
+        let from = now.max(s.at.plus(s.d));
+        let end = now.plus(s.d);
+        plan.profiles[s.pool].add(from, -s.need, end.since(from));
+        self.taken.push((s.pool, from, end));
+        self.collect(plan, rest);
+        let moved = Slot { at: now, ..s };
+        if !self.fits(moved) {
+            plan.profiles[s.pool].add(from, s.need, end.since(from));
+            return None;
+        }
+        Some(Some(moved))
+    }
+
+    /// Takes the reservation `s` out of the cover of the steps.
+    fn uncover(&mut self, s: Slot) {
+        for c in &mut self.steps {
+            if c.0 == s.pool && covers(s, c.1, c.2) {
+                c.4 -= s.need;
             }
         }
-        for r in rest.iter().filter_map(|x| x.1) {
-            if r.pool == g.pool {
-                for c in &mut self.steps {
-                    if covers(r, c.0, c.1) {
-                        c.3 += r.need;
-                    }
+    }
+
+    /// True when no conflict step in the window of `s` would lack room.
+    fn fits(&self, s: Slot) -> bool {
+        let end = s.at.plus(s.d);
+        self.steps
+            .iter()
+            .all(|c| c.0 != s.pool || c.1 >= end || c.2 <= s.at || c.3 + c.4 >= 0)
+    }
+
+    /// The conflict steps (negative ones) over the spans taken, and their cover by the
+    /// reservations of `rest`.
+    fn collect(&mut self, plan: &Plan, rest: &[(JobId, Option<Slot>)]) {
+        self.steps.clear();
+        for &(pool, from, end) in &self.taken {
+            let s = plan.profiles[pool].steps();
+            let first = s.partition_point(|x| x.0 <= from).saturating_sub(1);
+            for (k, x) in s.iter().enumerate().skip(first) {
+                if x.0 >= end {
+                    break;
+                }
+                if x.1 < 0 {
+                    let to = s.get(k + 1).map_or(SimTime::NEVER, |n| n.0);
+                    self.steps.push((pool, x.0, to, x.1, 0));
                 }
             }
         }
-        if self.steps.iter().any(|c| c.2 + c.3 < 0) {
-            plan.profiles[g.pool].add(from, g.need, end.since(from));
-            return None;
-        }
-        Some(Slot { at: now, ..g })
-    }
-
-    /// True when the job with reservation `slot` (the next one after those already
-    /// checked) keeps it: with the jobs after it given back, its window still fits.
-    /// Either way, its reservation leaves the cover of the steps.
-    pub(super) fn keeps(&mut self, slot: Option<Slot>, now: SimTime) -> bool {
-        let Some(s) = slot else {
-            // It fitted nowhere; with less room it still fits nowhere.
-            return true;
-        };
-        if s.at < now {
-            return false;
-        }
-        if s.pool != self.pool || s.need == 0 || s.d == SimTime::ZERO {
-            return true;
-        }
-        let end = s.at.plus(s.d);
-        let mut ok = true;
-        for c in &mut self.steps {
-            if covers(s, c.0, c.1) {
-                c.3 -= s.need;
-            }
-            if c.0 < end && c.1 > s.at && c.2 + c.3 < 0 {
-                ok = false;
+        self.steps.sort_unstable_by_key(|c| (c.0, c.1));
+        self.steps.dedup_by_key(|c| (c.0, c.1));
+        for r in rest.iter().filter_map(|x| x.1) {
+            for c in &mut self.steps {
+                if c.0 == r.pool && covers(r, c.1, c.2) {
+                    c.4 += r.need;
+                }
             }
         }
-        ok
     }
 }
 

@@ -382,36 +382,27 @@ impl QueuePolicy for ConservativeBackfill {
         // The stuck reservation moved to now and the jobs after it kept in place while
         // that is provably what planning them again gives (`held.rs`).
         let mut held = std::mem::take(&mut plan.held);
-        let moved = match again.first() {
-            Some(&(_, Some(g))) => held.take(&mut plan, g, &again[1..], now),
-            _ => None,
-        };
-        if let Some(g) = moved {
-            let mut k = 0;
-            while k < again.len() && seen < DEPTH {
-                let (id, was) = again[k];
-                debug_assert_eq!(self.queue.get(i), Some(&id));
-                let slot = if k == 0 {
-                    Some(g)
-                } else if held.keeps(was, now) {
-                    was
-                } else {
-                    break;
-                };
-                k += 1;
-                seen += 1;
-                if let Some(s) = slot.filter(|s| s.at == now) {
-                    if let Some(as_planned) = start(ctx, id, s) {
-                        keeps &= as_planned;
-                        self.queue.remove(i);
-                        continue;
-                    }
+        held.clear();
+        let mut k = 0;
+        while k < again.len() {
+            let (id, was) = again[k];
+            debug_assert_eq!(self.queue.get(i), Some(&id));
+            let Some(slot) = held.keeps(&mut plan, was, &again[k + 1..], now) else {
+                break;
+            };
+            k += 1;
+            seen += 1;
+            if let Some(s) = slot.filter(|s| s.at == now) {
+                if let Some(as_planned) = start(ctx, id, s) {
+                    keeps &= as_planned;
+                    self.queue.remove(i);
+                    continue;
                 }
-                plan.window.push((id, slot));
-                i += 1;
             }
-            again = &again[k..];
+            plan.window.push((id, slot));
+            i += 1;
         }
+        again = &again[k..];
         plan.held = held;
         plan.give_back(again);
         // Per pool: from when the profile may have more room than the plan before had
@@ -465,3 +456,4 @@ impl QueuePolicy for ConservativeBackfill {
         }
     }
 }
+
