@@ -109,8 +109,10 @@ impl Held {
                 }
             }
         }
-        self.steps.sort_unstable_by_key(|c| (c.0, c.1));
-        self.steps.dedup_by_key(|c| (c.0, c.1));
+        if self.taken.len() > 1 {
+            self.steps.sort_unstable_by_key(|c| (c.0, c.1));
+            self.steps.dedup_by_key(|c| (c.0, c.1));
+        }
         for r in rest.iter().filter_map(|x| x.1) {
             for c in &mut self.steps {
                 if c.0 == r.pool && covers(r, c.1, c.2) {

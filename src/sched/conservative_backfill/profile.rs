@@ -152,30 +152,30 @@ impl Profile {
         let live = &self.steps[self.lo..];
         let mut out = std::mem::take(&mut self.spare);
         out.clear();
-        let (mut i, mut k) = (0, 0);
-        let (mut v, mut acc) = (0, 0);
-        loop {
-            let a = live.get(i).map(|x| x.0);
-            let c = changes.get(k).map(|x| x.0.max(now));
-            let t = match (a, c) {
-                (Some(a), Some(c)) => a.min(c),
-                (Some(a), None) => a,
-                (None, Some(c)) => c,
-                (None, None) => break,
+        out.reserve(live.len() + changes.len());
+        // Steps between change times are copied with the sum of the changes so far
+        // (`acc`).
+        let (mut i, mut k, mut acc) = (0, 0, 0);
+        while k < changes.len() {
+            let t = changes[k].0.max(now);
+            let j = i + live[i..].partition_point(|x| x.0 < t);
+            push_run(&mut out, &live[i..j], acc);
+            i = j;
+            let v = match live.get(i) {
+                Some(x) if x.0 == t => {
+                    i += 1;
+                    x.1
+                }
+                _ if i > 0 => live[i - 1].1,
+                _ => 0,
             };
-            if a == Some(t) {
-                v = live[i].1;
-                i += 1;
-            }
             while let Some(x) = changes.get(k).filter(|x| x.0.max(now) == t) {
                 acc += x.1;
                 k += 1;
             }
-            match out.last() {
-                Some(&(_, last)) if last == v + acc => {}
-                _ => out.push((t, v + acc)),
-            }
+            push_run(&mut out, &[(t, v)], acc);
         }
+        push_run(&mut out, &live[i..], acc);
         self.spare = std::mem::replace(&mut self.steps, out);
         self.lo = 0;
     }
@@ -192,6 +192,19 @@ impl Profile {
         match s.partition_point(|x| x.0 <= t) {
             0 => 0,
             i => s[i - 1].1,
+        }
+    }
+}
+
+/// Appends `run` (steps, times increasing, after those of `out`) with `acc` added to
+/// each value, leaving out the steps that hold the value of the step before them.
+fn push_run(out: &mut Vec<(SimTime, i64)>, run: &[(SimTime, i64)], acc: i64) {
+    let mut last = out.last().map(|l| l.1);
+    for &(t, v) in run {
+        let v = v + acc;
+        if last != Some(v) {
+            out.push((t, v));
+            last = Some(v);
         }
     }
 }
