@@ -117,6 +117,8 @@ struct Plan {
     changes: Vec<Vec<(SimTime, i64)>>,
     /// The conflicts of a replan that keeps reservations in place (`held.rs`).
     held: Held,
+    /// Start attempts that failed (see [`start`]).
+    failed: Vec<(JobId, usize, u64)>,
 }
 
 impl Plan {
@@ -150,6 +152,7 @@ impl Plan {
             grew: Vec::new(),
             changes: Vec::new(),
             held: Held::default(),
+            failed: Vec::new(),
         }
     }
 
@@ -295,12 +298,37 @@ fn freed_from(old: Slot, new: Option<Slot>, now: SimTime) -> SimTime {
 /// Starts `id` now in its reserved pool; `None` if it does not fit, else whether the
 /// run is what the reservation planned (its whole GPUs and planned end), so that the
 /// profile stays true.
-fn start(ctx: &mut SchedCtx, id: JobId, s: Slot) -> Option<bool> {
+///
+/// `failed` remembers, per job, the pool and [`Cluster::releases`] of its last attempt
+/// that failed: while nothing was given back since, free capacity only shrank and the
+/// attempt would fail again, so it is not made (when fits do not depend on the time or
+/// a budget).
+///
+/// [`Cluster::releases`]: crate::model::Cluster::releases
+fn start(
+    ctx: &mut SchedCtx,
+    failed: &mut Vec<(JobId, usize, u64)>,
+    id: JobId,
+    s: Slot,
+) -> Option<bool> {
     let (p, need, d) = (s.pool, s.need, s.d);
-    let before = ctx.cluster.pool_free_whole_gpus(p);
-    if !ctx.try_start_in(id, p) {
+    let memo = ctx.fit_ignores_time() && ctx.budget.uncapped();
+    let releases = ctx.cluster.releases();
+    if memo && failed.contains(&(id, p, releases)) {
         return None;
     }
+    let before = ctx.cluster.pool_free_whole_gpus(p);
+    if !ctx.try_start_in(id, p) {
+        if memo {
+            failed.retain(|x| x.0 != id);
+            if failed.len() >= 4 * DEPTH {
+                failed.clear();
+            }
+            failed.push((id, p, releases));
+        }
+        return None;
+    }
+    failed.retain(|x| x.0 != id);
     let after = ctx.cluster.pool_free_whole_gpus(p);
     let as_planned = ctx
         .running
@@ -369,7 +397,7 @@ impl QueuePolicy for ConservativeBackfill {
             };
             seen += 1;
             if let Some(s) = slot.filter(|s| s.at == now) {
-                if let Some(as_planned) = start(ctx, id, s) {
+                if let Some(as_planned) = start(ctx, &mut plan.failed, id, s) {
                     keeps &= as_planned;
                     self.queue.remove(i);
                     continue;
@@ -393,7 +421,7 @@ impl QueuePolicy for ConservativeBackfill {
             k += 1;
             seen += 1;
             if let Some(s) = slot.filter(|s| s.at == now) {
-                if let Some(as_planned) = start(ctx, id, s) {
+                if let Some(as_planned) = start(ctx, &mut plan.failed, id, s) {
                     keeps &= as_planned;
                     self.queue.remove(i);
                     continue;
@@ -431,7 +459,7 @@ impl QueuePolicy for ConservativeBackfill {
             if let Some(s) = slot {
                 plan.profiles[s.pool].reserve(s.at, s.need, s.d);
                 if s.at == now {
-                    if let Some(as_planned) = start(ctx, id, s) {
+                    if let Some(as_planned) = start(ctx, &mut plan.failed, id, s) {
                         keeps &= as_planned;
                         self.queue.remove(i);
                         continue;
