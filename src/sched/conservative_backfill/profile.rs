@@ -10,6 +10,9 @@ pub(super) struct Profile {
     steps: Vec<(SimTime, i64)>,
     /// Steps before `lo` are in the past (dropped lazily, to move memory rarely).
     lo: usize,
+    /// Steps that may hold the value before them (left in place by [`Profile::add`],
+    /// which drops them all at once when they grow many).
+    dead: usize,
     /// The buffer [`Profile::add_all`] builds into (no allocation per call).
     spare: Vec<(SimTime, i64)>,
 }
@@ -20,6 +23,7 @@ impl Profile {
         Profile {
             steps,
             lo: 0,
+            dead: 0,
             spare: Vec::new(),
         }
     }
@@ -97,12 +101,35 @@ impl Profile {
         }
     }
 
-    /// Removes the step at `i` if it holds the value of the step before it (keeps the
-    /// representation short: a plan made again and again leaves no dead steps behind).
+    /// Counts the step at `i` as dead if it holds the value of the step before it; when
+    /// the dead steps are more than a quarter of the live ones, drops them all in one
+    /// pass (rather than moving memory for each: a reservation moved a little again and
+    /// again would remove a step and insert one each time).
     fn merge(&mut self, i: usize) {
         if i > self.lo && i < self.steps.len() && self.steps[i].1 == self.steps[i - 1].1 {
-            self.steps.remove(i);
+            self.dead += 1;
         }
+        if self.dead > 16 && self.dead * 4 > self.steps.len() - self.lo {
+            self.compact();
+        }
+    }
+
+    /// Drops the live steps that hold the value of the step before them.
+    fn compact(&mut self) {
+        let mut last: Option<i64> = None;
+        let lo = self.lo;
+        let mut k = 0;
+        self.steps.retain(|x| {
+            k += 1;
+            if k <= lo + 1 {
+                last = Some(x.1);
+                return true;
+            }
+            let keep = last != Some(x.1);
+            last = Some(x.1);
+            keep
+        });
+        self.dead = 0;
     }
 
     /// Adds `delta` GPUs over `[t, t + d)` (negative: takes them); the part before now
@@ -182,6 +209,7 @@ impl Profile {
         push_run(&mut out, &live[i..], acc);
         self.spare = std::mem::replace(&mut self.steps, out);
         self.lo = 0;
+        self.dead = changes.len();
     }
 
     /// Takes `need` GPUs over `[t, t + d)`.
@@ -240,7 +268,10 @@ mod tests {
         p.reserve(SimTime(10), 4, SimTime(5)); // 2 free over [10, 15)
         assert_eq!(p.earliest(4, SimTime(5)), Some(SimTime(15)));
         assert_eq!(p.earliest(9, SimTime(1)), None);
-        // The step at 10 now holds the value before it (2) and is merged away.
+        // The step at 10 now holds the value before it (2): left in place (dead, the
+        // same function), then dropped by a compaction.
+        assert_eq!(p.steps()[1], (SimTime(10), 2));
+        p.compact();
         assert_eq!(
             p.steps(),
             &[(SimTime(0), 2), (SimTime(15), 6), (SimTime(20), 8)]
@@ -256,6 +287,9 @@ mod tests {
         assert_eq!(p.at(SimTime(16)), 6);
         // Giving the reservation back restores 6 from 12 (its past part is dropped).
         p.add(SimTime(10), 4, SimTime(5));
+        assert_eq!(p.at(SimTime(14)), 6);
+        assert_eq!(p.at(SimTime(15)), 6);
+        p.compact();
         assert_eq!(p.steps(), &[(SimTime(12), 6), (SimTime(20), 8)]);
     }
 
