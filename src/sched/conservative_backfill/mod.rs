@@ -484,4 +484,3 @@ impl QueuePolicy for ConservativeBackfill {
         }
     }
 }
-

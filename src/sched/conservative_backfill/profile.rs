@@ -380,5 +380,41 @@ mod tests {
                 );
             }
         }
+
+        #[test]
+        fn dead_steps_leave_every_answer_unchanged(
+            gaps in proptest::collection::vec((1u64..20, 0i64..12), 1..60),
+            ops in proptest::collection::vec((0u64..1200, -6i64..7, 0u64..300), 1..60),
+            queries in proptest::collection::vec((0usize..200, 0i64..14, 0u64..300), 1..12),
+        ) {
+            // Random takes and give-backs leave dead steps; every search (from any step
+            // time as its lower bound) must answer as the one-pass-free oracle does on
+            // the same function without them.
+            let mut t = 0;
+            let steps: Vec<(SimTime, i64)> = gaps
+                .iter()
+                .map(|&(g, v)| {
+                    t += g;
+                    (SimTime(t), v)
+                })
+                .collect();
+            let mut p = Profile::new(steps);
+            for &(at, delta, d) in &ops {
+                p.add(SimTime(at), delta, SimTime(d));
+            }
+            let mut clean = p.clone();
+            clean.compact();
+            proptest::prop_assert!(same_function(&p, &clean));
+            proptest::prop_assert!(clean.steps().windows(2).all(|w| w[0].1 != w[1].1));
+            for &(k, need, d) in &queries {
+                let s = clean.steps();
+                let lb = s[k % s.len()].0;
+                let from = &s[k % s.len()..];
+                proptest::prop_assert_eq!(
+                    p.earliest_from(lb, need, SimTime(d)),
+                    earliest_by_trying_each(from, need, SimTime(d))
+                );
+            }
+        }
     }
 }
