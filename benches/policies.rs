@@ -36,6 +36,13 @@
 //! back its jobs' reservations in one pass per pool; wall time, old and new binaries run
 //! alternately three times at load 5: 1.75-2.04 s -> 1.41-1.75 s (FIFO 0.12-0.28 s).
 //! Target 2x not met (the policy's module doc says where the rest goes).
+//! Conservative backfill, 2026-12-02 01:30-03:00 UTC, instructions (callgrind, `quick`):
+//! FIFO 682M; conservative backfill 7,526M (11.0x) -> 4,764M (7.0x) once a replan
+//! behind a stuck gang keeps in place the jobs it proves unmoved (`held.rs`), a failed
+//! start attempt is not repeated while the cluster gave nothing back, and the profile
+//! leaves dead steps in place; same schedules (mean wait 36.18 h before and after).
+//! Wall time, old and new binaries alternated three times at load 3.5-4.5: 0.90-1.17 s
+//! -> 0.74-0.85 s (FIFO 0.10-0.16 s). Target 2x not met.
 //! Tiresias, 2026-12-01 23:50 UTC (load 4-5; builds alternated, three runs each):
 //! after a promotion fix that changes its schedule here (93k -> 70k preemptions), skips
 //! of attempts proved to fail and cheaper preemption attempts: 1.14-1.36 s -> 0.91-1.05 s

@@ -164,6 +164,8 @@ pub struct Cluster {
     tracking: bool,
     /// Counts every change of free capacity or of a node's state (see [`Cluster::changes`]).
     changes: u64,
+    /// Counts every change that can give room: a give-back or a node set up or down.
+    releases: u64,
 }
 
 impl Cluster {
@@ -176,6 +178,7 @@ impl Cluster {
             holdings: Vec::new(),
             tracking: false,
             changes: 0,
+            releases: 0,
         };
         for spec in specs {
             let p = c.pools.len() as u32;
@@ -340,6 +343,13 @@ impl Cluster {
         self.changes
     }
 
+    /// A number that changes whenever capacity is given back or a node's state changes:
+    /// while it stands still, free capacity only shrank, so a request that did not fit
+    /// still does not (when fits do not depend on the time).
+    pub fn releases(&self) -> u64 {
+        self.releases
+    }
+
     /// Takes the capacity of an allocation (found by a placement policy).
     pub fn take(&mut self, a: &Allocation) {
         self.changes += 1;
@@ -366,6 +376,7 @@ impl Cluster {
     /// Returns the capacity of an allocation.
     pub fn give_back(&mut self, a: &Allocation) {
         self.changes += 1;
+        self.releases += 1;
         if self.tracking {
             self.record_holdings(a, false);
         }
@@ -392,6 +403,7 @@ impl Cluster {
             return;
         }
         self.changes += 1;
+        self.releases += 1;
         self.unindex(n);
         self.nodes[n as usize].up = up;
         if up {

@@ -10,6 +10,9 @@ pub(super) struct Profile {
     steps: Vec<(SimTime, i64)>,
     /// Steps before `lo` are in the past (dropped lazily, to move memory rarely).
     lo: usize,
+    /// Steps that may hold the value before them (left in place by [`Profile::add`],
+    /// which drops them all at once when they grow many).
+    dead: usize,
     /// The buffer [`Profile::add_all`] builds into (no allocation per call).
     spare: Vec<(SimTime, i64)>,
 }
@@ -20,6 +23,7 @@ impl Profile {
         Profile {
             steps,
             lo: 0,
+            dead: 0,
             spare: Vec::new(),
         }
     }
@@ -97,12 +101,35 @@ impl Profile {
         }
     }
 
-    /// Removes the step at `i` if it holds the value of the step before it (keeps the
-    /// representation short: a plan made again and again leaves no dead steps behind).
+    /// Counts the step at `i` as dead if it holds the value of the step before it; when
+    /// the dead steps are more than a quarter of the live ones, drops them all in one
+    /// pass (rather than moving memory for each: a reservation moved a little again and
+    /// again would remove a step and insert one each time).
     fn merge(&mut self, i: usize) {
         if i > self.lo && i < self.steps.len() && self.steps[i].1 == self.steps[i - 1].1 {
-            self.steps.remove(i);
+            self.dead += 1;
         }
+        if self.dead > 16 && self.dead * 4 > self.steps.len() - self.lo {
+            self.compact();
+        }
+    }
+
+    /// Drops the live steps that hold the value of the step before them.
+    fn compact(&mut self) {
+        let mut last: Option<i64> = None;
+        let lo = self.lo;
+        let mut k = 0;
+        self.steps.retain(|x| {
+            k += 1;
+            if k <= lo + 1 {
+                last = Some(x.1);
+                return true;
+            }
+            let keep = last != Some(x.1);
+            last = Some(x.1);
+            keep
+        });
+        self.dead = 0;
     }
 
     /// Adds `delta` GPUs over `[t, t + d)` (negative: takes them); the part before now
@@ -144,7 +171,9 @@ impl Profile {
     /// `delta` added from its time on (a reservation given back is `(at, need)` and
     /// `(at + d, -need)`); changes before now count from now. The same function as one
     /// [`Profile::add`] per reservation, in one pass over the steps rather than one per
-    /// reservation; steps that would hold the value before them are left out.
+    /// reservation. A step at a change time stays even if it holds the value before
+    /// it (a dead step: the same function, and a reservation taken again there inserts
+    /// nothing); other such steps are left out.
     pub(super) fn add_all(&mut self, changes: &[(SimTime, i64)]) {
         let Some(&(now, _)) = self.steps.get(self.lo) else {
             return;
@@ -152,32 +181,35 @@ impl Profile {
         let live = &self.steps[self.lo..];
         let mut out = std::mem::take(&mut self.spare);
         out.clear();
-        let (mut i, mut k) = (0, 0);
-        let (mut v, mut acc) = (0, 0);
-        loop {
-            let a = live.get(i).map(|x| x.0);
-            let c = changes.get(k).map(|x| x.0.max(now));
-            let t = match (a, c) {
-                (Some(a), Some(c)) => a.min(c),
-                (Some(a), None) => a,
-                (None, Some(c)) => c,
-                (None, None) => break,
+        out.reserve(live.len() + changes.len());
+        // Steps between change times are copied with the sum of the changes so far
+        // (`acc`).
+        let (mut i, mut k, mut acc) = (0, 0, 0);
+        while k < changes.len() {
+            let t = changes[k].0.max(now);
+            let j = i + live[i..].partition_point(|x| x.0 < t);
+            push_run(&mut out, &live[i..j], acc);
+            i = j;
+            let v = match live.get(i) {
+                Some(x) if x.0 == t => {
+                    i += 1;
+                    x.1
+                }
+                _ if i > 0 => live[i - 1].1,
+                _ => 0,
             };
-            if a == Some(t) {
-                v = live[i].1;
-                i += 1;
-            }
             while let Some(x) = changes.get(k).filter(|x| x.0.max(now) == t) {
                 acc += x.1;
                 k += 1;
             }
-            match out.last() {
-                Some(&(_, last)) if last == v + acc => {}
-                _ => out.push((t, v + acc)),
-            }
+            // Kept even when it holds the value before it: a reservation given back is
+            // mostly taken again where it was, and then finds its steps in place.
+            out.push((t, v + acc));
         }
+        push_run(&mut out, &live[i..], acc);
         self.spare = std::mem::replace(&mut self.steps, out);
         self.lo = 0;
+        self.dead = changes.len();
     }
 
     /// Takes `need` GPUs over `[t, t + d)`.
@@ -192,6 +224,19 @@ impl Profile {
         match s.partition_point(|x| x.0 <= t) {
             0 => 0,
             i => s[i - 1].1,
+        }
+    }
+}
+
+/// Appends `run` (steps, times increasing, after those of `out`) with `acc` added to
+/// each value, leaving out the steps that hold the value of the step before them.
+fn push_run(out: &mut Vec<(SimTime, i64)>, run: &[(SimTime, i64)], acc: i64) {
+    let mut last = out.last().map(|l| l.1);
+    for &(t, v) in run {
+        let v = v + acc;
+        if last != Some(v) {
+            out.push((t, v));
+            last = Some(v);
         }
     }
 }
@@ -223,7 +268,10 @@ mod tests {
         p.reserve(SimTime(10), 4, SimTime(5)); // 2 free over [10, 15)
         assert_eq!(p.earliest(4, SimTime(5)), Some(SimTime(15)));
         assert_eq!(p.earliest(9, SimTime(1)), None);
-        // The step at 10 now holds the value before it (2) and is merged away.
+        // The step at 10 now holds the value before it (2): left in place (dead, the
+        // same function), then dropped by a compaction.
+        assert_eq!(p.steps()[1], (SimTime(10), 2));
+        p.compact();
         assert_eq!(
             p.steps(),
             &[(SimTime(0), 2), (SimTime(15), 6), (SimTime(20), 8)]
@@ -239,6 +287,9 @@ mod tests {
         assert_eq!(p.at(SimTime(16)), 6);
         // Giving the reservation back restores 6 from 12 (its past part is dropped).
         p.add(SimTime(10), 4, SimTime(5));
+        assert_eq!(p.at(SimTime(14)), 6);
+        assert_eq!(p.at(SimTime(15)), 6);
+        p.compact();
         assert_eq!(p.steps(), &[(SimTime(12), 6), (SimTime(20), 8)]);
     }
 
@@ -319,12 +370,49 @@ mod tests {
                 one.steps(),
                 all.steps()
             );
-            // No step holds the value before it.
-            proptest::prop_assert!(all.steps().windows(2).all(|w| w[0].1 != w[1].1));
+            // No step holds the value before it, but at a change time.
+            proptest::prop_assert!(all.steps().windows(2).all(|w| w[0].1 != w[1].1
+                || changes.iter().any(|c| c.0.max(all.steps()[0].0) == w[1].0)));
             for &(need, d) in &queries {
                 proptest::prop_assert_eq!(
                     one.earliest(need, SimTime(d)),
                     all.earliest(need, SimTime(d))
+                );
+            }
+        }
+
+        #[test]
+        fn dead_steps_leave_every_answer_unchanged(
+            gaps in proptest::collection::vec((1u64..20, 0i64..12), 1..60),
+            ops in proptest::collection::vec((0u64..1200, -6i64..7, 0u64..300), 1..60),
+            queries in proptest::collection::vec((0usize..200, 0i64..14, 0u64..300), 1..12),
+        ) {
+            // Random takes and give-backs leave dead steps; every search (from any step
+            // time as its lower bound) must answer as the one-pass-free oracle does on
+            // the same function without them.
+            let mut t = 0;
+            let steps: Vec<(SimTime, i64)> = gaps
+                .iter()
+                .map(|&(g, v)| {
+                    t += g;
+                    (SimTime(t), v)
+                })
+                .collect();
+            let mut p = Profile::new(steps);
+            for &(at, delta, d) in &ops {
+                p.add(SimTime(at), delta, SimTime(d));
+            }
+            let mut clean = p.clone();
+            clean.compact();
+            proptest::prop_assert!(same_function(&p, &clean));
+            proptest::prop_assert!(clean.steps().windows(2).all(|w| w[0].1 != w[1].1));
+            for &(k, need, d) in &queries {
+                let s = clean.steps();
+                let lb = s[k % s.len()].0;
+                let from = &s[k % s.len()..];
+                proptest::prop_assert_eq!(
+                    p.earliest_from(lb, need, SimTime(d)),
+                    earliest_by_trying_each(from, need, SimTime(d))
                 );
             }
         }
