@@ -143,6 +143,12 @@ pub fn execute_watched(
     watch: Option<Arc<Watch>>,
     rows: bool,
 ) -> Result<Execution, RunError> {
+    let workload = runnable_workload(s, streams)?;
+    Ok(simulate(s, workload, streams, watch, rows))
+}
+
+/// `s`'s workload, built and checked for jobs no pool can hold.
+fn runnable_workload(s: &Scenario, streams: &RngStreams) -> Result<Workload, RunError> {
     let clock = Instant::now();
     let workload = s.workload_from(streams)?;
     tracing::debug!(
@@ -151,7 +157,7 @@ pub fn execute_watched(
         "workload built"
     );
     check_oversized(s, &workload)?;
-    Ok(simulate(s, workload, streams, watch, rows))
+    Ok(workload)
 }
 
 /// Refuses a workload with jobs no pool can ever hold, unless the scenario rejects them.
@@ -316,9 +322,9 @@ fn summarise(s: &Scenario, streams: &RngStreams, p: &Priced) -> (JobTable, Summa
 }
 
 /// [`execute_watched`] with rows formatted during the run, then [`write_folder_as`] into
-/// `dir`, except that `jobs.csv` is written while the summary is made (on another
-/// thread): what `gpufleet run` does. The folder and the execution are the same as the
-/// two calls give.
+/// `dir`, except that `jobs.csv`, and the other tables with the charts, are written on
+/// two other threads while the summary is made: what `gpufleet run` does. The folder and
+/// the execution are those the two calls give (`tests/streamed_rows.rs`).
 pub fn execute_into(
     s: &Scenario,
     streams: &RngStreams,
@@ -329,14 +335,7 @@ pub fn execute_into(
     if format.parquet() && !crate::report::PARQUET_BUILT {
         return Err(RunError::NoParquet);
     }
-    let clock = Instant::now();
-    let workload = s.workload_from(streams)?;
-    tracing::debug!(
-        jobs = workload.jobs.len(),
-        seconds = clock.elapsed().as_secs_f64(),
-        "workload built"
-    );
-    check_oversized(s, &workload)?;
+    let workload = runnable_workload(s, streams)?;
     let p = simulate_priced(s, workload, streams, watch, format.csv());
     if !format.csv() {
         let (job_figures, summary) = summarise(s, streams, &p);
