@@ -109,14 +109,7 @@ impl FgdScenario {
             file: path.to_path_buf(),
             problems,
         };
-        let text = crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
-            .map_err(|e| {
-                err(vec![Problem {
-                    path: String::new(),
-                    line: None,
-                    message: format!("cannot read: {e}"),
-                }])
-            })?;
+        let text = super::read_scenario_text(path)?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         FgdScenario::parse(&text, &base).map_err(err)
     }

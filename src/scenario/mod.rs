@@ -106,18 +106,25 @@ impl fmt::Display for ScenarioError {
     }
 }
 
+/// The text of the scenario-like file `path` (at most
+/// [`crate::workload::MAX_SCENARIO_BYTES`]), or the error naming it.
+pub(crate) fn read_scenario_text(path: &Path) -> Result<String, ScenarioError> {
+    crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES).map_err(|e| {
+        ScenarioError {
+            file: path.to_path_buf(),
+            problems: vec![Problem {
+                path: String::new(),
+                line: None,
+                message: format!("cannot read: {e}"),
+            }],
+        }
+    })
+}
+
 impl Scenario {
     /// Reads and validates a scenario file; data paths are relative to its folder.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
-            .map_err(|e| ScenarioError {
-                file: path.to_path_buf(),
-                problems: vec![Problem {
-                    path: String::new(),
-                    line: None,
-                    message: format!("cannot read: {e}"),
-                }],
-            })?;
+        let text = read_scenario_text(path)?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Scenario::parse(&text, path, &base)
     }

@@ -323,6 +323,29 @@ fn freed_from(old: Slot, new: Option<Slot>, now: SimTime) -> SimTime {
     }
 }
 
+/// Job `id`, at position `*i` of `queue`, with its reservation `slot`: started when the
+/// reservation is due now and the job fits (it leaves the queue; `keeps` notes whether the
+/// run is what was planned), else kept in the plan's window (and `*i` moves past it).
+fn settle(
+    queue: &mut VecDeque<JobId>,
+    ctx: &mut SchedCtx,
+    plan: &mut Plan,
+    keeps: &mut bool,
+    i: &mut usize,
+    id: JobId,
+    slot: Option<Slot>,
+) {
+    if let Some(s) = slot.filter(|s| s.at == ctx.now) {
+        if let Some(as_planned) = start(ctx, &mut plan.failed, id, s) {
+            *keeps &= as_planned;
+            queue.remove(*i);
+            return;
+        }
+    }
+    plan.window.push((id, slot));
+    *i += 1;
+}
+
 /// Starts `id` now in its reserved pool; `None` if it does not fit, else whether the
 /// run is what the reservation planned (its whole GPUs and planned end), so that the
 /// profile stays true.
@@ -424,15 +447,15 @@ impl QueuePolicy for ConservativeBackfill {
                 other => other,
             };
             seen += 1;
-            if let Some(s) = slot.filter(|s| s.at == now) {
-                if let Some(as_planned) = start(ctx, &mut plan.failed, id, s) {
-                    keeps &= as_planned;
-                    self.queue.remove(i);
-                    continue;
-                }
-            }
-            plan.window.push((id, slot));
-            i += 1;
+            settle(
+                &mut self.queue,
+                ctx,
+                &mut plan,
+                &mut keeps,
+                &mut i,
+                id,
+                slot,
+            );
         }
         let mut again = &old[replan_from..];
         // The stuck reservation moved to now and the jobs after it kept in place while
@@ -448,15 +471,15 @@ impl QueuePolicy for ConservativeBackfill {
             };
             k += 1;
             seen += 1;
-            if let Some(s) = slot.filter(|s| s.at == now) {
-                if let Some(as_planned) = start(ctx, &mut plan.failed, id, s) {
-                    keeps &= as_planned;
-                    self.queue.remove(i);
-                    continue;
-                }
-            }
-            plan.window.push((id, slot));
-            i += 1;
+            settle(
+                &mut self.queue,
+                ctx,
+                &mut plan,
+                &mut keeps,
+                &mut i,
+                id,
+                slot,
+            );
         }
         again = &again[k..];
         plan.held = held;
@@ -486,16 +509,16 @@ impl QueuePolicy for ConservativeBackfill {
             };
             if let Some(s) = slot {
                 plan.profiles[s.pool].reserve(s.at, s.need, s.d);
-                if s.at == now {
-                    if let Some(as_planned) = start(ctx, &mut plan.failed, id, s) {
-                        keeps &= as_planned;
-                        self.queue.remove(i);
-                        continue;
-                    }
-                }
             }
-            plan.window.push((id, slot));
-            i += 1;
+            settle(
+                &mut self.queue,
+                ctx,
+                &mut plan,
+                &mut keeps,
+                &mut i,
+                id,
+                slot,
+            );
         }
         if keeps {
             plan.now = now;

@@ -326,6 +326,19 @@ mod tests {
     }
 
     /// The same function: equal values at every step time of either, and from now on.
+    /// A profile whose steps come `gap` after each other with value `v`, per `(gap, v)`.
+    fn from_gaps(gaps: &[(u64, i64)]) -> Profile {
+        let mut t = 0;
+        Profile::new(
+            gaps.iter()
+                .map(|&(g, v)| {
+                    t += g;
+                    (SimTime(t), v)
+                })
+                .collect(),
+        )
+    }
+
     fn same_function(a: &Profile, b: &Profile) -> bool {
         a.steps()[0].0 == b.steps()[0].0
             && a.steps()
@@ -342,15 +355,7 @@ mod tests {
             res in proptest::collection::vec((0u64..1600, 0i64..9, 0u64..300), 0..40),
             queries in proptest::collection::vec((0i64..20, 0u64..300), 1..10),
         ) {
-            let mut t = 0;
-            let steps: Vec<(SimTime, i64)> = gaps
-                .iter()
-                .map(|&(g, v)| {
-                    t += g;
-                    (SimTime(t), v)
-                })
-                .collect();
-            let mut one = Profile::new(steps);
+            let mut one = from_gaps(&gaps);
             one.advance(SimTime(one.steps()[0].0 .0 + now));
             let mut all = one.clone();
             let mut changes = Vec::new();
@@ -390,15 +395,7 @@ mod tests {
             // Random takes and give-backs leave dead steps; every search (from any step
             // time as its lower bound) must answer as the one-pass-free oracle does on
             // the same function without them.
-            let mut t = 0;
-            let steps: Vec<(SimTime, i64)> = gaps
-                .iter()
-                .map(|&(g, v)| {
-                    t += g;
-                    (SimTime(t), v)
-                })
-                .collect();
-            let mut p = Profile::new(steps);
+            let mut p = from_gaps(&gaps);
             for &(at, delta, d) in &ops {
                 p.add(SimTime(at), delta, SimTime(d));
             }
