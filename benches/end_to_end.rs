@@ -22,6 +22,28 @@
 //! 4-5, others paused): replay 1.14-1.35 s, `gpufleet run` 2.24-3.20 s wall (1.9-2.7x),
 //! 761-775 MiB peak; the post-simulation phase is CPU-bound on both cores, a quarter of
 //! it the kernel zeroing fresh pages and copying `jobs.csv` into the page cache.
+//! 2026-12-02 05:40-07:00 UTC, a freshly booted VM: until the guest has touched its memory
+//! once, every fresh page costs the host's allocation too (16 GiB touched in 49 s of
+//! system time, 3 us a page; `gpufleet run` 3.8-4.4 s, clear_page 11.6 % of its samples);
+//! after that, 2.9-3.7 s and 2.7 %. Compare figures only on a VM that has been up a while.
+//! Threads of a run (perf, 5,410 samples): the main thread 43 % (simulation and summary),
+//! the `jobs.csv` row thread 30 %, i.e. 1.6 CPU-s against the simulation's ~1.5: the rows,
+//! not the simulation, set the pace of the simulated phase, which is why it takes
+//! 1.6-2.0 s in a run against 1.3-1.6 s alone. After the run, `jobs.csv` (0.8-0.9 s:
+//! copying the rows in order, the kernel's copy into the page cache, 0.24 s of `fsync`)
+//! outlasts the summary (0.5-0.7 s) and the other files (0.25-0.6 s). Tried and not kept:
+//! the job table taking the figures the row thread worked out (the row thread, on the
+//! critical path, got slower by storing them: 80 MB written out of order), and starting
+//! the disk's write-back every 8 MiB (`sync_file_range`: the `fsync` 0.24 -> 0.11 s, but
+//! the folder no faster in 6 alternated runs). Kept: the row thread loads a batch's jobs
+//! in one pass before formatting them (independent cache misses in flight together):
+//! simulated phase 1.81 -> 1.73 s, mean of 6 alternated runs each (within the noise).
+//! Same machine, others paused: replay 1.35-1.58 s, `gpufleet run` 3.24-3.69 s
+//! (2.16-2.40x), 758-762 MiB peak. A floor for this design: generation 0.25 s, the
+//! simulation 1.3 s if the rows kept up, `jobs.csv` 0.5 s after it (the kernel's copy and
+//! the `fsync` alone take 0.35 s): about 1.6-1.7x, so 1.5x needs a smaller `jobs.csv` or
+//! one whose cost column is known as each job ends (a change of its format or of how
+//! costs are attributed), not more overlap.
 
 use gpufleet::engine::RngStreams;
 use gpufleet::scenario::Scenario;

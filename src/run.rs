@@ -357,7 +357,8 @@ pub fn execute_into(
     // this one makes the summary (none of them reads it).
     let (jobs, rest, (job_figures, summary)) = std::thread::scope(|scope| {
         let jobs = scope.spawn(|| {
-            crate::report::write_jobs_csv(
+            let clock = Instant::now();
+            let done = crate::report::write_jobs_csv(
                 &folder.path().join("jobs.csv"),
                 &crate::report::JobsCsv {
                     workload: &p.workload,
@@ -367,10 +368,13 @@ pub fn execute_into(
                     streamed: p.streamed.as_ref(),
                     context: &context,
                 },
-            )
+            );
+            tracing::debug!(seconds = clock.elapsed().as_secs_f64(), "wrote jobs.csv");
+            done
         });
         let rest = scope.spawn(|| {
-            crate::report::write_rest(
+            let clock = Instant::now();
+            let done = crate::report::write_rest(
                 folder.path(),
                 &crate::report::RunRest {
                     title: &s.name,
@@ -380,7 +384,12 @@ pub fn execute_into(
                     pool_gpu_types: &gpu_types,
                     pool_pricing: &pricing,
                 },
-            )
+            );
+            tracing::debug!(
+                seconds = clock.elapsed().as_secs_f64(),
+                "wrote the other tables and charts"
+            );
+            done
         });
         let summary = summarise(s, streams, &p);
         let panicked = || {
