@@ -82,11 +82,17 @@ use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
 use super::{Progress, QueuePolicy, SchedCtx};
 use crate::engine::SimTime;
 use crate::model::{GpuRequest, Job, JobId};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 #[path = "tiresias_room.rs"]
 mod room;
 use room::Room;
+#[path = "tiresias_front.rs"]
+mod front;
+use front::Front;
+#[path = "tiresias_timers.rs"]
+mod timers;
+use timers::Timers;
 
 const SCAN_LIMIT: usize = 16;
 /// Most waiting jobs a pass looks at (jobs skipped because a smaller request of the
@@ -145,22 +151,24 @@ pub struct Tiresias {
     waiting: Vec<BTreeSet<(u64, JobId, u32)>>,
     /// Running jobs as (queue, submit, id): the last entry has the lowest priority.
     running: BTreeSet<(u8, u64, JobId)>,
-    /// (time, job) at which a running job crosses its next threshold.
-    crossings: BTreeSet<(SimTime, JobId)>,
-    /// (time, job) at which a waiting job is promoted to the top queue.
-    promotions: BTreeSet<(SimTime, JobId)>,
+    /// (time, job) at which a running job crosses its next threshold (live while the
+    /// job's `crossing` is that time).
+    crossings: Timers,
+    /// (time, job) at which a waiting job is promoted to the top queue (live while the
+    /// job's `promotion` is that time).
+    promotions: Timers,
     /// Per job id.
     state: Vec<JobState>,
     /// Request shapes seen, and their classes.
     shapes: Vec<Shape>,
-    class_of: HashMap<Shape, u32>,
+    /// (A few shapes: a tree's comparisons cost less than hashing a shape.)
+    class_of: BTreeMap<Shape, u32>,
     /// Requeued jobs with their progress, waiting for the next pass to be placed.
     inbox: Vec<(JobId, Progress)>,
-    /// Per queue: its first `VISIT_LIMIT` entries of `waiting`, rebuilt only when marked
-    /// stale (an entry joined or left within them), so a pass reads a queue's front
-    /// without walking its tree.
-    windows: Vec<Vec<(u64, JobId, u32)>>,
-    stale: Vec<bool>,
+    /// Per queue: its first `VISIT_LIMIT` entries of `waiting`, patched with the entries
+    /// that joined or left within them (`tiresias_front.rs`), so a pass reads a queue's
+    /// front without walking its tree.
+    fronts: Vec<Front<(u64, JobId, u32), VISIT_LIMIT>>,
     /// A pass's failed requests (kept to reuse its memory).
     failed: Vec<Shape>,
     /// Counts changes of `running` (starts, stops, demotions).
@@ -195,14 +203,13 @@ impl Tiresias {
             factor,
             waiting: vec![BTreeSet::new(); k],
             running: BTreeSet::new(),
-            crossings: BTreeSet::new(),
-            promotions: BTreeSet::new(),
+            crossings: Timers::default(),
+            promotions: Timers::default(),
             state: Vec::new(),
             shapes: Vec::new(),
-            class_of: HashMap::new(),
+            class_of: BTreeMap::new(),
             inbox: Vec::new(),
-            windows: vec![Vec::new(); k],
-            stale: vec![true; k],
+            fronts: vec![Front::default(); k],
             failed: Vec::new(),
             version: 0,
             dominance: Vec::new(),
@@ -252,20 +259,11 @@ impl Tiresias {
         st.waiting = q;
         let c = st.class;
         self.waiting[q as usize].insert((job.submit.0, id, c));
-        self.touch(q as usize, (job.submit.0, id, c));
+        self.fronts[q as usize].touch((job.submit.0, id, c), true);
         if self.class_waiting.len() <= c as usize {
             self.class_waiting.resize(c as usize + 1, 0);
         }
         self.class_waiting[c as usize] += 1;
-    }
-
-    /// Marks queue `q`'s window stale when `key`, which joined or left the queue, is
-    /// among its first `VISIT_LIMIT` entries (or the window holds all of them).
-    fn touch(&mut self, q: usize, key: (u64, JobId, u32)) {
-        let w = &self.windows[q];
-        if w.len() < VISIT_LIMIT || w.last().is_some_and(|&l| key <= l) {
-            self.stale[q] = true;
-        }
     }
 
     fn base(&self, id: JobId) -> u64 {
@@ -302,7 +300,7 @@ impl Tiresias {
         if let (Some(&t), true) = (self.thresholds.get(q as usize), milli > 0) {
             let ms = (t - attained.min(t)).saturating_mul(1000).div_ceil(milli);
             let when = ctx.now.plus(SimTime(ms.max(1)));
-            self.crossings.insert((when, id));
+            self.crossings.push(when, id);
             self.state[id as usize].crossing = when;
         }
     }
@@ -318,10 +316,8 @@ impl Tiresias {
             st.pool = u32::MAX;
             self.version += 1;
         }
-        if st.crossing != SimTime::NEVER {
-            self.crossings.remove(&(st.crossing, id));
-            st.crossing = SimTime::NEVER;
-        }
+        // Its entry in `crossings` goes stale.
+        st.crossing = SimTime::NEVER;
     }
 
     fn dequeue(&mut self, id: JobId, submit: u64) {
@@ -331,7 +327,7 @@ impl Tiresias {
             self.waiting[q].remove(&key);
             st.waiting = NONE;
             self.class_waiting[st.class as usize] -= 1;
-            self.touch(q, key);
+            self.fronts[q].touch(key, false);
         }
         self.len -= 1;
         self.cancel_promotion(id);
@@ -340,27 +336,39 @@ impl Tiresias {
     /// Times the promotion of waiting job `id` at `when`, replacing any earlier one.
     fn time_promotion(&mut self, id: JobId, when: SimTime) {
         self.cancel_promotion(id);
-        self.promotions.insert((when, id));
+        self.promotions.push(when, id);
         self.state[id as usize].promotion = when;
     }
 
     /// Forgets `id`'s timed promotion, if any.
     fn cancel_promotion(&mut self, id: JobId) {
         if let Some(st) = self.state.get_mut(id as usize) {
-            if st.promotion != SimTime::NEVER {
-                self.promotions.remove(&(st.promotion, id));
-                st.promotion = SimTime::NEVER;
-            }
+            // Its entry in `promotions` goes stale.
+            st.promotion = SimTime::NEVER;
         }
+    }
+
+    /// The earliest live threshold crossing.
+    fn next_crossing(&mut self) -> Option<(SimTime, JobId)> {
+        let state = &self.state;
+        self.crossings
+            .first(|t, id| state.get(id as usize).is_some_and(|s| s.crossing == t))
+    }
+
+    /// The earliest live promotion.
+    fn next_promotion(&mut self) -> Option<(SimTime, JobId)> {
+        let state = &self.state;
+        self.promotions
+            .first(|t, id| state.get(id as usize).is_some_and(|s| s.promotion == t))
     }
 
     /// Applies demotions and promotions due by now.
     fn advance(&mut self, ctx: &mut SchedCtx) {
-        while let Some(&(t, id)) = self.crossings.first() {
+        while let Some((t, id)) = self.next_crossing() {
             if t > ctx.now {
                 break;
             }
-            self.crossings.pop_first();
+            self.crossings.pop();
             let st = &mut self.state[id as usize];
             st.crossing = SimTime::NEVER;
             let q = st.running;
@@ -376,17 +384,17 @@ impl Tiresias {
                 self.time_crossing(ctx, id, a, nq);
             }
         }
-        while let Some(&(t, id)) = self.promotions.first() {
+        while let Some((t, id)) = self.next_promotion() {
             if t > ctx.now {
                 break;
             }
-            self.promotions.pop_first();
+            self.promotions.pop();
             self.state[id as usize].promotion = SimTime::NEVER;
             let st = self.state[id as usize];
             if st.waiting != NONE && st.waiting > 0 {
                 let s = ctx.jobs[id as usize].submit.0;
                 self.waiting[st.waiting as usize].remove(&(s, id, st.class));
-                self.touch(st.waiting as usize, (s, id, st.class));
+                self.fronts[st.waiting as usize].touch((s, id, st.class), false);
                 self.class_waiting[st.class as usize] -= 1;
                 self.enqueue(id, &ctx.jobs[id as usize], 0);
                 let p = ctx.progress.get(id as usize).copied().unwrap_or_default();
@@ -575,33 +583,44 @@ impl QueuePolicy for Tiresias {
         // Classes below `settled` have no waiting job or are dominated by a failed request
         // of this pass; both stay so for the rest of it (see `all_settled`).
         let mut settled = (0usize, 0usize);
+        // Of the classes below 64, those dominated by a failed request of this pass, and
+        // those checked against every failed request so far (a cache of `dominated`).
+        let (mut dom, mut seen) = (0u64, 0u64);
         let mut q = 0usize;
         'queues: while q < self.waiting.len() && failures < SCAN_LIMIT && visits < VISIT_LIMIT {
-            // The queue's front from its window (one descent when stale): starts only
-            // remove jobs already seen and preempted jobs come back through the inbox, so
-            // the view stays true for the pass.
-            if self.stale[q] {
-                let w = &mut self.windows[q];
-                w.clear();
-                w.extend(self.waiting[q].iter().take(VISIT_LIMIT).copied());
-                self.stale[q] = false;
-            }
-            let n = self.windows[q].len().min(VISIT_LIMIT - visits);
+            // The queue's front, patched with the changes since it was last read: starts
+            // only remove jobs already seen and preempted jobs come back through the
+            // inbox, so the view stays true for the pass (its changes wait for the next).
+            let n = self.fronts[q].read(&self.waiting[q]).len().min(VISIT_LIMIT - visits);
             for k in 0..n {
-                let (s, id, c) = self.windows[q][k];
+                let (s, id, c) = self.fronts[q].view()[k];
                 if failures >= SCAN_LIMIT {
                     break 'queues;
                 }
                 visits += 1;
-                // The class's memo answers when it is of this pass and has seen every
-                // failed request (or found one that dominates it).
-                let m = self.dominance[c as usize];
-                let answered = m.0 == self.passes && (m.2 || m.1 as usize == failed.len());
                 let skip = tried_preempt
-                    && if answered {
-                        m.2
+                    && if c < 64 {
+                        // The pass's bits answer first (one test for a dominated class).
+                        let b = 1u64 << c;
+                        if dom & b != 0 {
+                            true
+                        } else if seen & b != 0 {
+                            false
+                        } else {
+                            let d = self.dominated(c, &failed, min_gpn);
+                            seen |= b;
+                            dom |= if d { b } else { 0 };
+                            d
+                        }
                     } else {
-                        self.dominated(c, &failed, min_gpn)
+                        // The class's memo answers when it is of this pass and has seen
+                        // every failed request (or found one that dominates it).
+                        let m = self.dominance[c as usize];
+                        if m.0 == self.passes && (m.2 || m.1 as usize == failed.len()) {
+                            m.2
+                        } else {
+                            self.dominated(c, &failed, min_gpn)
+                        }
                     };
                 if skip {
                     continue;
@@ -629,6 +648,8 @@ impl QueuePolicy for Tiresias {
                 } else {
                     failures += 1;
                     failed.push(self.shapes[c as usize]);
+                    // A class not dominated yet is checked against the new request.
+                    seen = dom;
                     if self.memo && self.all_settled(&mut settled, &failed, min_gpn) {
                         // Every job left would be skipped as dominated.
                         break 'queues;
@@ -638,10 +659,10 @@ impl QueuePolicy for Tiresias {
             q += 1;
         }
         self.failed = failed;
-        let next = [self.crossings.first(), self.promotions.first()]
+        let next = [self.next_crossing(), self.next_promotion()]
             .into_iter()
             .flatten()
-            .map(|&(t, _)| t)
+            .map(|(t, _)| t)
             .min();
         if let Some(t) = next {
             ctx.wake_at(t);
