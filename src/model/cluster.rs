@@ -478,12 +478,51 @@ impl Cluster {
         }
     }
 
+    /// Files up node `n` again by its counts now: [`Cluster::unindex`] then
+    /// [`Cluster::index`] in one step (the same moves in both lists: out of its bucket,
+    /// the bucket's last node taking its place, then onto the end of its new bucket; the
+    /// same for the list of partly used nodes).
     fn reindex(&mut self, n: u32) {
-        if !self.nodes[n as usize].up {
+        let node = &self.nodes[n as usize];
+        if !node.up {
             return;
         }
-        self.unindex(n);
-        self.index(n);
+        debug_assert_eq!(node.whole_now, {
+            let off = node.gpu_off as usize;
+            let gpus = &self.free_milli[off..off + node.gpus as usize];
+            gpus.iter().filter(|&&f| f == MILLI_PER_GPU as u16).count() as u16
+        });
+        let (old, pos, pp) = (
+            node.free_whole as usize,
+            node.bucket_pos as usize,
+            node.partial_pos,
+        );
+        let (whole, partial) = (node.whole_now, node.shared_now > 0);
+        let pool = &mut self.pools[node.pool as usize];
+        let b = &mut pool.buckets[old];
+        b.swap_remove(pos);
+        if let Some(&moved) = b.get(pos) {
+            self.nodes[moved as usize].bucket_pos = pos as u32;
+        }
+        let b = &mut pool.buckets[whole as usize];
+        let at = b.len() as u32;
+        b.push(n);
+        if pp != NOT_PARTIAL {
+            pool.partial.swap_remove(pp as usize);
+            if let Some(&moved) = pool.partial.get(pp as usize) {
+                self.nodes[moved as usize].partial_pos = pp;
+            }
+        }
+        let new_pp = if partial {
+            pool.partial.push(n);
+            (pool.partial.len() - 1) as u32
+        } else {
+            NOT_PARTIAL
+        };
+        let node = &mut self.nodes[n as usize];
+        node.free_whole = whole;
+        node.bucket_pos = at;
+        node.partial_pos = new_pp;
     }
 
     /// Wholly free, up nodes of pool `p` (newest last).

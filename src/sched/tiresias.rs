@@ -9,13 +9,15 @@
 //! promoted to the top queue with its attained service counted from zero again.
 //!
 //! Speed: waiting jobs sit in one ordered set per queue, each entry with its request's
-//! shape class, and each queue keeps a copy of its first `VISIT_LIMIT` entries, rebuilt
-//! only when an entry joins or leaves them, so a pass reads a queue's front without a
-//! descent and skips jobs whose shape a failed request dominates without reading the
-//! job (one comparison once a class's memo has seen every failed request); running jobs sit in one
-//! set ordered by priority (victims come from its low end); per-job state is a vector
-//! indexed by job id (no hashing); threshold crossings and promotions are timed in
-//! ordered sets and the policy asks the simulation to wake it at the next one.
+//! shape class, and each queue keeps a copy of its first `VISIT_LIMIT` entries, patched
+//! with the entries that joined or left them since it was last read
+//! (`tiresias_front.rs`), so a pass reads a queue's front without a descent and skips
+//! jobs whose shape a failed request dominates without reading the job (one bit test per
+//! job once its class was checked against every failed request of the pass); running
+//! jobs sit in one set ordered by priority (victims come from its low end); per-job state
+//! is a vector indexed by job id (no hashing); threshold crossings and promotions are
+//! timed in binary heaps cancelled lazily (`tiresias_timers.rs`: only the earliest is
+//! read) and the policy asks the simulation to wake it at the next one.
 //! A pass costs O((s + v + d + f) log n) for s starts, v victims, d demotions or
 //! promotions and f failed placement attempts, which are capped at `SCAN_LIMIT` per pass:
 //! past that many jobs that cannot start, the pass stops. Only the first job of a pass
@@ -178,6 +180,11 @@ pub struct Tiresias {
     dominance: Vec<(u64, u8, bool)>,
     /// Counts passes.
     passes: u64,
+    /// Of the classes below 64, those dominated by a failed request of this pass, and
+    /// those checked against every failed request so far (bits answering `dominated`
+    /// before its memo).
+    dom: u64,
+    seen: u64,
     /// Per shape class: waiting jobs of that class.
     class_waiting: Vec<u32>,
     /// Whether placement attempts proved to fail are skipped (off: [`Tiresias::exhaustive`]).
@@ -214,6 +221,8 @@ impl Tiresias {
             version: 0,
             dominance: Vec::new(),
             passes: 0,
+            dom: 0,
+            seen: 0,
             class_waiting: Vec::new(),
             memo: true,
             failed_preempt: None,
@@ -405,7 +414,28 @@ impl Tiresias {
 
     /// True when a request of this pass in `failed` dominates class `c` (it cannot fit
     /// then); each class checks each failed request once per pass.
+    #[inline]
     fn dominated(&mut self, c: u32, failed: &[Shape], min_gpn: u32) -> bool {
+        // The pass's bits answer first (one test for a class already answered).
+        let b = if c < 64 { 1u64 << c } else { 0 };
+        if self.dom & b != 0 {
+            return true;
+        }
+        if self.seen & b != 0 {
+            return false;
+        }
+        let d = self.dominated_memo(c, failed, min_gpn);
+        self.seen |= b;
+        if d {
+            self.dom |= b;
+        }
+        d
+    }
+
+    /// [`Tiresias::dominated`] from the class's memo, checking the failed requests it has
+    /// not seen.
+    #[inline(never)]
+    fn dominated_memo(&mut self, c: u32, failed: &[Shape], min_gpn: u32) -> bool {
         let m = &mut self.dominance[c as usize];
         if m.0 != self.passes {
             *m = (self.passes, 0, false);
@@ -583,9 +613,7 @@ impl QueuePolicy for Tiresias {
         // Classes below `settled` have no waiting job or are dominated by a failed request
         // of this pass; both stay so for the rest of it (see `all_settled`).
         let mut settled = (0usize, 0usize);
-        // Of the classes below 64, those dominated by a failed request of this pass, and
-        // those checked against every failed request so far (a cache of `dominated`).
-        let (mut dom, mut seen) = (0u64, 0u64);
+        (self.dom, self.seen) = (0, 0);
         let mut q = 0usize;
         'queues: while q < self.waiting.len() && failures < SCAN_LIMIT && visits < VISIT_LIMIT {
             // The queue's front, patched with the changes since it was last read: starts
@@ -598,30 +626,7 @@ impl QueuePolicy for Tiresias {
                     break 'queues;
                 }
                 visits += 1;
-                let skip = tried_preempt
-                    && if c < 64 {
-                        // The pass's bits answer first (one test for a dominated class).
-                        let b = 1u64 << c;
-                        if dom & b != 0 {
-                            true
-                        } else if seen & b != 0 {
-                            false
-                        } else {
-                            let d = self.dominated(c, &failed, min_gpn);
-                            seen |= b;
-                            dom |= if d { b } else { 0 };
-                            d
-                        }
-                    } else {
-                        // The class's memo answers when it is of this pass and has seen
-                        // every failed request (or found one that dominates it).
-                        let m = self.dominance[c as usize];
-                        if m.0 == self.passes && (m.2 || m.1 as usize == failed.len()) {
-                            m.2
-                        } else {
-                            self.dominated(c, &failed, min_gpn)
-                        }
-                    };
+                let skip = tried_preempt && self.dominated(c, &failed, min_gpn);
                 if skip {
                     continue;
                 }
@@ -649,7 +654,7 @@ impl QueuePolicy for Tiresias {
                     failures += 1;
                     failed.push(self.shapes[c as usize]);
                     // A class not dominated yet is checked against the new request.
-                    seen = dom;
+                    self.seen = self.dom;
                     if self.memo && self.all_settled(&mut settled, &failed, min_gpn) {
                         // Every job left would be skipped as dominated.
                         break 'queues;

@@ -37,6 +37,7 @@ impl<K, const LIMIT: usize> Default for Front<K, LIMIT> {
 
 impl<K: Ord + Copy, const LIMIT: usize> Front<K, LIMIT> {
     /// Notes that `key` was inserted into (`inserted`) or removed from the set.
+    #[inline]
     pub(super) fn touch(&mut self, key: K, inserted: bool) {
         if self.stale {
             return;
@@ -59,7 +60,17 @@ impl<K: Ord + Copy, const LIMIT: usize> Front<K, LIMIT> {
 
     /// The first `min(LIMIT, len)` entries of `set` (which every change since the last
     /// read was [`Front::touch`]ed for).
+    #[inline]
     pub(super) fn read(&mut self, set: &BTreeSet<K>) -> &[K] {
+        if self.stale || !self.pending.is_empty() {
+            self.sync(set);
+        }
+        &self.view
+    }
+
+    /// Brings the view up to date: copied afresh when stale, else patched.
+    #[inline(never)]
+    fn sync(&mut self, set: &BTreeSet<K>) {
         let w = &mut self.view;
         if self.stale {
             w.clear();
@@ -81,7 +92,7 @@ impl<K: Ord + Copy, const LIMIT: usize> Front<K, LIMIT> {
                 }
             }
             if self.stale {
-                return self.read(set);
+                return self.sync(set);
             }
             w.truncate(LIMIT);
             if let (true, Some(b)) = (full && w.len() < LIMIT, bound) {
@@ -93,7 +104,6 @@ impl<K: Ord + Copy, const LIMIT: usize> Front<K, LIMIT> {
                 );
             }
         }
-        &self.view
     }
 }
 
