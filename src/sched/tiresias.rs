@@ -619,7 +619,10 @@ impl QueuePolicy for Tiresias {
             // The queue's front, patched with the changes since it was last read: starts
             // only remove jobs already seen and preempted jobs come back through the
             // inbox, so the view stays true for the pass (its changes wait for the next).
-            let n = self.fronts[q].read(&self.waiting[q]).len().min(VISIT_LIMIT - visits);
+            let n = self.fronts[q]
+                .read(&self.waiting[q])
+                .len()
+                .min(VISIT_LIMIT - visits);
             for k in 0..n {
                 let (s, id, c) = self.fronts[q].view()[k];
                 if failures >= SCAN_LIMIT {
