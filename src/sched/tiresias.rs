@@ -84,19 +84,18 @@
 //! replay only, one run per build; this toolchain counts 4,128M for the code above and
 //! FIFO 535M, 7.7x): crossings and promotions in lazily cancelled heaps 4,005M; `Cluster`
 //! counting a whole GPU taken or given back in one step, with queue fronts patched
-//! instead of copied again, 4,024M (the patching first cost more than the copies it
-//! replaced: its read ran out of line on every pass); the pass's dominance bits 3,945M;
+//! instead of copied again, 4,024M (a rise: the patched fronts, read out of line on
+//! every pass, cost more than the `Cluster` step saved); the pass's dominance bits 3,945M;
 //! the bits inside `dominated`, the front's read inlined when nothing changed and
 //! `Cluster::reindex` as one move 3,862M, against FIFO's 521M (the `Cluster` steps help
 //! it too): 7.4x. Wall (load 5-7, builds alternated, three runs each): 2.03-3.95 s ->
 //! 1.78-3.93 s (FIFO 0.18-0.69 s), inside the machine's noise. 2x is not met. Where it
 //! goes now (inclusive): `start_preempting` ~720M, of which the give-back and take-again
 //! dance 348M (458M before; 930k give-backs and 860k takes, unchanged in number: they
-//! fix the node order placement reads); the
-//! ordered sets of running and waiting jobs ~400M (`BTreeMap` insert and remove); the
-//! memo of dominance, 3.9M calls (~9 a pass: each failed request of a pass is checked
-//! against the classes still waiting, ~280M); placement attempts ~290M; the event
-//! queue's pops ~190M. Not tried for lack of time: packed integer keys for the ordered
+//! fix the node order placement reads); the ordered sets of running and waiting jobs
+//! ~400M (`BTreeMap` insert and remove); the memo of dominance, 3.9M calls (~9 a pass:
+//! each failed request of a pass is checked against the classes still waiting, ~280M);
+//! placement attempts ~290M; the event queue's pops ~190M. Not tried for lack of time: packed integer keys for the ordered
 //! sets, a bucket-only replay of the dance (the same list moves without the per-GPU
 //! counts), and passes woken by a demotion that provably change nothing.
 
