@@ -70,7 +70,7 @@ mod tests {
             let mut heap = Timers::default();
             let mut set = std::collections::BTreeSet::new();
             // Per job: its live time (`NEVER`: none).
-            let mut at = vec![SimTime::NEVER; 20];
+            let mut at = [SimTime::NEVER; 20];
             let mut now = 0u64;
             for _ in 0..400 {
                 let id = next(20) as u32;
