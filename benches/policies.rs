@@ -59,6 +59,15 @@
 //! the cluster's index counts each node's free GPUs as they change (4,372M before that).
 //! Wall time (load 5, builds alternated, three runs each, before the index change): 1.79-1.99 s -> 1.46-1.73 s
 //! (FIFO 0.18-0.33 s). Target 2x not met.
+//! Tiresias, 2026-12-02 06:30 UTC (same schedules, 70,387 preemptions; callgrind
+//! `--toggle-collect='policies::replay*'`, `quick`, one policy a run): 4,128M -> 3,862M
+//! instructions against FIFO's 535M -> 521M, 7.7x -> 7.4x, once crossings and promotions
+//! sit in lazily cancelled heaps, queue fronts are patched instead of copied, dominated
+//! classes are answered from per-pass bits and `Cluster` counts a whole GPU in one step
+//! and moves a node between buckets in one (FIFO gains from the last two). Wall time
+//! (load 5-7, builds alternated, three runs each): 2.03-3.95 s -> 1.78-3.93 s (FIFO
+//! 0.18-0.69 s): inside the noise. Target 2x not met (the module doc of
+//! `src/sched/tiresias.rs` says where the rest goes).
 //! Greedy FIFO and EASY with a third size (`jobs=300000`), instructions per job
 //! (generation included) at 100k, 300k, 1M jobs: greedy 19.3k, 21.2k, 23.0k; EASY 24.5k,
 //! 25.7k, 26.7k, while greedy's mean wait grows 8.5 h, 18.7 h, 69.8 h: a logarithmic

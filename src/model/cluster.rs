@@ -107,6 +107,25 @@ struct Node {
 
 const NOT_PARTIAL: u32 = u32::MAX;
 
+impl Node {
+    /// Keeps the node's counts of wholly and partly free GPUs as one GPU's free share
+    /// goes from `before` to `after` (a whole GPU taken or given back: one step).
+    #[inline]
+    fn recount(&mut self, before: u16, after: u16) {
+        const FULL: u16 = MILLI_PER_GPU as u16;
+        match (before, after) {
+            (FULL, 0) => self.whole_now -= 1,
+            (0, FULL) => self.whole_now += 1,
+            _ => {
+                let whole = |f: u16| (f == FULL) as u16;
+                let shared = |f: u16| (f > 0 && f < FULL) as u16;
+                self.whole_now = self.whole_now + whole(after) - whole(before);
+                self.shared_now = self.shared_now + shared(after) - shared(before);
+            }
+        }
+    }
+}
+
 /// Part of one GPU held by a job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GpuSlice {
@@ -357,13 +376,12 @@ impl Cluster {
             self.record_holdings(a, true);
         }
         for s in &a.gpus {
-            let node = &self.nodes[s.node as usize];
-            let i = (node.gpu_off + s.gpu as u32) as usize;
-            debug_assert!(self.free_milli[i] >= s.milli, "GPU over-allocated");
-            let before = self.free_milli[i];
-            self.free_milli[i] -= s.milli;
-            let after = self.free_milli[i];
-            self.recount(s.node, before, after);
+            let node = &mut self.nodes[s.node as usize];
+            let f = &mut self.free_milli[(node.gpu_off + s.gpu as u32) as usize];
+            debug_assert!(*f >= s.milli, "GPU over-allocated");
+            let before = *f;
+            *f -= s.milli;
+            node.recount(before, *f);
         }
         for &(n, cpu, mem) in &a.hosts {
             let node = &mut self.nodes[n as usize];
@@ -381,13 +399,12 @@ impl Cluster {
             self.record_holdings(a, false);
         }
         for s in &a.gpus {
-            let node = &self.nodes[s.node as usize];
-            let i = (node.gpu_off + s.gpu as u32) as usize;
-            let before = self.free_milli[i];
-            self.free_milli[i] += s.milli;
-            debug_assert!(self.free_milli[i] <= MILLI_PER_GPU as u16);
-            let after = self.free_milli[i];
-            self.recount(s.node, before, after);
+            let node = &mut self.nodes[s.node as usize];
+            let f = &mut self.free_milli[(node.gpu_off + s.gpu as u32) as usize];
+            let before = *f;
+            *f += s.milli;
+            debug_assert!(*f <= MILLI_PER_GPU as u16);
+            node.recount(before, *f);
         }
         for &(n, cpu, mem) in &a.hosts {
             let node = &mut self.nodes[n as usize];
@@ -441,16 +458,6 @@ impl Cluster {
         }
     }
 
-    /// Keeps node `n`'s counts of wholly and partly free GPUs as one GPU's free share
-    /// goes from `before` to `after`.
-    fn recount(&mut self, n: u32, before: u16, after: u16) {
-        let whole = |f: u16| (f == MILLI_PER_GPU as u16) as u16;
-        let shared = |f: u16| (f > 0 && f < MILLI_PER_GPU as u16) as u16;
-        let node = &mut self.nodes[n as usize];
-        node.whole_now = node.whole_now + whole(after) - whole(before);
-        node.shared_now = node.shared_now + shared(after) - shared(before);
-    }
-
     fn index(&mut self, n: u32) {
         let node = &self.nodes[n as usize];
         debug_assert_eq!(node.whole_now, {
@@ -471,12 +478,51 @@ impl Cluster {
         }
     }
 
+    /// Files up node `n` again by its counts now: [`Cluster::unindex`] then
+    /// [`Cluster::index`] in one step (the same moves in both lists: out of its bucket,
+    /// the bucket's last node taking its place, then onto the end of its new bucket; the
+    /// same for the list of partly used nodes).
     fn reindex(&mut self, n: u32) {
-        if !self.nodes[n as usize].up {
+        let node = &self.nodes[n as usize];
+        if !node.up {
             return;
         }
-        self.unindex(n);
-        self.index(n);
+        debug_assert_eq!(node.whole_now, {
+            let off = node.gpu_off as usize;
+            let gpus = &self.free_milli[off..off + node.gpus as usize];
+            gpus.iter().filter(|&&f| f == MILLI_PER_GPU as u16).count() as u16
+        });
+        let (old, pos, pp) = (
+            node.free_whole as usize,
+            node.bucket_pos as usize,
+            node.partial_pos,
+        );
+        let (whole, partial) = (node.whole_now, node.shared_now > 0);
+        let pool = &mut self.pools[node.pool as usize];
+        let b = &mut pool.buckets[old];
+        b.swap_remove(pos);
+        if let Some(&moved) = b.get(pos) {
+            self.nodes[moved as usize].bucket_pos = pos as u32;
+        }
+        let b = &mut pool.buckets[whole as usize];
+        let at = b.len() as u32;
+        b.push(n);
+        if pp != NOT_PARTIAL {
+            pool.partial.swap_remove(pp as usize);
+            if let Some(&moved) = pool.partial.get(pp as usize) {
+                self.nodes[moved as usize].partial_pos = pp;
+            }
+        }
+        let new_pp = if partial {
+            pool.partial.push(n);
+            (pool.partial.len() - 1) as u32
+        } else {
+            NOT_PARTIAL
+        };
+        let node = &mut self.nodes[n as usize];
+        node.free_whole = whole;
+        node.bucket_pos = at;
+        node.partial_pos = new_pp;
     }
 
     /// Wholly free, up nodes of pool `p` (newest last).

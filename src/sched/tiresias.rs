@@ -9,13 +9,15 @@
 //! promoted to the top queue with its attained service counted from zero again.
 //!
 //! Speed: waiting jobs sit in one ordered set per queue, each entry with its request's
-//! shape class, and each queue keeps a copy of its first `VISIT_LIMIT` entries, rebuilt
-//! only when an entry joins or leaves them, so a pass reads a queue's front without a
-//! descent and skips jobs whose shape a failed request dominates without reading the
-//! job (one comparison once a class's memo has seen every failed request); running jobs sit in one
-//! set ordered by priority (victims come from its low end); per-job state is a vector
-//! indexed by job id (no hashing); threshold crossings and promotions are timed in
-//! ordered sets and the policy asks the simulation to wake it at the next one.
+//! shape class, and each queue keeps a copy of its first `VISIT_LIMIT` entries, patched
+//! with the entries that joined or left them since it was last read
+//! (`tiresias_front.rs`), so a pass reads a queue's front without a descent and skips
+//! jobs whose shape a failed request dominates without reading the job (one bit test per
+//! job once its class was checked against every failed request of the pass); running
+//! jobs sit in one set ordered by priority (victims come from its low end); per-job state
+//! is a vector indexed by job id (no hashing); threshold crossings and promotions are
+//! timed in binary heaps cancelled lazily (`tiresias_timers.rs`: only the earliest is
+//! read) and the policy asks the simulation to wake it at the next one.
 //! A pass costs O((s + v + d + f) log n) for s starts, v victims, d demotions or
 //! promotions and f failed placement attempts, which are capped at `SCAN_LIMIT` per pass:
 //! past that many jobs that cannot start, the pass stops. Only the first job of a pass
@@ -77,16 +79,41 @@
 //! sets of running jobs, crossings, promotions and queues (~550M of inserts/removes);
 //! dominance checks of classes not yet answered in a pass (~280M); and the simulation's
 //! own work for 2.3x FIFO's events (~750M outside `schedule`).
+//!
+//! 2026-12-02 06:30 (same schedules: 70,387 preemptions in the bench; callgrind, `quick`,
+//! replay only, one run per build; this toolchain counts 4,128M for the code above and
+//! FIFO 535M, 7.7x): crossings and promotions in lazily cancelled heaps 4,005M; `Cluster`
+//! counting a whole GPU taken or given back in one step, with queue fronts patched
+//! instead of copied again, 4,024M (a rise: the patched fronts, read out of line on
+//! every pass, cost more than the `Cluster` step saved); the pass's dominance bits 3,945M;
+//! the bits inside `dominated`, the front's read inlined when nothing changed and
+//! `Cluster::reindex` as one move 3,862M, against FIFO's 521M (the `Cluster` steps help
+//! it too): 7.4x. Wall (load 5-7, builds alternated, three runs each): 2.03-3.95 s ->
+//! 1.78-3.93 s (FIFO 0.18-0.69 s), inside the machine's noise. 2x is not met. Where it
+//! goes now (inclusive): `start_preempting` ~720M, of which the give-back and take-again
+//! dance 348M (458M before; 930k give-backs and 860k takes, unchanged in number: they
+//! fix the node order placement reads); the ordered sets of running and waiting jobs
+//! ~400M (`BTreeMap` insert and remove); the memo of dominance, 3.9M calls (~9 a pass:
+//! each failed request of a pass is checked against the classes still waiting, ~280M);
+//! placement attempts ~290M; the event queue's pops ~190M. Not tried for lack of time: packed integer keys for the ordered
+//! sets, a bucket-only replay of the dance (the same list moves without the per-GPU
+//! counts), and passes woken by a demotion that provably change nothing.
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
 use super::{Progress, QueuePolicy, SchedCtx};
 use crate::engine::SimTime;
 use crate::model::{GpuRequest, Job, JobId};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 #[path = "tiresias_room.rs"]
 mod room;
 use room::Room;
+#[path = "tiresias_front.rs"]
+mod front;
+use front::Front;
+#[path = "tiresias_timers.rs"]
+mod timers;
+use timers::Timers;
 
 const SCAN_LIMIT: usize = 16;
 /// Most waiting jobs a pass looks at (jobs skipped because a smaller request of the
@@ -145,22 +172,24 @@ pub struct Tiresias {
     waiting: Vec<BTreeSet<(u64, JobId, u32)>>,
     /// Running jobs as (queue, submit, id): the last entry has the lowest priority.
     running: BTreeSet<(u8, u64, JobId)>,
-    /// (time, job) at which a running job crosses its next threshold.
-    crossings: BTreeSet<(SimTime, JobId)>,
-    /// (time, job) at which a waiting job is promoted to the top queue.
-    promotions: BTreeSet<(SimTime, JobId)>,
+    /// (time, job) at which a running job crosses its next threshold (live while the
+    /// job's `crossing` is that time).
+    crossings: Timers,
+    /// (time, job) at which a waiting job is promoted to the top queue (live while the
+    /// job's `promotion` is that time).
+    promotions: Timers,
     /// Per job id.
     state: Vec<JobState>,
     /// Request shapes seen, and their classes.
     shapes: Vec<Shape>,
-    class_of: HashMap<Shape, u32>,
+    /// (A few shapes: a tree's comparisons cost less than hashing a shape.)
+    class_of: BTreeMap<Shape, u32>,
     /// Requeued jobs with their progress, waiting for the next pass to be placed.
     inbox: Vec<(JobId, Progress)>,
-    /// Per queue: its first `VISIT_LIMIT` entries of `waiting`, rebuilt only when marked
-    /// stale (an entry joined or left within them), so a pass reads a queue's front
-    /// without walking its tree.
-    windows: Vec<Vec<(u64, JobId, u32)>>,
-    stale: Vec<bool>,
+    /// Per queue: its first `VISIT_LIMIT` entries of `waiting`, patched with the entries
+    /// that joined or left within them (`tiresias_front.rs`), so a pass reads a queue's
+    /// front without walking its tree.
+    fronts: Vec<Front<(u64, JobId, u32), VISIT_LIMIT>>,
     /// A pass's failed requests (kept to reuse its memory).
     failed: Vec<Shape>,
     /// Counts changes of `running` (starts, stops, demotions).
@@ -170,6 +199,11 @@ pub struct Tiresias {
     dominance: Vec<(u64, u8, bool)>,
     /// Counts passes.
     passes: u64,
+    /// Of the classes below 64, those dominated by a failed request of this pass, and
+    /// those checked against every failed request so far (bits answering `dominated`
+    /// before its memo).
+    dom: u64,
+    seen: u64,
     /// Per shape class: waiting jobs of that class.
     class_waiting: Vec<u32>,
     /// Whether placement attempts proved to fail are skipped (off: [`Tiresias::exhaustive`]).
@@ -195,18 +229,19 @@ impl Tiresias {
             factor,
             waiting: vec![BTreeSet::new(); k],
             running: BTreeSet::new(),
-            crossings: BTreeSet::new(),
-            promotions: BTreeSet::new(),
+            crossings: Timers::default(),
+            promotions: Timers::default(),
             state: Vec::new(),
             shapes: Vec::new(),
-            class_of: HashMap::new(),
+            class_of: BTreeMap::new(),
             inbox: Vec::new(),
-            windows: vec![Vec::new(); k],
-            stale: vec![true; k],
+            fronts: vec![Front::default(); k],
             failed: Vec::new(),
             version: 0,
             dominance: Vec::new(),
             passes: 0,
+            dom: 0,
+            seen: 0,
             class_waiting: Vec::new(),
             memo: true,
             failed_preempt: None,
@@ -252,20 +287,11 @@ impl Tiresias {
         st.waiting = q;
         let c = st.class;
         self.waiting[q as usize].insert((job.submit.0, id, c));
-        self.touch(q as usize, (job.submit.0, id, c));
+        self.fronts[q as usize].touch((job.submit.0, id, c), true);
         if self.class_waiting.len() <= c as usize {
             self.class_waiting.resize(c as usize + 1, 0);
         }
         self.class_waiting[c as usize] += 1;
-    }
-
-    /// Marks queue `q`'s window stale when `key`, which joined or left the queue, is
-    /// among its first `VISIT_LIMIT` entries (or the window holds all of them).
-    fn touch(&mut self, q: usize, key: (u64, JobId, u32)) {
-        let w = &self.windows[q];
-        if w.len() < VISIT_LIMIT || w.last().is_some_and(|&l| key <= l) {
-            self.stale[q] = true;
-        }
     }
 
     fn base(&self, id: JobId) -> u64 {
@@ -302,7 +328,7 @@ impl Tiresias {
         if let (Some(&t), true) = (self.thresholds.get(q as usize), milli > 0) {
             let ms = (t - attained.min(t)).saturating_mul(1000).div_ceil(milli);
             let when = ctx.now.plus(SimTime(ms.max(1)));
-            self.crossings.insert((when, id));
+            self.crossings.push(when, id);
             self.state[id as usize].crossing = when;
         }
     }
@@ -318,10 +344,8 @@ impl Tiresias {
             st.pool = u32::MAX;
             self.version += 1;
         }
-        if st.crossing != SimTime::NEVER {
-            self.crossings.remove(&(st.crossing, id));
-            st.crossing = SimTime::NEVER;
-        }
+        // Its entry in `crossings` goes stale.
+        st.crossing = SimTime::NEVER;
     }
 
     fn dequeue(&mut self, id: JobId, submit: u64) {
@@ -331,7 +355,7 @@ impl Tiresias {
             self.waiting[q].remove(&key);
             st.waiting = NONE;
             self.class_waiting[st.class as usize] -= 1;
-            self.touch(q, key);
+            self.fronts[q].touch(key, false);
         }
         self.len -= 1;
         self.cancel_promotion(id);
@@ -340,27 +364,39 @@ impl Tiresias {
     /// Times the promotion of waiting job `id` at `when`, replacing any earlier one.
     fn time_promotion(&mut self, id: JobId, when: SimTime) {
         self.cancel_promotion(id);
-        self.promotions.insert((when, id));
+        self.promotions.push(when, id);
         self.state[id as usize].promotion = when;
     }
 
     /// Forgets `id`'s timed promotion, if any.
     fn cancel_promotion(&mut self, id: JobId) {
         if let Some(st) = self.state.get_mut(id as usize) {
-            if st.promotion != SimTime::NEVER {
-                self.promotions.remove(&(st.promotion, id));
-                st.promotion = SimTime::NEVER;
-            }
+            // Its entry in `promotions` goes stale.
+            st.promotion = SimTime::NEVER;
         }
+    }
+
+    /// The earliest live threshold crossing.
+    fn next_crossing(&mut self) -> Option<(SimTime, JobId)> {
+        let state = &self.state;
+        self.crossings
+            .first(|t, id| state.get(id as usize).is_some_and(|s| s.crossing == t))
+    }
+
+    /// The earliest live promotion.
+    fn next_promotion(&mut self) -> Option<(SimTime, JobId)> {
+        let state = &self.state;
+        self.promotions
+            .first(|t, id| state.get(id as usize).is_some_and(|s| s.promotion == t))
     }
 
     /// Applies demotions and promotions due by now.
     fn advance(&mut self, ctx: &mut SchedCtx) {
-        while let Some(&(t, id)) = self.crossings.first() {
+        while let Some((t, id)) = self.next_crossing() {
             if t > ctx.now {
                 break;
             }
-            self.crossings.pop_first();
+            self.crossings.pop();
             let st = &mut self.state[id as usize];
             st.crossing = SimTime::NEVER;
             let q = st.running;
@@ -376,17 +412,17 @@ impl Tiresias {
                 self.time_crossing(ctx, id, a, nq);
             }
         }
-        while let Some(&(t, id)) = self.promotions.first() {
+        while let Some((t, id)) = self.next_promotion() {
             if t > ctx.now {
                 break;
             }
-            self.promotions.pop_first();
+            self.promotions.pop();
             self.state[id as usize].promotion = SimTime::NEVER;
             let st = self.state[id as usize];
             if st.waiting != NONE && st.waiting > 0 {
                 let s = ctx.jobs[id as usize].submit.0;
                 self.waiting[st.waiting as usize].remove(&(s, id, st.class));
-                self.touch(st.waiting as usize, (s, id, st.class));
+                self.fronts[st.waiting as usize].touch((s, id, st.class), false);
                 self.class_waiting[st.class as usize] -= 1;
                 self.enqueue(id, &ctx.jobs[id as usize], 0);
                 let p = ctx.progress.get(id as usize).copied().unwrap_or_default();
@@ -397,7 +433,28 @@ impl Tiresias {
 
     /// True when a request of this pass in `failed` dominates class `c` (it cannot fit
     /// then); each class checks each failed request once per pass.
+    #[inline]
     fn dominated(&mut self, c: u32, failed: &[Shape], min_gpn: u32) -> bool {
+        // The pass's bits answer first (one test for a class already answered).
+        let b = if c < 64 { 1u64 << c } else { 0 };
+        if self.dom & b != 0 {
+            return true;
+        }
+        if self.seen & b != 0 {
+            return false;
+        }
+        let d = self.dominated_memo(c, failed, min_gpn);
+        self.seen |= b;
+        if d {
+            self.dom |= b;
+        }
+        d
+    }
+
+    /// [`Tiresias::dominated`] from the class's memo, checking the failed requests it has
+    /// not seen.
+    #[inline(never)]
+    fn dominated_memo(&mut self, c: u32, failed: &[Shape], min_gpn: u32) -> bool {
         let m = &mut self.dominance[c as usize];
         if m.0 != self.passes {
             *m = (self.passes, 0, false);
@@ -575,34 +632,23 @@ impl QueuePolicy for Tiresias {
         // Classes below `settled` have no waiting job or are dominated by a failed request
         // of this pass; both stay so for the rest of it (see `all_settled`).
         let mut settled = (0usize, 0usize);
+        (self.dom, self.seen) = (0, 0);
         let mut q = 0usize;
         'queues: while q < self.waiting.len() && failures < SCAN_LIMIT && visits < VISIT_LIMIT {
-            // The queue's front from its window (one descent when stale): starts only
-            // remove jobs already seen and preempted jobs come back through the inbox, so
-            // the view stays true for the pass.
-            if self.stale[q] {
-                let w = &mut self.windows[q];
-                w.clear();
-                w.extend(self.waiting[q].iter().take(VISIT_LIMIT).copied());
-                self.stale[q] = false;
-            }
-            let n = self.windows[q].len().min(VISIT_LIMIT - visits);
+            // The queue's front, patched with the changes since it was last read: starts
+            // only remove jobs already seen and preempted jobs come back through the
+            // inbox, so the view stays true for the pass (its changes wait for the next).
+            let n = self.fronts[q]
+                .read(&self.waiting[q])
+                .len()
+                .min(VISIT_LIMIT - visits);
             for k in 0..n {
-                let (s, id, c) = self.windows[q][k];
+                let (s, id, c) = self.fronts[q].view()[k];
                 if failures >= SCAN_LIMIT {
                     break 'queues;
                 }
                 visits += 1;
-                // The class's memo answers when it is of this pass and has seen every
-                // failed request (or found one that dominates it).
-                let m = self.dominance[c as usize];
-                let answered = m.0 == self.passes && (m.2 || m.1 as usize == failed.len());
-                let skip = tried_preempt
-                    && if answered {
-                        m.2
-                    } else {
-                        self.dominated(c, &failed, min_gpn)
-                    };
+                let skip = tried_preempt && self.dominated(c, &failed, min_gpn);
                 if skip {
                     continue;
                 }
@@ -629,6 +675,8 @@ impl QueuePolicy for Tiresias {
                 } else {
                     failures += 1;
                     failed.push(self.shapes[c as usize]);
+                    // A class not dominated yet is checked against the new request.
+                    self.seen = self.dom;
                     if self.memo && self.all_settled(&mut settled, &failed, min_gpn) {
                         // Every job left would be skipped as dominated.
                         break 'queues;
@@ -638,10 +686,10 @@ impl QueuePolicy for Tiresias {
             q += 1;
         }
         self.failed = failed;
-        let next = [self.crossings.first(), self.promotions.first()]
+        let next = [self.next_crossing(), self.next_promotion()]
             .into_iter()
             .flatten()
-            .map(|&(t, _)| t)
+            .map(|(t, _)| t)
             .min();
         if let Some(t) = next {
             ctx.wake_at(t);
