@@ -165,13 +165,7 @@ mod tests {
         // many times; positions stay those `push` returned.
         let mut q = ClassQueue::default();
         let mut all: Vec<(u64, bool)> = Vec::new(); // key, alive
-        let mut x: u64 = 7;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut next = crate::sched::lcg(7);
         for step in 0..5_000u64 {
             let key = next(1_000);
             let pos = q.push(step as u32, step, key);

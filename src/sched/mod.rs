@@ -347,6 +347,19 @@ fn first_fit_prefix(
 #[cfg(test)]
 mod preempt_tests;
 
+/// A fixed pseudo-random sequence for the policies' randomised unit tests (Knuth's MMIX
+/// LCG from `seed`): each call gives the next value below `m`.
+#[cfg(test)]
+pub(crate) fn lcg(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut x = seed;
+    move |m| {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (x >> 33) % m
+    }
+}
+
 /// Counts [`SchedCtx::start_preempting`] reuses across calls: per node, the wholly free
 /// GPUs its victims would add (stamped, so a call clears nothing), and the shares freed
 /// on GPUs that victims hold only in part.

@@ -116,13 +116,7 @@ mod tests {
     /// read must equal the set's first `LIMIT` entries.
     #[test]
     fn patched_front_is_the_sets_front() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (x >> 33) % m
-        };
+        let mut next = crate::sched::lcg(0x2545_f491_4f6c_dd1d);
         for case in 0..200 {
             let mut set = BTreeSet::new();
             let mut front: Front<u64, 8> = Front::default();

@@ -59,13 +59,7 @@ mod tests {
     /// entries must come out in the same order.
     #[test]
     fn live_entries_come_out_as_from_an_ordered_set() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (x >> 33) % m
-        };
+        let mut next = crate::sched::lcg(0x9e37_79b9_7f4a_7c15);
         for _ in 0..50 {
             let mut heap = Timers::default();
             let mut set = std::collections::BTreeSet::new();

@@ -296,13 +296,7 @@ mod tests {
     #[test]
     fn one_pass_search_matches_trying_each_step() {
         // Oracle: the quadratic search, on pseudo-random profiles (a fixed LCG).
-        let mut x: u64 = 12345;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut next = crate::sched::lcg(12345);
         for _ in 0..2000 {
             let n = 1 + next(12) as usize;
             let mut t = 0;
