@@ -217,7 +217,20 @@ pub fn cell(buf: &mut Vec<u8>, c: Cell) {
 /// Appends `s`, quoted (quotes doubled) if it holds a comma, a quote or a line break.
 fn text(buf: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
-    if !b.iter().any(|&c| matches!(c, b',' | b'"' | b'\n' | b'\r')) {
+    let special = |c: &u8| matches!(c, b',' | b'"' | b'\n' | b'\r');
+    if b.len() <= 32 {
+        // Short text (names, tenants, pools, outcomes): checked and copied in one pass,
+        // appended with one fixed-size copy.
+        let mut tmp = [0u8; 32];
+        let mut any = false;
+        for (t, c) in tmp.iter_mut().zip(b) {
+            *t = *c;
+            any |= special(c);
+        }
+        if !any {
+            return put(buf, &tmp, b.len());
+        }
+    } else if !b.iter().any(special) {
         buf.extend_from_slice(b);
         return;
     }
@@ -231,6 +244,16 @@ fn text(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
 }
 
+/// Appends the first `n` bytes of `tmp` with one copy of fixed size (a few vector moves,
+/// not a call to `memcpy` for a handful of bytes): all of `tmp` goes in, then the length
+/// is cut back to `n` bytes more than it was.
+#[inline(always)]
+fn put<const N: usize>(buf: &mut Vec<u8>, tmp: &[u8; N], n: usize) {
+    let len = buf.len();
+    buf.extend_from_slice(tmp);
+    buf.truncate(len + n);
+}
+
 /// Two-digit pairs "00".."99", for formatting two digits per division.
 const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 2021222324252627282930313233343536373839\
@@ -238,10 +261,11 @@ const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// Appends the decimal digits of `v`.
-fn uint(buf: &mut Vec<u8>, mut v: u64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
+/// Writes the decimal digits of `v` at `tmp[at..]`; returns the index after the last.
+#[inline]
+fn digits_at(tmp: &mut [u8], at: usize, mut v: u64) -> usize {
+    let end = at + v.checked_ilog10().map_or(1, |l| l as usize + 1);
+    let mut i = end;
     while v >= 100 {
         let k = (v % 100) as usize * 2;
         v /= 100;
@@ -250,42 +274,36 @@ fn uint(buf: &mut Vec<u8>, mut v: u64) {
     }
     if v >= 10 {
         let k = v as usize * 2;
-        i -= 2;
-        tmp[i..i + 2].copy_from_slice(&PAIRS[k..k + 2]);
+        tmp[i - 2..i].copy_from_slice(&PAIRS[k..k + 2]);
     } else {
-        i -= 1;
-        tmp[i] = b'0' + v as u8;
+        tmp[i - 1] = b'0' + v as u8;
     }
-    buf.extend_from_slice(&tmp[i..]);
+    end
 }
 
 /// Appends `v` in decimal.
 pub fn int(buf: &mut Vec<u8>, v: i64) {
-    if v < 0 {
-        buf.push(b'-');
-    }
-    uint(buf, v.unsigned_abs());
+    let mut tmp = [b'-'; 24];
+    let n = digits_at(&mut tmp, usize::from(v < 0), v.unsigned_abs());
+    put(buf, &tmp, n);
 }
 
-/// Appends `frac` (below `10^D`) as exactly `D` digits, then drops trailing zeros down
-/// to `KEEP` digits (the constants let every division become a multiplication).
+/// Writes `frac` (below `10^D`) at `tmp[at..]` as exactly `D` digits, trailing zeros
+/// dropped down to `KEEP` digits (the constants let every division become a
+/// multiplication); returns the index after the last digit kept.
 #[inline]
-fn frac_digits<const D: usize, const KEEP: usize>(buf: &mut Vec<u8>, frac: u64) {
-    if frac == 0 {
-        buf.extend_from_slice(&[b'0'; D][..KEEP]);
-        return;
-    }
-    let mut tmp = [b'0'; D];
+fn frac_at<const D: usize, const KEEP: usize>(tmp: &mut [u8], at: usize, frac: u64) -> usize {
+    let digits = &mut tmp[at..at + D];
     let mut f = frac;
-    for slot in tmp.iter_mut().rev() {
+    for slot in digits.iter_mut().rev() {
         *slot = b'0' + (f % 10) as u8;
         f /= 10;
     }
     let mut n = D;
-    while n > KEEP && tmp[n - 1] == b'0' {
+    while n > KEEP && digits[n - 1] == b'0' {
         n -= 1;
     }
-    buf.extend_from_slice(&tmp[..n]);
+    at + n
 }
 
 /// Appends a non-finite float as text pandas and polars read (`NaN`, `inf`, `-inf`).
@@ -308,11 +326,15 @@ fn decimals<const D: usize, const KEEP: usize>(buf: &mut Vec<u8>, x: f64) {
     }
     let scale = 10u64.pow(D as u32);
     let y = x * scale as f64;
-    let frac = y - y.floor();
+    // Below 9e15 a double's integer part is exact in an i64: the floor without a call to
+    // libm (the baseline x86-64 target has no rounding instruction).
+    let big = y.is_nan() || y.abs() >= 9.0e15;
+    let t = if big { 0.0 } else { y as i64 as f64 };
+    let frac = y - if t > y { t - 1.0 } else { t };
     // Beyond exact integers in a double (rare: >= 9e9 at 6 decimals), or so near a half
     // that the scaling's rounding error could tip it: the slow exact path, so the text is
     // always `format!("{x:.D$}")`'s (and the Parquet twin's rounding agrees with it).
-    if y.is_nan() || y.abs() >= 9.0e15 || (frac - 0.5).abs() <= y.abs() * 1e-15 + 1e-12 {
+    if big || (frac - 0.5).abs() <= y.abs() * 1e-15 + 1e-12 {
         let s = format!("{x:.D$}");
         let s = if KEEP < D {
             let t = s.trim_end_matches('0');
@@ -333,15 +355,15 @@ fn decimals<const D: usize, const KEEP: usize>(buf: &mut Vec<u8>, x: f64) {
     } else {
         -((0.5 - y) as i64)
     };
-    if v < 0 {
-        buf.push(b'-');
-    }
+    // Sign, up to 16 integer digits, the point and up to 9 decimals, in one copy.
+    let mut tmp = [b'-'; 32];
     let a = v.unsigned_abs();
-    uint(buf, a / scale);
+    let mut n = digits_at(&mut tmp, usize::from(v < 0), a / scale);
     if D > 0 {
-        buf.push(b'.');
-        frac_digits::<D, KEEP>(buf, a % scale);
+        tmp[n] = b'.';
+        n = frac_at::<D, KEEP>(&mut tmp, n + 1, a % scale);
     }
+    put(buf, &tmp, n);
 }
 
 /// Appends `x` to 6 decimals, trailing zeros trimmed, at least one decimal (`12.0`).
@@ -368,9 +390,11 @@ pub fn fixed(buf: &mut Vec<u8>, x: f64, d: u8) {
 /// Appends the seconds of `t` to the millisecond, trailing zeros trimmed, at least one
 /// decimal (`12.0`, `0.5`, `90.125`).
 pub fn secs(buf: &mut Vec<u8>, t: SimTime) {
-    uint(buf, t.0 / 1000);
-    buf.push(b'.');
-    frac_digits::<3, 1>(buf, t.0 % 1000);
+    let mut tmp = [0u8; 32];
+    let n = digits_at(&mut tmp, 0, t.0 / 1000);
+    tmp[n] = b'.';
+    let n = frac_at::<3, 1>(&mut tmp, n + 1, t.0 % 1000);
+    put(buf, &tmp, n);
 }
 
 #[cfg(test)]
