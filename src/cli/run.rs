@@ -199,6 +199,13 @@ pub fn run(path: Option<&Path>, flags: RunFlags) -> Result<(), CliError> {
         "jobs       {} submitted, {} completed, {} unfinished, {} rejected, {} failed",
         j.submitted, j.completed, j.unfinished, j.rejected, j.failed
     );
+    if j.not_submitted > 0 {
+        println!(
+            "           {} more jobs of the workload arrive after the end of the run (at {}): not simulated, not in jobs.csv",
+            j.not_submitted,
+            human(result.end.secs_f64())
+        );
+    }
     // All eligible jobs, those still open at the end counted up to it (see docs/outputs.md).
     let censored = |n: u64| {
         if n > 0 {

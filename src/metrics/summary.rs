@@ -105,6 +105,9 @@ pub struct JobCounts {
     pub unfinished: u64,
     /// Jobs that started.
     pub started: u64,
+    /// Jobs of the workload whose submit time fell after the end of the run (a trace
+    /// longer than the horizon): not simulated, and not in `jobs.csv`.
+    pub not_submitted: u64,
 }
 
 /// GPU-hours of the fleet.
@@ -317,6 +320,7 @@ pub fn build_summary_from(
             wall += g * rec.end.unwrap_or(r.end).since(start).0 as f64;
         }
         if !rec.submitted {
+            jobs.not_submitted += 1;
             continue;
         }
         let submit = w.jobs[i].submit;

@@ -137,7 +137,7 @@ fn run_span_secs(s: &Sections) -> Option<f64> {
 }
 
 /// A count for messages: `12,345,678` below a trillion, `1.2e15` above.
-fn count(x: f64) -> String {
+pub(crate) fn count(x: f64) -> String {
     if !x.is_finite() {
         return "unbounded".to_string();
     }

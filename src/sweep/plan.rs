@@ -7,10 +7,17 @@ use super::spec::{param_values, Mode, RawSweep, Values};
 use super::value::ParamValue;
 use super::SweepError;
 use crate::engine::RngStreams;
-use crate::scenario::{text_hash, Scenario};
+use crate::scenario::{count, text_hash, Scenario};
+
 use rand::seq::SliceRandom;
 use rand::Rng;
 use std::path::{Path, PathBuf};
+
+/// The most points a sweep may have: each is a scenario parsed and held in memory (about
+/// 6 KB and 0.2 ms to check), so 100,000 take about 0.6 GB and 20 s before anything runs.
+pub const MAX_POINTS: usize = 100_000;
+/// The most runs (points times seeds) a sweep may have.
+pub const MAX_RUNS: u64 = 10_000_000;
 
 /// One point of the sweep: parameter values and the scenario they make.
 #[derive(Debug, Clone)]
@@ -177,6 +184,28 @@ impl Plan {
             return Err(SweepError::many(file, problems));
         }
 
+        // The size of the sweep, counted before any point is built: every point is a
+        // scenario held in memory (about 6 KB and 0.2 ms to check each), so a grid of
+        // long ranges is refused here, not by the allocator.
+        if raw.mode == Mode::Grid {
+            let n = values
+                .iter()
+                .fold(1u128, |n, v| n.saturating_mul(v.grid().len() as u128));
+            if n > MAX_POINTS as u128 {
+                let sizes: Vec<String> = values.iter().map(|v| v.grid().len().to_string()).collect();
+                return Err(SweepError::one(
+                    file,
+                    lines.first().copied().flatten(),
+                    format!(
+                        "the grid has {} points ({}), more than {}: each point is a scenario held in memory; use fewer values, split the sweep into several files, or sample it with mode = \"latin_hypercube\"",
+                        count(n as f64),
+                        sizes.join(" x "),
+                        count(MAX_POINTS as f64),
+                    ),
+                ));
+            }
+        }
+
         // Combinations.
         let combos: Vec<Vec<ParamValue>> = match raw.mode {
             Mode::Grid => {
@@ -191,13 +220,6 @@ impl Plan {
                         }
                     }
                     out = next;
-                    if out.len() > 10_000_000 {
-                        return Err(SweepError::one(
-                            file,
-                            None,
-                            "the grid has more than 10,000,000 points".into(),
-                        ));
-                    }
                 }
                 out
             }
@@ -211,6 +233,12 @@ impl Plan {
                         )));
                     }
                 }
+                if n > MAX_POINTS {
+                    problems.push((lines.first().copied().flatten(), format!(
+                        "zipped parameters give {} points, more than {}: each point is a scenario held in memory; use fewer values or split the sweep into several files",
+                        count(n as f64), count(MAX_POINTS as f64)
+                    )));
+                }
                 if !problems.is_empty() {
                     return Err(SweepError::many(file, problems));
                 }
@@ -220,7 +248,7 @@ impl Plan {
             }
             Mode::LatinHypercube => {
                 let n = match &raw.samples {
-                    Some(s) if *s.get_ref() >= 1 && *s.get_ref() <= 1_000_000 => {
+                    Some(s) if *s.get_ref() >= 1 && *s.get_ref() <= MAX_POINTS as i64 => {
                         *s.get_ref() as usize
                     }
                     Some(s) => {
@@ -228,7 +256,7 @@ impl Plan {
                             file,
                             Some(line(s.span().start)),
                             format!(
-                                "`samples` must be between 1 and 1000000, got {}",
+                                "`samples` must be between 1 and {MAX_POINTS}, got {}",
                                 s.get_ref()
                             ),
                         ))
@@ -244,6 +272,21 @@ impl Plan {
                 latin_hypercube(&values, n, raw.sample_seed.unwrap_or(1))
             }
         };
+
+        let runs = combos.len() as u128 * seeds.len() as u128;
+        if runs > MAX_RUNS as u128 {
+            return Err(SweepError::one(
+                file,
+                None,
+                format!(
+                    "{} points x {} seeds is {} runs, more than {}: use fewer seeds or points, or split the sweep into several files",
+                    count(combos.len() as f64),
+                    count(seeds.len() as f64),
+                    count(runs as f64),
+                    count(MAX_RUNS as f64)
+                ),
+            ));
+        }
 
         // Scenarios: apply, then validate each point.
         let scen_dir = scen_path.parent().unwrap_or(Path::new(".")).to_path_buf();

@@ -243,3 +243,75 @@ fn binary_garbage_is_bad_input() {
     std::fs::write(&f, bytes).unwrap();
     gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(2, &["s.toml"]);
 }
+
+/// A sweep over `params` (TOML `[[param]]` tables) of a small valid scenario.
+fn sweep_of(d: &std::path::Path, top: &str, params: &str) -> std::path::PathBuf {
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    put(d, "s.toml", &scenario("", body));
+    put(
+        d,
+        "sweep.toml",
+        &format!("name = \"w\"\nscenario = \"s.toml\"\n{top}\n{params}"),
+    )
+}
+
+#[test]
+fn a_grid_of_a_trillion_points_is_refused_before_it_is_built() {
+    // 1,000,000 x 1,000,000 points: the grid alone would be terabytes.
+    let d = scratch();
+    let p = "[[param]]\npath = \"pools[0].nodes\"\nrange = { start = 1, end = 1000000 }\n\
+             [[param]]\npath = \"seed\"\nrange = { start = 1, end = 1000000 }\n";
+    let f = sweep_of(d.path(), "mode = \"grid\"", p);
+    let e = gpufleet(
+        d.path(),
+        &["sweep", f.to_str().unwrap(), "--out", "o", "--check"],
+    );
+    e.refused(2, &["sweep.toml", "points", "1000000 x 1000000", "100,000"]);
+    assert!(e.secs < 10.0, "{e:#?}");
+}
+
+#[test]
+fn points_times_seeds_above_the_run_cap_are_refused() {
+    // 1,000 points x 100,000 seeds = 1e8 runs.
+    let d = scratch();
+    let p = "[[param]]\npath = \"pools[0].nodes\"\nrange = { start = 1, end = 1000 }\n";
+    let f = sweep_of(d.path(), "mode = \"grid\"\nseeds = 100000", p);
+    let e = gpufleet(
+        d.path(),
+        &["sweep", f.to_str().unwrap(), "--out", "o", "--check"],
+    );
+    e.refused(2, &["sweep.toml", "100,000,000 runs", "10,000,000"]);
+    // Zipped parameters past the point cap: 200,001 values each.
+    let p = "[[param]]\npath = \"pools[0].nodes\"\nrange = { start = 1, end = 200001 }\n\
+             [[param]]\npath = \"seed\"\nrange = { start = 1, end = 200001 }\n";
+    let f = sweep_of(d.path(), "mode = \"zip\"", p);
+    gpufleet(
+        d.path(),
+        &["sweep", f.to_str().unwrap(), "--out", "o", "--check"],
+    )
+    .refused(2, &["sweep.toml", "200,001 points"]);
+}
+
+#[test]
+fn trace_jobs_after_the_horizon_are_counted_not_dropped_silently() {
+    // 10 jobs, one every 1,000 s, and a horizon of 1 h: jobs 0-3 (0..3000 s) are
+    // submitted; the 6 after 3,600 s are not simulated and must be counted.
+    let d = scratch();
+    let mut t = String::from("job_id,submit_s,gpus,duration_s\n");
+    for i in 0..10 {
+        t.push_str(&format!("j{i},{},1,60\n", i * 1000));
+    }
+    put(d.path(), "t.csv", &t);
+    let body = "[workload]\nkind = \"csv\"\npath = \"t.csv\"\n";
+    let f = put(d.path(), "s.toml", &scenario("horizon = \"1h\"", body));
+    let e = gpufleet(d.path(), &["run", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(e.stdout.contains("4 submitted"), "{}", e.stdout);
+    assert!(
+        e.stdout.contains("6 more jobs of the workload arrive after the end of the run"),
+        "{}",
+        e.stdout
+    );
+    let s = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
+    assert!(s.contains("\"not_submitted\": 6"), "{s}");
+}
