@@ -124,8 +124,9 @@ fn render_problem(text: &str, p: &Problem, out: &mut String) {
         (false, Some(l), None) => format!("{} (line {l})", p.path),
         (false, None, _) => p.path.clone(),
     };
-    let mut message = p.message.lines();
-    let first = message.next().unwrap_or("");
+    // A message can quote the value (a string of a megabyte): each line is cut short.
+    let mut message = p.message.lines().map(|m| crate::workload::clip(m, 600));
+    let first = message.next().unwrap_or_default();
     if at.is_empty() {
         out.push_str(&format!("  {first}\n"));
     } else {
@@ -144,15 +145,33 @@ fn render_problem(text: &str, p: &Problem, out: &mut String) {
         .chars()
         .count()
         .max(1);
+    // A long line is shown as a window of it around the problem, marked `...` where cut.
+    let chars = body.chars().count();
+    let (from, to) = if chars <= WINDOW {
+        (0, chars)
+    } else {
+        let from = (c - 1).saturating_sub(WINDOW / 4).min(chars - WINDOW);
+        (from, from + WINDOW)
+    };
+    let shown: String = body.chars().skip(from).take(to - from).collect();
+    let (pre, post) = (
+        if from > 0 { "..." } else { "" },
+        if to < chars { "..." } else { "" },
+    );
+    let col = pre.len() + (c - 1 - from.min(c - 1));
+    let width = width.min((to + pre.len()).saturating_sub(col).max(1));
     let gutter = " ".repeat(l.to_string().len());
     out.push_str(&format!("  {gutter} |\n"));
-    out.push_str(&format!("  {l} | {body}\n"));
+    out.push_str(&format!("  {l} | {pre}{shown}{post}\n"));
     out.push_str(&format!(
         "  {gutter} | {}{}\n",
-        " ".repeat(c - 1),
+        " ".repeat(col),
         "^".repeat(width)
     ));
 }
+
+/// The most characters of a line a snippet shows.
+const WINDOW: usize = 120;
 
 impl ScenarioError {
     /// The error with each problem's line and column and the offending text of `text`
@@ -210,6 +229,45 @@ mod tests {
             r.ends_with("  2 | seed = \"seven\"\n    |        ^^^^^^^\n"),
             "{r}"
         );
+    }
+
+    #[test]
+    fn a_long_line_is_shown_as_a_window_around_the_problem() {
+        // 1,000 x's, then `nodes = -2` on the same line is not TOML; use a long value
+        // instead: the problem at column 1,009 of a 10,000-character line.
+        let text = format!(
+            "name = \"x\"\n[[pools]]\nname = \"{}\"\nnodes = -2\n",
+            "y".repeat(10_000)
+        );
+        let r = err("pools[0].name", 3, "too long").render(&text);
+        let lines: Vec<&str> = r.lines().collect();
+        // Heading, gutter, the window (120 characters and the markers), the underline.
+        assert!(lines[3].len() < 140, "{}", lines[3].len());
+        assert!(lines[3].starts_with("  3 | name = \"yyy"), "{}", lines[3]);
+        assert!(lines[3].ends_with("yyy..."), "{}", lines[3]);
+        // The value starts in column 8: the caret under it, cut at the window's end.
+        assert!(lines[4].starts_with("    |        ^^^"), "{}", lines[4]);
+        assert!(lines[4].len() <= 6 + 3 + 120, "{}", lines[4].len());
+        // A problem far along the line: the window starts before it, marked.
+        let sizes = vec!["{ gpus = 1, weight = 1 }"; 300].join(", ");
+        let text = format!("[workload]\nsizes = [{sizes}, {{ gpus = 1, weight = -5 }}]\n");
+        let r = err("workload.sizes[300].weight", 2, "must be positive").render(&text);
+        let lines: Vec<&str> = r.lines().collect();
+        // "sizes = [" is 9 characters, each size and its ", " 26, then 21 to the value:
+        // 9 + 300 x 26 + 21 = 7,830 characters before it, column 7,831.
+        assert!(lines[1].contains("column 7831"), "{}", lines[1]);
+        assert!(
+            lines[3].starts_with("  2 | ...") && lines[3].len() < 140,
+            "{}",
+            lines[3]
+        );
+        assert!(lines[3].ends_with("weight = -5 }]"), "{}", lines[3]);
+        // The caret is under the "-5" of the window.
+        let at = lines[4].find('^').unwrap();
+        assert_eq!(&lines[3][at..at + 2], "-5", "{r}");
+        let many = format!("k = \"{}\"\n", "w".repeat(5_000));
+        let r = err("", 1, &format!("unknown variant `{}`", "w".repeat(5_000))).render(&many);
+        assert!(r.len() < 2_000, "{}", r.len());
     }
 
     #[test]

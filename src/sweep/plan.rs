@@ -192,7 +192,8 @@ impl Plan {
                 .iter()
                 .fold(1u128, |n, v| n.saturating_mul(v.grid().len() as u128));
             if n > MAX_POINTS as u128 {
-                let sizes: Vec<String> = values.iter().map(|v| v.grid().len().to_string()).collect();
+                let sizes: Vec<String> =
+                    values.iter().map(|v| v.grid().len().to_string()).collect();
                 return Err(SweepError::one(
                     file,
                     lines.first().copied().flatten(),

@@ -83,7 +83,7 @@ pub enum TraceError {
         source: std::io::Error,
     },
     /// A row is malformed.
-    #[error("{file}:{row}: column {column:?}: {reason}")]
+    #[error("{file}:{row}: column {:?}: {}", clip(.column, 80), clip(.reason, 600))]
     Row {
         /// The file.
         file: PathBuf,
@@ -103,13 +103,27 @@ pub enum TraceError {
         source: ShapeError,
     },
     /// The file as a whole is wrong (missing header, no jobs).
-    #[error("{file}: {reason}")]
+    #[error("{file}: {}", clip(.reason, 600))]
     File {
         /// The file.
         file: PathBuf,
         /// What is wrong.
         reason: String,
     },
+}
+
+/// `s` cut to at most `max` bytes (at a character boundary) with the length it had, so
+/// an error that quotes a cell or header of a hostile trace (a line may be a megabyte)
+/// stays readable.
+pub fn clip(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if s.len() <= max {
+        return s.into();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes)", &s[..end], s.len()).into()
 }
 
 /// What to do with a bad row.

@@ -308,7 +308,8 @@ fn trace_jobs_after_the_horizon_are_counted_not_dropped_silently() {
     assert_eq!(e.code, 0, "{e:#?}");
     assert!(e.stdout.contains("4 submitted"), "{}", e.stdout);
     assert!(
-        e.stdout.contains("6 more jobs of the workload arrive after the end of the run"),
+        e.stdout
+            .contains("6 more jobs of the workload arrive after the end of the run"),
         "{}",
         e.stdout
     );

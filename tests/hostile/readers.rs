@@ -112,3 +112,32 @@ fn a_job_no_pool_can_hold_is_an_error_unless_rejected() {
     }
     assert_eq!(rejected, ["huge", "huger"]);
 }
+
+#[test]
+fn an_error_quoting_a_huge_cell_stays_short() {
+    // A header (or first line) of 900 KB, under the line limit: every reader's message
+    // names the file and stays a few lines long instead of echoing the cell.
+    let d = scratch();
+    let f = put(
+        d.path(),
+        "wide.trace",
+        &format!("{}\n1,2,3\n", "[".repeat(900_000)),
+    );
+    for format in FORMATS {
+        let e = gpufleet(
+            d.path(),
+            &["trace", "inspect", f.to_str().unwrap(), "--format", format],
+        );
+        e.refused(2, &["wide.trace"]);
+        assert!(e.stderr.len() < 4_000, "{format}: {} bytes", e.stderr.len());
+    }
+    // A scenario whose bad line is 2 MB long.
+    let s = put(
+        d.path(),
+        "s.toml",
+        &format!("name = \"x\"\nseed = {}\n", "9".repeat(2_000_000)),
+    );
+    let e = gpufleet(d.path(), &["validate", s.to_str().unwrap()]);
+    e.refused(2, &["s.toml", "line 2"]);
+    assert!(e.stderr.len() < 4_000, "{} bytes", e.stderr.len());
+}
