@@ -10,6 +10,7 @@
 //! | `checkpoint.max_retries` | 10,000 (also the most allowed without a horizon) | restarts of a killed job (a Llama 3 scale job restarts about 460 times in 59 days) |
 //! | a checkpoint write or restart | shorter than a node's mean time between failures | progress of a job under failures |
 //! | node failures | 100,000,000 over the run | failure events |
+//! | spot interruptions | 100,000,000 over the run | interruption events and zone spells (each held in memory) |
 //! | spans | 100 years | `horizon`, generated arrivals |
 //! | MMPP state changes | 100,000,000 | the arrival generator's loop |
 
@@ -60,6 +61,7 @@ pub(super) const RULES: &[fn(&mut Problems, &Sections)] = &[
     bounded_retries,
     progress_under_failures,
     failure_count,
+    spot_interruption_count,
     super::oversized::generated_sizes_fit,
 ];
 
@@ -356,6 +358,62 @@ fn failure_count(c: &mut Problems, s: &Sections) {
             "failures",
             format!(
                 "about {} node failures over the run, more than {}: lower the rate or shorten the run",
+                count(n),
+                count(MAX_FAILURES)
+            ),
+        );
+    }
+}
+
+/// Mean time, hours, from one spot interruption of a node to the next (its lifetime
+/// plus the wait for a replacement), or of a pool-wide spell (up plus down); `None` for
+/// an availability trace, whose length bounds it.
+fn spot_cycle_hours(i: &crate::faults::SpotInterruptions) -> Option<f64> {
+    use crate::faults::SpotModel;
+    let replace = i.replace_after.hours_f64();
+    match &i.model {
+        SpotModel::Poisson(h) => Some(1.0 / h.per_hour + replace),
+        SpotModel::Bathtub(b) => {
+            // Mean lifetime = the integral of the survival 1 - F over [0, b] (midpoints).
+            let n = 1000;
+            let dt = b.b_h / n as f64;
+            let life: f64 = (0..n)
+                .map(|k| (1.0 - b.cdf((k as f64 + 0.5) * dt)).max(0.0) * dt)
+                .sum();
+            Some(life + replace)
+        }
+        SpotModel::Zone(z) => Some(z.mean_up_h + z.mean_down_h),
+        SpotModel::Trace(_) => None,
+    }
+}
+
+/// At most [`MAX_FAILURES`] spot interruptions (per-node interruptions, or pool-wide
+/// spells) expected over the run's known span.
+fn spot_interruption_count(c: &mut Problems, s: &Sections) {
+    let Some(f) = &s.faults else { return };
+    let Some(span) = run_span_secs(s) else { return };
+    let hours = span.min(MAX_SPAN.secs_f64()) / 3600.0;
+    let n: f64 = f
+        .spot
+        .iter()
+        .filter_map(|i| {
+            let cycle = spot_cycle_hours(i)?;
+            let nodes = match i.model {
+                crate::faults::SpotModel::Zone(_) => 1.0,
+                _ => s.pools.specs.get(i.pool).map_or(0.0, |p| p.nodes as f64),
+            };
+            Some(if cycle > 0.0 {
+                nodes * hours / cycle
+            } else {
+                f64::INFINITY
+            })
+        })
+        .sum();
+    if n > MAX_FAILURES {
+        c.err(
+            "spot_interruptions",
+            format!(
+                "about {} spot interruptions over the run, more than {}: lower the rate, lengthen the spells or shorten the run",
                 count(n),
                 count(MAX_FAILURES)
             ),

@@ -185,8 +185,13 @@ pub(super) fn savings_plan(s: &RawSavingsPlan, p: &mut Problems) -> crate::prici
         );
     }
     let term = s.term.as_deref().map(|t| p.dur("savings_plan.term", t));
-    if term == Some(SimTime::ZERO) {
-        p.err("savings_plan.term", "must be longer than zero");
+    // Plans are billed by the hour (AWS sells terms of 1 and 3 years): a term shorter
+    // than an hour would renew more often than it is billed.
+    if term.is_some_and(|t| t < SimTime::from_secs(3600)) {
+        p.err(
+            "savings_plan.term",
+            "must be at least 1h (plans are billed by the hour; AWS's terms are 1 and 3 years)",
+        );
     }
     if s.renew.is_some() && term.is_none() {
         p.err(

@@ -316,3 +316,46 @@ fn trace_jobs_after_the_horizon_are_counted_not_dropped_silently() {
     let s = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
     assert!(s.contains("\"not_submitted\": 6"), "{s}");
 }
+
+#[test]
+fn spot_interruptions_without_bound_are_refused_before_the_run() {
+    // Zone spells of 2 ms over 100 years (1.6e12 of them), and a per-node hazard of 1e9
+    // an hour on 16 nodes (each replaced after the default 5 min: 168 million over 100
+    // years): both held every spell or interruption in memory until the allocator died.
+    let d = scratch();
+    let spot = "[[pools]]\nname = \"s\"\ngpu_type = \"H100\"\nkind = \"spot\"\nnodes = 16\ngpus_per_node = 8\nprice_per_node_hour = 30.0\n";
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\npreemptible_share = 1.0\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    for (model, n) in [
+        (
+            "model = \"zone\"\nmean_up = \"1ms\"\nmean_down = \"1ms\"",
+            "1.6e12",
+        ),
+        ("model = \"poisson\"\nper_node_hour = 1e9", "168,"),
+    ] {
+        let f = put(
+            d.path(),
+            "s.toml",
+            &scenario(
+                "horizon = \"36500d\"\ntimeline_interval = \"1d\"",
+                &format!("{spot}\n[[spot_interruptions]]\npool = \"s\"\n{model}\n\n{body}"),
+            ),
+        );
+        for cmd in ["validate", "run"] {
+            let e = gpufleet(d.path(), &[cmd, f.to_str().unwrap()]);
+            e.refused(2, &["s.toml", "spot_interruptions", n, "100,000,000"]);
+        }
+    }
+}
+
+#[test]
+fn a_renewing_savings_plan_of_a_millisecond_is_refused() {
+    // Renewed every millisecond over 100 years: 3e12 terms.
+    let d = scratch();
+    let body = "[savings_plan]\ncommitment_per_hour = 10.0\ndiscount = 0.3\nterm = \"1ms\"\nrenew = true\n\n[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    let f = put(
+        d.path(),
+        "s.toml",
+        &scenario("horizon = \"36500d\"\ntimeline_interval = \"1d\"", body),
+    );
+    gpufleet(d.path(), &["run", f.to_str().unwrap()]).refused(2, &["savings_plan.term", "1h"]);
+}
