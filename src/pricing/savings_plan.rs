@@ -127,24 +127,65 @@ impl SavingsPlan {
                 unused: 0.0,
             })
             .collect();
-        let mut h0 = 0u64;
-        while h0 < end {
-            let h1 = (h0 + hour_ms).min(end);
-            let mut d = 0.0;
-            for &(p, rate) in &od {
+        // Node-milliseconds each covered pool held in each hour, exact in integers and
+        // built in one pass over the intervals: an interval adds its ragged ends to
+        // `partial` and its whole hours to a difference array of node counts. The
+        // settlement is then linear in hours plus intervals plus terms (it was hours
+        // times intervals: seconds for a two-year run of an autoscaled pool).
+        let hours = end.div_ceil(hour_ms) as usize;
+        let held_by_hour: Vec<Vec<u64>> = od
+            .iter()
+            .map(|&(p, _)| {
+                let mut partial = vec![0u64; hours];
+                let mut diff = vec![0i64; hours + 1];
                 for iv in &usage[p].held {
-                    let a = iv.requested.0.max(h0);
-                    let b = iv.released.0.min(h1);
-                    if b > a {
-                        let usd = iv.nodes as f64 * (b - a) as f64 / hour_ms as f64 * rate;
-                        d += usd;
-                        usage_by_pool[p] += usd;
+                    let (a, b) = (iv.requested.0, iv.released.0.min(end));
+                    if b <= a {
+                        continue;
+                    }
+                    let n = iv.nodes as u64;
+                    let (ha, hb) = ((a / hour_ms) as usize, (b / hour_ms) as usize);
+                    if ha == hb {
+                        partial[ha] += n * (b - a);
+                        continue;
+                    }
+                    partial[ha] += n * ((ha as u64 + 1) * hour_ms - a);
+                    diff[ha + 1] += n as i64;
+                    diff[hb] -= n as i64;
+                    if b > hb as u64 * hour_ms {
+                        partial[hb] += n * (b - hb as u64 * hour_ms);
                     }
                 }
+                let mut whole = 0i64;
+                for (h, x) in partial.iter_mut().enumerate() {
+                    whole += diff[h];
+                    *x += whole as u64 * hour_ms;
+                }
+                partial
+            })
+            .collect();
+        // Terms are in time order and do not overlap: the first that may reach an hour.
+        let mut first_term = 0;
+        for h in 0..hours {
+            let h0 = h as u64 * hour_ms;
+            let h1 = (h0 + hour_ms).min(end);
+            let mut d = 0.0;
+            for (k, &(p, rate)) in od.iter().enumerate() {
+                let usd = held_by_hour[k][h] as f64 / hour_ms as f64 * rate;
+                d += usd;
+                usage_by_pool[p] += usd;
             }
+            while first_term < terms.len() && terms[first_term].end.0 <= h0 {
+                first_term += 1;
+            }
+            let reach = terms[first_term..]
+                .iter()
+                .take_while(|t| t.start.0 < h1)
+                .count();
+            let now = first_term..first_term + reach;
             // The share of this hour each term covers (the commitment is prorated).
             let mut frac = 0.0;
-            for t in &terms {
+            for t in &terms[now.clone()] {
                 let (a, b) = (t.start.0.max(h0), t.end.0.min(h1));
                 if b > a {
                     frac += (b - a) as f64 / hour_ms as f64;
@@ -157,7 +198,7 @@ impl SavingsPlan {
             let used_share = if cov > 0.0 { (d / cov).min(1.0) } else { 1.0 };
             consumed += c * used_share + (d - cov).max(0.0);
             unused += c * (1.0 - used_share);
-            for t in terms.iter_mut() {
+            for t in terms[now].iter_mut() {
                 let (a, b) = (t.start.0.max(h0), t.end.0.min(h1));
                 if b > a {
                     let ct = self.commitment_per_hour * (b - a) as f64 / hour_ms as f64;
@@ -165,7 +206,6 @@ impl SavingsPlan {
                     t.unused += ct * (1.0 - used_share);
                 }
             }
-            h0 = h1;
         }
         let list: f64 = usage_by_pool.iter().sum();
         let first = od.first().map(|x| x.0).unwrap_or(0);
@@ -189,6 +229,136 @@ impl SavingsPlan {
             consumed,
             unused_by_pool,
             terms,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pricing::HeldInterval;
+
+    /// The settlement by its definition, hour by hour over every interval (the brute force
+    /// the settlement replaced): list-price usage per hour, the terms' share of each hour.
+    fn brute(
+        plan: &SavingsPlan,
+        pools: &[(Vec<HeldInterval>, f64)],
+        end: u64,
+    ) -> (f64, f64, Vec<f64>) {
+        let hour = 3_600_000u64;
+        let covered = plan.commitment_per_hour / (1.0 - plan.discount);
+        let terms = plan.terms(SimTime(end));
+        let (mut consumed, mut unused) = (0.0, 0.0);
+        let mut owed = vec![0.0; terms.len()];
+        let mut h0 = 0;
+        while h0 < end {
+            let h1 = (h0 + hour).min(end);
+            let mut d = 0.0;
+            for (held, rate) in pools {
+                for iv in held {
+                    let (a, b) = (iv.requested.0.max(h0), iv.released.0.min(h1));
+                    if b > a {
+                        d += iv.nodes as f64 * (b - a) as f64 / hour as f64 * rate;
+                    }
+                }
+            }
+            let mut frac = 0.0;
+            for (k, &(s, e)) in terms.iter().enumerate() {
+                let (a, b) = (s.0.max(h0), e.0.min(h1));
+                if b > a {
+                    frac += (b - a) as f64 / hour as f64;
+                    owed[k] += plan.commitment_per_hour * (b - a) as f64 / hour as f64;
+                }
+            }
+            let (c, cov) = (plan.commitment_per_hour * frac, covered * frac);
+            let used = if cov > 0.0 { (d / cov).min(1.0) } else { 1.0 };
+            consumed += c * used + (d - cov).max(0.0);
+            unused += c * (1.0 - used);
+            h0 = h1;
+        }
+        (consumed, unused, owed)
+    }
+
+    #[test]
+    fn settlement_agrees_with_the_hour_by_hour_definition() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for case in 0..200 {
+            // A run of up to 3 days plus a ragged end; 1-3 pools of up to 40 intervals,
+            // some longer than the run, some inside one hour, some on hour marks.
+            let end = 3_600_000 * next(72) + next(3_600_000) + 1;
+            let pools: Vec<(Vec<HeldInterval>, f64)> = (0..1 + next(3))
+                .map(|_| {
+                    let held = (0..next(40))
+                        .map(|_| {
+                            let a = if next(4) == 0 {
+                                next(72) * 3_600_000
+                            } else {
+                                next(end + 7_200_000)
+                            };
+                            let len = match next(3) {
+                                0 => next(3_600_000),
+                                1 => next(20 * 3_600_000),
+                                _ => next(2 * end + 1),
+                            };
+                            HeldInterval {
+                                requested: SimTime(a),
+                                ready: SimTime(a),
+                                released: SimTime(a + len),
+                                nodes: 1 + next(8) as u32,
+                                interrupted_by_provider: false,
+                            }
+                        })
+                        .collect();
+                    (held, 1.0 + next(100) as f64)
+                })
+                .collect();
+            let plan = SavingsPlan {
+                commitment_per_hour: 1.0 + next(300) as f64,
+                discount: 0.3,
+                start: SimTime(next(end)),
+                term: (next(3) > 0).then(|| SimTime(3_600_000 + next(30 * 3_600_000))),
+                renew: next(2) == 0,
+            };
+            let usage: Vec<UsageRecord> = pools
+                .iter()
+                .map(|(held, _)| UsageRecord {
+                    end: SimTime(end),
+                    kind: CapacityKind::OnDemand,
+                    nodes: 8,
+                    gpus_per_node: 8,
+                    held: held.clone(),
+                    provisioned_gpu_ms: 0,
+                    busy_gpu_ms: 0,
+                    down_node_ms: None,
+                    busy_by_period: vec![],
+                    by_tenant: vec![],
+                    by_job: vec![],
+                })
+                .collect();
+            let pricing: Vec<PoolPricing> = pools
+                .iter()
+                .map(|(_, r)| PoolPricing::OnDemand(crate::pricing::OnDemand::flat(*r)))
+                .collect();
+            let s = plan.settle(&usage, &pricing, SimTime(end));
+            let (consumed, unused, owed) = brute(&plan, &pools, end);
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()));
+            assert!(
+                close(s.consumed, consumed),
+                "case {case}: {} vs {consumed}",
+                s.consumed
+            );
+            let u: f64 = s.unused_by_pool.iter().map(|x| x.1).sum();
+            assert!(close(u, unused), "case {case}: unused {u} vs {unused}");
+            assert_eq!(s.terms.len(), owed.len(), "case {case}");
+            for (t, o) in s.terms.iter().zip(&owed) {
+                assert!(close(t.owed, *o), "case {case}: owed {} vs {o}", t.owed);
+            }
         }
     }
 }
