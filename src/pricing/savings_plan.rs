@@ -98,6 +98,8 @@ impl SavingsPlan {
     /// Each hour `h`, the covered usage at list price `D_h` (node-hours held in that hour
     /// times the rate) costs `C + max(0, D_h - C / (1 - d))`, the commitment prorated for
     /// a partial last hour.
+    // Hour `h` indexes one array per covered pool and the terms' range together.
+    #[allow(clippy::needless_range_loop)]
     pub fn settle(
         &self,
         usage: &[UsageRecord],
