@@ -158,7 +158,7 @@ fn render_problem(text: &str, p: &Problem, out: &mut String) {
         if from > 0 { "..." } else { "" },
         if to < chars { "..." } else { "" },
     );
-    let col = pre.len() + (c - 1 - from.min(c - 1));
+    let col = pre.len() + (c - 1).saturating_sub(from);
     let width = width.min((to + pre.len()).saturating_sub(col).max(1));
     let gutter = " ".repeat(l.to_string().len());
     out.push_str(&format!("  {gutter} |\n"));
@@ -233,8 +233,8 @@ mod tests {
 
     #[test]
     fn a_long_line_is_shown_as_a_window_around_the_problem() {
-        // 1,000 x's, then `nodes = -2` on the same line is not TOML; use a long value
-        // instead: the problem at column 1,009 of a 10,000-character line.
+        // A value of 10,000 characters starting at column 8: the window starts at the
+        // line's start and is cut at its end.
         let text = format!(
             "name = \"x\"\n[[pools]]\nname = \"{}\"\nnodes = -2\n",
             "y".repeat(10_000)
