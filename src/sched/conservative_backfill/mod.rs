@@ -150,13 +150,20 @@ struct Plan {
 }
 
 impl Plan {
-    /// A plan from scratch: the running jobs' planned ends, no waiting job planned.
-    fn build(ctx: &SchedCtx) -> Plan {
+    /// A plan from scratch: the running jobs' planned ends, no waiting job planned; with
+    /// `before`, as it was before that job started (its pool's free whole GPUs then, and
+    /// without the job).
+    fn build(ctx: &SchedCtx, before: Option<OffPlan>) -> Plan {
         let profiles = (0..ctx.pools.len())
             .map(|p| {
-                let mut steps = vec![(ctx.now, ctx.cluster.pool_free_whole_gpus(p) as i64)];
+                let free = match before {
+                    Some(o) if o.slot.pool == p => o.free,
+                    _ => ctx.cluster.pool_free_whole_gpus(p),
+                };
+                let skip = before.map(|o| o.id);
+                let mut steps = vec![(ctx.now, free as i64)];
                 for (end, id) in ctx.running.by_planned_end(p) {
-                    let Some(r) = ctx.running.get(id) else {
+                    let Some(r) = ctx.running.get(id).filter(|_| Some(id) != skip) else {
                         continue;
                     };
                     let g = r.whole_gpus() as i64;
@@ -399,6 +406,80 @@ fn gpus_needed(req: GpuRequest, gpn: u64) -> i64 {
     }
 }
 
+impl ConservativeBackfill {
+    /// Starts the jobs at the queue's front whose reservation, planned from scratch, is
+    /// now, without building a profile. Planning from scratch begins with the running
+    /// jobs' profile, which never falls from now on (capacity only comes back as they
+    /// end), so a job's earliest reservation is now exactly when its whole GPUs are free
+    /// now in an eligible pool (the first such, as ties go by pool order); a job started
+    /// as planned leaves that profile the running jobs' again. Stops at the first job
+    /// reserved later or that does not fit the nodes (planned then with a profile), and
+    /// after one that started other than planned, which it returns.
+    /// `seen` counts the jobs planned; `failed` notes a start attempt that failed, as
+    /// [`start`] does.
+    fn start_front(
+        &mut self,
+        ctx: &mut SchedCtx,
+        failed: &mut Vec<(JobId, usize, u64)>,
+        seen: &mut usize,
+    ) -> Option<OffPlan> {
+        while *seen < DEPTH {
+            let &id = self.queue.front()?;
+            let slot = now_slot(ctx, id)?;
+            let free = ctx.cluster.pool_free_whole_gpus(slot.pool);
+            let as_planned = start(ctx, failed, id, slot)?;
+            self.queue.pop_front();
+            *seen += 1;
+            if !as_planned {
+                return Some(OffPlan { id, slot, free });
+            }
+        }
+        None
+    }
+}
+
+/// A job [`ConservativeBackfill::start_front`] started other than planned: its
+/// reservation, and its pool's free whole GPUs before it started.
+#[derive(Debug, Clone, Copy)]
+struct OffPlan {
+    id: JobId,
+    slot: Slot,
+    free: u64,
+}
+
+/// The reservation now of `id` in the first eligible pool whose profile from scratch
+/// has its whole GPUs now, if any (what [`Plan::best`] finds in a profile that never
+/// falls from now on).
+fn now_slot(ctx: &SchedCtx, id: JobId) -> Option<Slot> {
+    let job = &ctx.jobs[id as usize];
+    let work = ctx.planned_remaining(id);
+    ctx.pools.eligible(job).find_map(|p| {
+        let gpn = ctx.cluster.pools()[p].spec.node.gpus as u64;
+        let need = gpus_needed(job.gpus, gpn);
+        (profile_now(ctx, p) >= need).then(|| Slot {
+            at: ctx.now,
+            pool: p,
+            need,
+            d: ctx.pools.runtime_for(job, work, p),
+            rival: SimTime::NEVER,
+        })
+    })
+}
+
+/// The first value of pool `p`'s profile from scratch ([`Plan::build`]): its free whole
+/// GPUs and those of the running jobs planned to have ended by now (a wrong estimate
+/// overran, or an end not yet handled at this instant).
+fn profile_now(ctx: &SchedCtx, p: usize) -> i64 {
+    let overran: u64 = ctx
+        .running
+        .by_planned_end(p)
+        .take_while(|&(end, _)| end <= ctx.now)
+        .filter_map(|(_, id)| ctx.running.get(id))
+        .map(|r| r.whole_gpus())
+        .sum();
+    (ctx.cluster.pool_free_whole_gpus(p) + overran) as i64
+}
+
 impl QueuePolicy for ConservativeBackfill {
     fn name(&self) -> &'static str {
         "conservative_backfill"
@@ -419,20 +500,36 @@ impl QueuePolicy for ConservativeBackfill {
     }
     fn schedule(&mut self, ctx: &mut SchedCtx) {
         let now = ctx.now;
+        let mut keeps = true;
+        let mut seen = 0;
         let mut plan = match self.plan.take() {
             Some(p) if p.holds(ctx) => p,
-            _ => Plan::build(ctx),
+            _ => {
+                let mut failed = Vec::new();
+                let off_plan = self.start_front(ctx, &mut failed, &mut seen);
+                if off_plan.is_none() && (self.queue.is_empty() || seen >= DEPTH) {
+                    // Every job planned started as planned: no reservation to keep.
+                    return;
+                }
+                // Planning from scratch goes on with the profile from before a job that
+                // started other than planned, less its planned reservation (not its run).
+                let mut plan = Plan::build(ctx, off_plan);
+                plan.failed = failed;
+                if let Some(o) = off_plan {
+                    plan.profiles[o.slot.pool].reserve(now, o.slot.need, o.slot.d);
+                    keeps = false;
+                }
+                plan
+            }
         };
         for prof in &mut plan.profiles {
             prof.advance(now);
         }
         let spare = std::mem::take(&mut plan.spare);
         let mut old = std::mem::replace(&mut plan.window, spare);
-        let mut keeps = true;
         let mut i = 0; // position in the queue of the job at hand
-        let mut seen = 0;
-        // Kept reservations: the same as planning them again; start those due now. From
-        // the first one in the past that cannot simply move to now, all are planned anew.
+                       // Kept reservations: the same as planning them again; start those due now. From
+                       // the first one in the past that cannot simply move to now, all are planned anew.
         let mut replan_from = old.len();
         for (k, &(id, slot)) in old.iter().enumerate() {
             debug_assert_eq!(self.queue.get(i), Some(&id));
@@ -520,7 +617,11 @@ impl QueuePolicy for ConservativeBackfill {
                 slot,
             );
         }
-        if keeps {
+        if keeps && plan.window.is_empty() {
+            // Nothing reserved: the next pass plans from scratch, its first jobs without
+            // a profile (`start_front`).
+            self.plan = None;
+        } else if keeps {
             plan.now = now;
             plan.free.clear();
             plan.free
