@@ -686,7 +686,16 @@ impl QueuePolicy for Tiresias {
             q += 1;
         }
         self.failed = failed;
-        let next = [self.next_crossing(), self.next_promotion()]
+        // A crossing changes what a pass does only while a job waits (a demoted job may
+        // then be preempted or passed over): with none waiting, the next pass (the next
+        // arrival's, or a job's end) applies it as `advance` does, to the same effect
+        // (the exhaustive form wakes for every crossing).
+        let crossing = if !self.memo || self.len > 0 || !self.inbox.is_empty() {
+            self.next_crossing()
+        } else {
+            None
+        };
+        let next = [crossing, self.next_promotion()]
             .into_iter()
             .flatten()
             .map(|(t, _)| t)
