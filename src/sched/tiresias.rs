@@ -97,7 +97,10 @@
 //! each failed request of a pass is checked against the classes still waiting, ~280M);
 //! placement attempts ~290M; the event queue's pops ~190M. Not tried for lack of time: packed integer keys for the ordered
 //! sets, a bucket-only replay of the dance (the same list moves without the per-GPU
-//! counts), and passes woken by a demotion that provably change nothing.
+//! counts), and passes woken by a demotion that provably change nothing. Since
+//! 2026-12-03 no pass wakes for a crossing while no job waits (the next pass applies it:
+//! a demotion matters only against a waiting job); in the policies bench at 90 % load,
+//! 298k -> 241k events, 1,267M -> 1,193M instructions against FIFO's 464M.
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
 use super::{Progress, QueuePolicy, SchedCtx};
