@@ -547,9 +547,10 @@ impl QueuePolicy for ConservativeBackfill {
         }
         let spare = std::mem::take(&mut plan.spare);
         let mut old = std::mem::replace(&mut plan.window, spare);
-        let mut i = 0; // position in the queue of the job at hand
-                       // Kept reservations: the same as planning them again; start those due now. From
-                       // the first one in the past that cannot simply move to now, all are planned anew.
+        // Position in the queue of the job at hand.
+        let mut i = 0;
+        // Kept reservations: the same as planning them again; start those due now. From
+        // the first one in the past that cannot simply move to now, all are planned anew.
         let mut replan_from = old.len();
         for (k, &(id, slot)) in old.iter().enumerate() {
             debug_assert_eq!(self.queue.get(i), Some(&id));
