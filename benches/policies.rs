@@ -4,8 +4,9 @@
 //! second.
 //!
 //! Run: `cargo bench --bench policies` (add `-- quick` for the 100k part only, `jobs=N`
-//! to size it, `load=90` or `load=105` for one of its two loads, and policy names to run
-//! only those, in both parts). Lines starting `target:` are issue #18's speed targets,
+//! to size it, `load=90` or `load=105` for one of its two loads (`load=none`: neither), `e2e` for FIFO,
+//! conservative backfill and Tiresias on 1M jobs of the end-to-end bench's mix at 90 %,
+//! and policy names to run only those, in every part). Lines starting `target:` are issue #18's speed targets,
 //! each with its ratio: conservative backfill and Tiresias against FIFO on the same 100k
 //! workload (wall time and time per event), and each 1M policy's growth from 100k to 1M
 //! jobs (linear is 10x; 105 % overloads all three).
@@ -138,6 +139,37 @@ fn workload(jobs: u64, rate_per_hour: f64) -> Workload {
     w
 }
 
+/// The end-to-end bench's mix (`benches/end_to_end.rs`, the issue's at-scale case): sizes 1
+/// to 32 GPUs (mean 3.56), log-normal durations with median 30 min and sigma 1 (mean
+/// 0.824 h), two tenants, at 90 % of 1,024 GPUs.
+fn end_to_end_workload(jobs: u64) -> Workload {
+    let spec = SyntheticSpec {
+        rate_per_hour: 0.9 * 1024.0 / (3.56 * 0.5 * 0.5f64.exp()),
+        until: None,
+        jobs: Some(jobs),
+        sizes: [
+            (1, 50.0),
+            (2, 15.0),
+            (4, 15.0),
+            (8, 15.0),
+            (16, 4.0),
+            (32, 1.0),
+        ]
+        .into_iter()
+        .map(|(g, w)| (GpuRequest::Whole(g), w))
+        .collect(),
+        duration: DurationDist::LogNormal {
+            median: SimTime::from_secs(1800),
+            sigma: 1.0,
+        },
+        tenants: vec![("a".into(), 1.0), ("b".into(), 1.0)],
+        preemptible_share: 0.0,
+        cpu_milli_per_gpu: 0,
+        mem_mib_per_gpu: 0,
+    };
+    spec.generate(&RngStreams::new(1))
+}
+
 fn config(policy: PolicyKind) -> SimConfig {
     SimConfig {
         pools: vec![PoolSpec {
@@ -235,6 +267,31 @@ fn main() {
         }
         // The 1M part below is at 105 %: its growth is against this part's times.
         small = part;
+    }
+    // `e2e`: FIFO, conservative backfill and Tiresias on 1M jobs of the end-to-end mix.
+    if args.iter().any(|a| a == "e2e") {
+        let w = end_to_end_workload(1_000_000);
+        println!("1,000,000 jobs of the end-to-end mix on 1,024 GPUs, 90 % offered load");
+        let mut part: Vec<(PolicyKind, f64, u64)> = Vec::new();
+        for p in [
+            PolicyKind::Fifo,
+            PolicyKind::ConservativeBackfill,
+            PolicyKind::Tiresias,
+        ] {
+            if wanted(&p) {
+                let (s, e) = replay(&w, p);
+                part.push((p, s, e));
+            }
+        }
+        if let Some((_, fs, _)) = of(&part, PolicyKind::Fifo) {
+            for (p, s, _) in part.iter().skip(1) {
+                println!(
+                    "target: {}/fifo {:.1}x wall on the end-to-end mix, 1M jobs (target 2x)",
+                    p.as_str(),
+                    s / fs
+                );
+            }
+        }
     }
     if !quick {
         let w = workload(1_000_000, 140.0);
