@@ -4,12 +4,13 @@
 //! second.
 //!
 //! Run: `cargo bench --bench policies` (add `-- quick` for the 100k part only, `jobs=N`
-//! to size it, `load=90` or `load=105` for one of its two loads (`load=none`: neither), `e2e` for FIFO,
-//! conservative backfill and Tiresias on 1M jobs of the end-to-end bench's mix at 90 %,
-//! and policy names to run only those, in every part). Lines starting `target:` are issue #18's speed targets,
-//! each with its ratio: conservative backfill and Tiresias against FIFO on the same 100k
-//! workload (wall time and time per event), and each 1M policy's growth from 100k to 1M
-//! jobs (linear is 10x; 105 % overloads all three).
+//! to size it, `load=90` or `load=105` for one of its two loads (`load=none`: neither),
+//! `e2e` for FIFO, conservative backfill and Tiresias on 1M jobs of the end-to-end
+//! bench's mix at 90 %, and policy names to run only those, in every part). Lines
+//! starting `target:` are issue #18's speed targets, each with its ratio: conservative
+//! backfill and Tiresias against FIFO on the same workload (wall time, and at 100k time
+//! per event), and each 1M policy's growth from 100k to 1M jobs (linear is 10x; 105 %
+//! overloads all three).
 //!
 //! Until 2026-12-03 the first part ran only at 140 jobs an hour and its comment called
 //! that about 90 %: a job asks for 3.75 GPUs on average (not 3.2) for 2.05 h, so 140 an
