@@ -92,7 +92,10 @@
 //! On the end-to-end bench's 1M jobs at 90 % (sizes to 32 GPUs, median 30 min; the
 //! simulation alone, callgrind `--toggle-collect=gpufleet::sim::Simulation::run` on
 //! `gpufleet run`): FIFO 4.81-4.90G; conservative backfill 13.6G (2.8x) -> 11.3G (2.4x);
-//! Tiresias 12.3G (2.5x) -> 11.8G (2.4x). Target 2x not met at either load.
+//! Tiresias 12.3G (2.5x) -> 11.8G (2.4x). Target 2x not met at either load. The same
+//! mix in this bench (`quick load=none e2e`, three runs on a quiet machine, 14:12 UTC):
+//! FIFO 0.70-1.02 s, conservative backfill 1.50-2.07 s, Tiresias 1.72-2.36 s; the run's
+//! own ratios 1.5-2.3x and 1.7-2.5x, the minima's 2.1x and 2.5x.
 
 use gpufleet::engine::{RngStreams, SimTime};
 use gpufleet::model::{CapacityKind, GpuRequest, NodeSpec, PoolSpec, Workload};
