@@ -261,24 +261,51 @@ const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// Writes the decimal digits of `v` at `tmp[at..]`; returns the index after the last.
-#[inline]
-fn digits_at(tmp: &mut [u8], at: usize, mut v: u64) -> usize {
-    let end = at + v.checked_ilog10().map_or(1, |l| l as usize + 1);
+/// Powers of ten, `POW10[k] = 10^k`.
+const POW10: [u64; 20] = {
+    let mut p = [1u64; 20];
+    let mut k = 1;
+    while k < 20 {
+        p[k] = p[k - 1] * 10;
+        k += 1;
+    }
+    p
+};
+
+/// The number of decimal digits of `v` (1 for 0): from its bit length, a guess of
+/// `floor(log10)` (`bits * 1233 / 4096` is `floor(bits * log10(2))` or one more
+/// than it for every `bits` up to 64), corrected by one comparison.
+#[inline(always)]
+fn digit_count(v: u64) -> usize {
+    // `v | 1`: 0 counts as 1 (one digit); no power of ten above 1 lies between them.
+    let w = v | 1;
+    let guess = ((64 - w.leading_zeros()) * 1233) >> 12;
+    guess as usize + usize::from(w >= POW10[guess as usize])
+}
+
+/// Writes the `n` last decimal digits of `v` (leading zeros as needed) ending at
+/// `tmp[end]` (exclusive), two digits per division.
+#[inline(always)]
+fn digits_back(tmp: &mut [u8], end: usize, n: usize, mut v: u64) {
+    let start = end - n;
     let mut i = end;
-    while v >= 100 {
+    while i >= start + 2 {
         let k = (v % 100) as usize * 2;
         v /= 100;
         i -= 2;
         tmp[i..i + 2].copy_from_slice(&PAIRS[k..k + 2]);
     }
-    if v >= 10 {
-        let k = v as usize * 2;
-        tmp[i - 2..i].copy_from_slice(&PAIRS[k..k + 2]);
-    } else {
-        tmp[i - 1] = b'0' + v as u8;
+    if i > start {
+        tmp[start] = b'0' + (v % 10) as u8;
     }
-    end
+}
+
+/// Writes the decimal digits of `v` at `tmp[at..]`; returns the index after the last.
+#[inline]
+fn digits_at(tmp: &mut [u8], at: usize, v: u64) -> usize {
+    let n = digit_count(v);
+    digits_back(tmp, at + n, n, v);
+    at + n
 }
 
 /// Appends `v` in decimal.
@@ -293,16 +320,16 @@ pub fn int(buf: &mut Vec<u8>, v: i64) {
 /// multiplication); returns the index after the last digit kept.
 #[inline]
 fn frac_at<const D: usize, const KEEP: usize>(tmp: &mut [u8], at: usize, frac: u64) -> usize {
-    let digits = &mut tmp[at..at + D];
-    let mut f = frac;
-    for slot in digits.iter_mut().rev() {
-        *slot = b'0' + (f % 10) as u8;
-        f /= 10;
+    let (mut n, mut f) = (D, frac);
+    if f == 0 {
+        n = KEEP;
+    } else {
+        while n > KEEP && f % 10 == 0 {
+            f /= 10;
+            n -= 1;
+        }
     }
-    let mut n = D;
-    while n > KEEP && digits[n - 1] == b'0' {
-        n -= 1;
-    }
+    digits_back(tmp, at + n, n, f);
     at + n
 }
 
@@ -498,6 +525,69 @@ mod tests {
                 f64::from_bits((tie.to_bits() as i64 + k) as u64)
             };
             assert_eq!(s(Cell::Float(x)), want(x), "{x:e}");
+        }
+    }
+
+    #[test]
+    fn integers_are_their_decimal_text_at_every_length() {
+        // Oracle: the standard library's integer formatting, at each power of ten, one
+        // either side of it, and at random values of every bit length.
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut values: Vec<u64> = vec![0, 1, 9, u64::MAX, u64::MAX - 1];
+        for k in 1..20 {
+            let p = 10u64.pow(k);
+            values.extend([p - 1, p, p + 1]);
+        }
+        for bits in 1..64 {
+            values.extend((0..50).map(|_| rng.random_range(1u64 << (bits - 1)..1u64 << bits)));
+        }
+        for v in values {
+            let mut tmp = [0u8; 24];
+            let n = digits_at(&mut tmp, 0, v);
+            assert_eq!(
+                std::str::from_utf8(&tmp[..n]).unwrap(),
+                v.to_string(),
+                "{v}"
+            );
+            if let Ok(i) = i64::try_from(v) {
+                assert_eq!(s(Cell::Int(i)), i.to_string());
+                assert_eq!(s(Cell::Int(-i)), (-i).to_string());
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_and_seconds_are_the_exact_formatters_on_random_values() {
+        // Oracle: Rust's exact `{:.d}` for `Fixed` (no trimming), and for seconds the
+        // integer milliseconds as `s.mmm` with trailing zeros trimmed to one decimal.
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(13);
+        for i in 0..100_000u64 {
+            let x = match i % 3 {
+                0 => rng.random_range(-1e6..1e6),
+                1 => rng.random_range(0..100_000u64) as f64 / 100.0,
+                _ => rng.random_range(0..1000u64) as f64,
+            };
+            let d = (i % 10) as u8;
+            let want = format!("{x:.*}", d as usize);
+            let want = if want.starts_with('-') && want[1..].bytes().all(|c| c == b'0' || c == b'.')
+            {
+                want[1..].to_string()
+            } else {
+                want
+            };
+            assert_eq!(s(Cell::Fixed(x, d)), want, "{x:e} to {d}");
+            let ms = match i % 4 {
+                0 => rng.random_range(0..1000u64),
+                1 => rng.random_range(0..100u64) * 1000,
+                2 => rng.random::<u64>(),
+                _ => rng.random_range(0..10_000_000u64),
+            };
+            let frac = format!("{:03}", ms % 1000);
+            let frac = frac.trim_end_matches('0');
+            let want = format!("{}.{}", ms / 1000, if frac.is_empty() { "0" } else { frac });
+            assert_eq!(s(Cell::Secs(SimTime(ms))), want, "{ms} ms");
         }
     }
 
