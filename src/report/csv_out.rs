@@ -218,19 +218,8 @@ pub fn cell(buf: &mut Vec<u8>, c: Cell) {
 fn text(buf: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
     let special = |c: &u8| matches!(c, b',' | b'"' | b'\n' | b'\r');
-    if b.len() <= 32 {
-        // Short text (names, tenants, pools, outcomes): checked and copied in one pass,
-        // appended with one fixed-size copy.
-        let mut tmp = [0u8; 32];
-        let mut any = false;
-        for (t, c) in tmp.iter_mut().zip(b) {
-            *t = *c;
-            any |= special(c);
-        }
-        if !any {
-            return put(buf, &tmp, b.len());
-        }
-    } else if !b.iter().any(special) {
+    // A fold without an early exit: the check runs over many bytes at once.
+    if !b.iter().fold(false, |any, c| any | special(c)) {
         buf.extend_from_slice(b);
         return;
     }
