@@ -265,9 +265,10 @@ const POW10: [u64; 20] = {
     p
 };
 
-/// The number of decimal digits of `v` (1 for 0): from its bit length, a guess of
-/// `floor(log10)` (`bits * 1233 / 4096` is `floor(bits * log10(2))` or one more
-/// than it for every `bits` up to 64), corrected by one comparison.
+/// The number of decimal digits of `v` (1 for 0). With `bits` its bit length, `v` lies
+/// in `[2^(bits-1), 2^bits)`, so it has `g` or `g + 1` digits for
+/// `g = floor(bits * log10(2))` (`1233 / 4096` stands for `log10(2)`, exactly enough
+/// up to 64 bits); one comparison with `10^g` tells which.
 #[inline(always)]
 fn digit_count(v: u64) -> usize {
     // `v | 1`: 0 counts as 1 (one digit); no power of ten above 1 lies between them.
@@ -314,13 +315,9 @@ pub fn int(buf: &mut Vec<u8>, v: i64) {
 #[inline]
 fn frac_at<const D: usize, const KEEP: usize>(tmp: &mut [u8], at: usize, frac: u64) -> usize {
     let (mut n, mut f) = (D, frac);
-    if f == 0 {
-        n = KEEP;
-    } else {
-        while n > KEEP && f % 10 == 0 {
-            f /= 10;
-            n -= 1;
-        }
+    while n > KEEP && f % 10 == 0 {
+        f /= 10;
+        n -= 1;
     }
     digits_back(tmp, at + n, n, f);
     at + n
