@@ -248,6 +248,25 @@ pub struct SchedCtx<'a> {
     pub scratch: &'a mut PreemptScratch,
 }
 
+/// False when `req`'s whole GPUs cannot fit pool `p` of `cluster` now: no up node there
+/// has `w` wholly free GPUs (a gang above a node's GPUs: `ceil(w / gpus)` wholly free
+/// nodes). Placement needs that much (the condition [`victims_before_fit`] answers
+/// `Some(0)` on), so an attempt would fail, and it fails before drawing a random tie;
+/// true for requests of no or fractional GPUs. O(GPUs per node).
+pub(crate) fn whole_gpus_may_fit(cluster: &Cluster, p: usize, req: GpuRequest) -> bool {
+    let GpuRequest::Whole(w @ 1..) = req else {
+        return true;
+    };
+    let g = cluster.pools()[p].spec.node.gpus as u32;
+    if g == 0 {
+        false
+    } else if w <= g {
+        cluster.max_free_whole(p) as u32 >= w
+    } else {
+        cluster.free_nodes(p).len() as u32 >= w.div_ceil(g)
+    }
+}
+
 /// How many of `victims`, freed in order, a request for `req` needs at least before its
 /// GPUs could fit in one of `pools` (`Some(0)`: they may fit now, and always for requests
 /// of no or fractional GPUs; `None`: not even with all of them). Counts each GPU's free
@@ -290,13 +309,9 @@ fn first_fit_prefix(
     sc: &mut PreemptScratch,
 ) -> Option<usize> {
     // Per eligible pool, what it takes: `w` GPUs on one node, or `k` free nodes.
-    let fits_now = pools.iter().any(|&(p, g)| {
-        if w <= g {
-            cluster.max_free_whole(p) as u32 >= w
-        } else {
-            cluster.free_nodes(p).len() as u32 >= w.div_ceil(g)
-        }
-    });
+    let fits_now = pools
+        .iter()
+        .any(|&(p, _)| whole_gpus_may_fit(cluster, p, GpuRequest::Whole(w)));
     if fits_now {
         return Some(0);
     }

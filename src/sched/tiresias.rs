@@ -107,9 +107,9 @@
 //! is the bookkeeping of every pass and start (ordered sets, heaps, the room), not scans.
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
-use super::{Progress, QueuePolicy, SchedCtx};
+use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx};
 use crate::engine::SimTime;
-use crate::model::{GpuRequest, Job, JobId};
+use crate::model::{Job, JobId};
 use std::collections::{BTreeMap, BTreeSet};
 
 #[path = "tiresias_room.rs"]
@@ -128,6 +128,8 @@ const SCAN_LIMIT: usize = 16;
 const VISIT_LIMIT: usize = 32;
 /// No queue (in [`JobState`]'s queue fields).
 const NONE: u8 = u8::MAX;
+/// Waiting in the top queue as an arrival not yet in its ordered set (`arrivals`).
+const ARRIVED: u8 = u8::MAX - 1;
 /// Shape class not yet known.
 const NO_CLASS: u32 = u32::MAX;
 
@@ -193,6 +195,11 @@ pub struct Tiresias {
     class_of: BTreeMap<Shape, u32>,
     /// Requeued jobs with their progress, waiting for the next pass to be placed.
     inbox: Vec<(JobId, Progress)>,
+    /// Jobs that arrived since the last pass, in the top queue (state `ARRIVED`) but not
+    /// in its set: when the top queue's set is empty at the pass, they are its front
+    /// (they came last), and those that start never enter the set; the rest enter it
+    /// after the pass. At 90 % load most jobs start as they arrive, and skip the set.
+    arrivals: Vec<(u64, JobId, u32)>,
     /// Per queue: its first `VISIT_LIMIT` entries of `waiting`, patched with the entries
     /// that joined or left within them (`tiresias_front.rs`), so a pass reads a queue's
     /// front without walking its tree.
@@ -242,6 +249,7 @@ impl Tiresias {
             shapes: Vec::new(),
             class_of: BTreeMap::new(),
             inbox: Vec::new(),
+            arrivals: Vec::new(),
             fronts: vec![Front::default(); k],
             failed: Vec::new(),
             version: 0,
@@ -290,15 +298,34 @@ impl Tiresias {
     }
 
     fn enqueue(&mut self, id: JobId, job: &Job, q: u8) {
-        let st = self.state_mut(id, job);
-        st.waiting = q;
-        let c = st.class;
-        self.waiting[q as usize].insert((job.submit.0, id, c));
-        self.fronts[q as usize].touch((job.submit.0, id, c), true);
+        let c = self.count_waiting(id, job);
+        self.insert_waiting(q, (job.submit.0, id, c));
+    }
+
+    /// Counts `id` as waiting in its class (created the first time); returns the class.
+    fn count_waiting(&mut self, id: JobId, job: &Job) -> u32 {
+        let c = self.state_mut(id, job).class;
         if self.class_waiting.len() <= c as usize {
             self.class_waiting.resize(c as usize + 1, 0);
         }
         self.class_waiting[c as usize] += 1;
+        c
+    }
+
+    /// Puts a job counted as waiting into queue `q`'s set.
+    fn insert_waiting(&mut self, q: u8, key: (u64, JobId, u32)) {
+        self.state[key.1 as usize].waiting = q;
+        self.waiting[q as usize].insert(key);
+        self.fronts[q as usize].touch(key, true);
+    }
+
+    /// Puts the arrivals not started into the top queue's set.
+    fn flush_arrivals(&mut self, arrivals: &mut Vec<(u64, JobId, u32)>) {
+        for key in arrivals.drain(..) {
+            if self.state[key.1 as usize].waiting == ARRIVED {
+                self.insert_waiting(0, key);
+            }
+        }
     }
 
     fn base(&self, id: JobId) -> u64 {
@@ -357,7 +384,10 @@ impl Tiresias {
 
     fn dequeue(&mut self, id: JobId, submit: u64) {
         let st = &mut self.state[id as usize];
-        if st.waiting != NONE {
+        if st.waiting == ARRIVED {
+            st.waiting = NONE;
+            self.class_waiting[st.class as usize] -= 1;
+        } else if st.waiting != NONE {
             let (q, key) = (st.waiting as usize, (submit, id, st.class));
             self.waiting[q].remove(&key);
             st.waiting = NONE;
@@ -426,7 +456,7 @@ impl Tiresias {
             self.promotions.pop();
             self.state[id as usize].promotion = SimTime::NEVER;
             let st = self.state[id as usize];
-            if st.waiting != NONE && st.waiting > 0 {
+            if st.waiting != NONE && st.waiting != ARRIVED && st.waiting > 0 {
                 let s = ctx.jobs[id as usize].submit.0;
                 self.waiting[st.waiting as usize].remove(&(s, id, st.class));
                 self.fronts[st.waiting as usize].touch((s, id, st.class), false);
@@ -562,25 +592,12 @@ impl Tiresias {
     }
 }
 
-/// False when `job`'s GPUs fit nowhere now: no eligible pool has a node with `w` wholly
-/// free GPUs (a gang of `w` above a node's GPUs: `ceil(w / gpus)` wholly free nodes of
-/// one pool). Placement needs that much (the condition `victims_before_fit` answers with
-/// no victims), so an attempt would fail; placement reads the cluster only, so not
-/// making it changes nothing.
+/// False when `job`'s GPUs fit nowhere now (see [`whole_gpus_may_fit`]): placement
+/// reads the cluster only, so not making the attempt changes nothing.
 fn fits_now(ctx: &SchedCtx, job: &Job) -> bool {
-    let GpuRequest::Whole(w @ 1..) = job.gpus else {
-        return true;
-    };
-    ctx.pools.eligible(job).any(|p| {
-        let g = ctx.cluster.pools()[p].spec.node.gpus as u32;
-        if g == 0 {
-            false
-        } else if w <= g {
-            ctx.cluster.max_free_whole(p) as u32 >= w
-        } else {
-            ctx.cluster.free_nodes(p).len() as u32 >= w.div_ceil(g)
-        }
-    })
+    ctx.pools
+        .eligible(job)
+        .any(|p| whole_gpus_may_fit(ctx.cluster, p, job.gpus))
 }
 
 impl QueuePolicy for Tiresias {
@@ -588,7 +605,9 @@ impl QueuePolicy for Tiresias {
         "tiresias"
     }
     fn push(&mut self, id: JobId, job: &Job) {
-        self.enqueue(id, job, 0);
+        let c = self.count_waiting(id, job);
+        self.state[id as usize].waiting = ARRIVED;
+        self.arrivals.push((job.submit.0, id, c));
         self.len += 1;
     }
     fn requeue(&mut self, id: JobId, _job: &Job, p: &Progress) {
@@ -623,6 +642,15 @@ impl QueuePolicy for Tiresias {
         }
         self.room.init(ctx.cluster, self.waiting.len());
         self.advance(ctx);
+        // The arrivals are the top queue's front when its set is empty (they arrived
+        // last; in order of submission, then id, as the set orders them); else they
+        // join the set now.
+        let mut arrivals = std::mem::take(&mut self.arrivals);
+        if self.waiting[0].is_empty() {
+            arrivals.sort_unstable();
+        } else {
+            self.flush_arrivals(&mut arrivals);
+        }
         self.passes += 1;
         if self.dominance.len() < self.shapes.len() {
             self.dominance.resize(self.shapes.len(), (0, 0, false));
@@ -645,12 +673,19 @@ impl QueuePolicy for Tiresias {
             // The queue's front, patched with the changes since it was last read: starts
             // only remove jobs already seen and preempted jobs come back through the
             // inbox, so the view stays true for the pass (its changes wait for the next).
-            let n = self.fronts[q]
-                .read(&self.waiting[q])
-                .len()
-                .min(VISIT_LIMIT - visits);
+            let direct = q == 0 && !arrivals.is_empty();
+            let n = if direct {
+                arrivals.len()
+            } else {
+                self.fronts[q].read(&self.waiting[q]).len()
+            }
+            .min(VISIT_LIMIT - visits);
             for k in 0..n {
-                let (s, id, c) = self.fronts[q].view()[k];
+                let (s, id, c) = if direct {
+                    arrivals[k]
+                } else {
+                    self.fronts[q].view()[k]
+                };
                 if failures >= SCAN_LIMIT {
                     break 'queues;
                 }
@@ -693,6 +728,8 @@ impl QueuePolicy for Tiresias {
             q += 1;
         }
         self.failed = failed;
+        self.flush_arrivals(&mut arrivals);
+        self.arrivals = arrivals;
         // A crossing changes what a pass does only while a job waits (a demoted job may
         // then be preempted or passed over): with none waiting, the next pass (the next
         // arrival's, or a job's end) applies it as `advance` does, to the same effect
