@@ -680,6 +680,8 @@ impl QueuePolicy for Tiresias {
                 self.fronts[q].read(&self.waiting[q]).len()
             }
             .min(VISIT_LIMIT - visits);
+            // By index: the loop's body changes `self`, which holds the view.
+            #[allow(clippy::needless_range_loop)]
             for k in 0..n {
                 let (s, id, c) = if direct {
                     arrivals[k]
