@@ -130,6 +130,8 @@ const VISIT_LIMIT: usize = 32;
 const NONE: u8 = u8::MAX;
 /// Waiting in the top queue as an arrival not yet in its ordered set (`arrivals`).
 const ARRIVED: u8 = u8::MAX - 1;
+/// Shape classes looked up by a scan before the tree.
+const CLASS_SCAN: usize = 8;
 /// Shape class not yet known.
 const NO_CLASS: u32 = u32::MAX;
 
@@ -180,7 +182,12 @@ pub struct Tiresias {
     /// Per queue: waiting jobs as (submit, id, shape class), in arrival order.
     waiting: Vec<BTreeSet<(u64, JobId, u32)>>,
     /// Running jobs as (queue, submit, id): the last entry has the lowest priority.
+    /// Entries are left in place when their job stops, ends or is demoted (removing one
+    /// from the tree costs more than skipping it): an entry is live while its job runs
+    /// in its queue (`JobState::running`), and the stale ones are dropped in one pass
+    /// when they outnumber half the entries (`stale` counts them, at most).
     running: BTreeSet<(u8, u64, JobId)>,
+    stale: usize,
     /// (time, job) at which a running job crosses its next threshold (live while the
     /// job's `crossing` is that time).
     crossings: Timers,
@@ -243,6 +250,7 @@ impl Tiresias {
             factor,
             waiting: vec![BTreeSet::new(); k],
             running: BTreeSet::new(),
+            stale: 0,
             crossings: Timers::default(),
             promotions: Timers::default(),
             state: Vec::new(),
@@ -288,10 +296,20 @@ impl Tiresias {
         }
         if self.state[i].class == NO_CLASS {
             let shape = shape_of(job);
-            let c = *self.class_of.entry(shape).or_insert_with(|| {
-                self.shapes.push(shape);
-                (self.shapes.len() - 1) as u32
-            });
+            // The first few classes by a scan (most workloads have a handful of shapes,
+            // and a scan costs less than the tree's search); every class is in the tree.
+            let near = self
+                .shapes
+                .iter()
+                .take(CLASS_SCAN)
+                .position(|x| *x == shape);
+            let c = match near {
+                Some(c) => c as u32,
+                None => *self.class_of.entry(shape).or_insert_with(|| {
+                    self.shapes.push(shape);
+                    (self.shapes.len() - 1) as u32
+                }),
+            };
             self.state[i].class = c;
         }
         &mut self.state[i]
@@ -367,19 +385,40 @@ impl Tiresias {
         }
     }
 
-    fn untrack_running(&mut self, id: JobId, submit: u64) {
+    fn untrack_running(&mut self, id: JobId) {
         let Some(st) = self.state.get_mut(id as usize) else {
             return;
         };
         if st.running != NONE {
-            self.running.remove(&(st.running, submit, id));
-            self.room.stop(id, st.running);
+            let q = st.running;
             st.running = NONE;
             st.pool = u32::MAX;
+            // Its entry in `crossings` goes stale.
+            st.crossing = SimTime::NEVER;
+            self.room.stop(id, q);
             self.version += 1;
+            self.note_stale();
+        } else {
+            // Its entry in `crossings` goes stale.
+            st.crossing = SimTime::NEVER;
         }
-        // Its entry in `crossings` goes stale.
-        st.crossing = SimTime::NEVER;
+    }
+
+    /// Counts an entry of `running` gone stale; drops the stale ones when they pass half
+    /// of the entries (one pass, rebuilt from the live ones in order: O(1) amortised).
+    fn note_stale(&mut self) {
+        self.stale += 1;
+        if self.stale > 64 && self.stale * 2 > self.running.len() {
+            let state = &self.state;
+            let live: Vec<(u8, u64, JobId)> = self
+                .running
+                .iter()
+                .copied()
+                .filter(|&(q, _, id)| live_entry(state, q, id))
+                .collect();
+            self.running = live.into_iter().collect();
+            self.stale = 0;
+        }
     }
 
     fn dequeue(&mut self, id: JobId, submit: u64) {
@@ -439,13 +478,14 @@ impl Tiresias {
             let q = st.running;
             if q != NONE {
                 let s = ctx.jobs[id as usize].submit.0;
-                self.running.remove(&(q, s, id));
                 let a = self.attained(ctx, id);
                 let nq = self.queue_of(a).max(q + 1).min(self.thresholds.len() as u8);
                 self.running.insert((nq, s, id));
                 self.room.demote(id, q, nq);
                 self.version += 1;
                 self.state[id as usize].running = nq;
+                // Its entry in queue `q` goes stale.
+                self.note_stale();
                 self.time_crossing(ctx, id, a, nq);
             }
         }
@@ -563,7 +603,13 @@ impl Tiresias {
             return false;
         }
         // No job of a lower priority runs: no victim to try.
-        if self.running.last().is_none_or(|&(vq, _, _)| vq <= q) {
+        let state = &self.state;
+        let lowest = self
+            .running
+            .iter()
+            .rev()
+            .find(|&&(vq, _, v)| live_entry(state, vq, v));
+        if lowest.is_none_or(|&(vq, _, _)| vq <= q) {
             return false;
         }
         // Every job in `running` runs (ended and stopped jobs leave it, and so do the
@@ -575,6 +621,7 @@ impl Tiresias {
             .iter()
             .rev()
             .take_while(|&&(vq, _, _)| vq > q)
+            .filter(|&&(vq, _, v)| live_entry(state, vq, v))
             .map(|&(_, _, v)| v)
             .filter(|&v| {
                 let p = state[v as usize].pool;
@@ -586,10 +633,15 @@ impl Tiresias {
         }
         for i in before..ctx.preempted.len() {
             let v = ctx.preempted[i];
-            self.untrack_running(v, ctx.jobs[v as usize].submit.0);
+            self.untrack_running(v);
         }
         true
     }
+}
+
+/// Whether an entry `(q, _, id)` of the running set is live: its job runs in queue `q`.
+fn live_entry(state: &[JobState], q: u8, id: JobId) -> bool {
+    state.get(id as usize).is_some_and(|s| s.running == q)
 }
 
 /// False when `job`'s GPUs fit nowhere now (see [`whole_gpus_may_fit`]): placement
@@ -615,16 +667,16 @@ impl QueuePolicy for Tiresias {
         self.inbox.push((id, *p));
         self.len += 1;
     }
-    fn ended(&mut self, id: JobId, job: &Job) {
-        self.untrack_running(id, job.submit.0);
+    fn ended(&mut self, id: JobId, _job: &Job) {
+        self.untrack_running(id);
         self.cancel_promotion(id);
         if let Some(st) = self.state.get_mut(id as usize) {
             st.base = 0;
         }
     }
-    fn stopped(&mut self, id: JobId, job: &Job) {
+    fn stopped(&mut self, id: JobId, _job: &Job) {
         // Still alive: its attained service since a promotion stays as it is.
-        self.untrack_running(id, job.submit.0);
+        self.untrack_running(id);
     }
     fn len(&self) -> usize {
         self.len
