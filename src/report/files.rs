@@ -81,16 +81,42 @@ pub fn write_streamed(
     path: &Path,
     fill: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    let result = (|| {
-        let f = std::fs::File::create(&tmp)?;
+    through_tmp(path, |tmp| {
+        let f = std::fs::File::create(tmp)?;
         {
             let mut w = std::io::BufWriter::with_capacity(1 << 16, &f);
             fill(&mut w)?;
             w.flush()?;
         }
+        Ok(f)
+    })
+}
+
+/// [`write_streamed`] for a large file: its bytes go to the device from an aligned buffer
+/// rather than through the page cache where the file system allows it
+/// ([`super::direct::DirectFile`]); the same bytes either way.
+pub fn write_streamed_direct(
+    path: &Path,
+    fill: impl FnOnce(&mut super::direct::DirectFile) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    through_tmp(path, |tmp| {
+        let mut f = super::direct::DirectFile::create(tmp)?;
+        fill(&mut f)?;
+        f.finish()
+    })
+}
+
+/// Makes `path` by `make`, which writes the temporary file it is given and returns it:
+/// then synced and renamed into place; on any error the temporary file is removed.
+fn through_tmp(
+    path: &Path,
+    make: impl FnOnce(&Path) -> std::io::Result<std::fs::File>,
+) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    let result = (|| {
+        let f = make(&tmp)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
@@ -239,7 +265,15 @@ pub fn write_jobs_csv(path: &Path, out: &JobsCsv) -> std::io::Result<()> {
         .streamed
         .filter(|s| s.usable(r, out.context))
         .zip(super::streamed::late_columns());
-    write_streamed(path, |f| match streamed {
+    // A table of many rows goes to the device directly (no copy into fresh cache pages).
+    let write = |path: &Path, fill: &dyn Fn(&mut dyn Write) -> std::io::Result<()>| {
+        if n >= DIRECT_FROM_ROWS {
+            write_streamed_direct(path, |f| fill(f))
+        } else {
+            write_streamed(path, |f| fill(f))
+        }
+    };
+    write(path, &|f: &mut dyn Write| match streamed {
         Some((rows, late)) => {
             let late = &columns[late..late + 2];
             write_blocks_par(f, &columns, n, |i, buf| {
@@ -256,6 +290,10 @@ pub fn write_jobs_csv(path: &Path, out: &JobsCsv) -> std::io::Result<()> {
         None => write_rows_par(f, &columns, n, |i| job_row(i, true)).map(|_| ()),
     })
 }
+
+/// `jobs.csv` tables of this many rows or more are written around the page cache
+/// ([`write_streamed_direct`]): about 20 MB and up.
+const DIRECT_FROM_ROWS: usize = 100_000;
 
 /// Each pool's figures for `pools.csv`.
 fn pool_rows(out: &RunRest) -> Vec<PoolRow> {

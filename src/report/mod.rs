@@ -11,6 +11,7 @@ mod csv_columns;
 mod csv_out;
 mod data;
 mod deadline;
+mod direct;
 mod fgd;
 mod files;
 mod format;
