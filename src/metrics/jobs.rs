@@ -214,16 +214,22 @@ impl FigureContext {
     }
 }
 
-/// How many of `w`'s tenants have a job `i` for which `keep(i)` holds.
+/// How many of `w`'s tenants have a job `i` for which `keep(i)` holds. The scan stops
+/// once every tenant has one (usually within the first jobs, not after a million).
 pub fn tenants_among(w: &Workload, keep: impl Fn(usize) -> bool) -> usize {
     let mut has_jobs = vec![false; w.tenants.len().max(1)];
+    let mut found = 0;
     for (i, j) in w.jobs.iter().enumerate() {
-        if keep(i) {
-            let t = (j.tenant as usize).min(has_jobs.len() - 1);
+        let t = (j.tenant as usize).min(has_jobs.len() - 1);
+        if !has_jobs[t] && keep(i) {
             has_jobs[t] = true;
+            found += 1;
+            if found == has_jobs.len() {
+                break;
+            }
         }
     }
-    has_jobs.iter().filter(|x| **x).count()
+    found
 }
 
 /// Computes every eligible job's figures (one pass over the jobs).
@@ -250,5 +256,57 @@ pub fn job_table(w: &Workload, r: &RunResult, opts: &MetricsOptions) -> JobTable
         cluster_gpus: ctx.cluster_gpus,
         bound_s: ctx.bound_s,
         context: ctx,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The early stop counts what a full scan counts: against a count over every job, on
+    /// workloads where some tenants have no kept job, or only late ones.
+    #[test]
+    fn tenants_among_counts_as_a_full_scan() {
+        let mut state = 7u64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        };
+        for case in 0..300 {
+            let tenants = 1 + next(5) as usize;
+            let mut w = Workload::default();
+            for t in 0..tenants {
+                w.tenant_index(&format!("t{t}"));
+            }
+            let n = next(40) as usize;
+            for i in 0..n {
+                w.jobs.push(crate::model::Job {
+                    name: format!("j{i}"),
+                    submit: SimTime::ZERO,
+                    gpus: crate::model::GpuRequest::Whole(1),
+                    gpu_types: crate::model::TypeMask::ANY,
+                    cpu_milli: 0,
+                    mem_mib: 0,
+                    work: SimTime::from_secs(1),
+                    estimate: None,
+                    tenant: next(tenants as u64) as u32,
+                    priority: 0,
+                    deadline: None,
+                    preemptible: false,
+                    tags: crate::model::JobTags::NONE,
+                });
+            }
+            let kept: Vec<bool> = (0..n).map(|_| next(3) == 0).collect();
+            let keep = |i: usize| kept[i];
+            let mut seen = std::collections::BTreeSet::new();
+            for (i, j) in w.jobs.iter().enumerate() {
+                if keep(i) {
+                    seen.insert(j.tenant);
+                }
+            }
+            assert_eq!(tenants_among(&w, keep), seen.len(), "case {case}");
+        }
     }
 }

@@ -64,15 +64,50 @@ impl Drop for Aligned {
 }
 
 /// A file written directly to the device where it can be (see the module doc), through
-/// the page cache where not. Call [`DirectFile::finish`] at the end: dropping it without
-/// leaves the last partial block unwritten.
+/// the page cache where not. Full buffers go to the device on a thread of their own, so
+/// the caller fills the next while one is written. Call [`DirectFile::finish`] at the
+/// end: dropping it without leaves the last partial block unwritten.
 pub struct DirectFile {
-    file: File,
+    /// The buffer being filled.
     buf: Aligned,
     /// Bytes in `buf`.
     len: usize,
+    /// Bytes handed to the writer so far.
+    sent: u64,
+    /// Full buffers to the writer (closed at the end).
+    to_writer: Option<std::sync::mpsc::SyncSender<Aligned>>,
+    /// Written buffers back, to be filled again.
+    spare: std::sync::mpsc::Receiver<Aligned>,
+    /// The writer: the file when all went well.
+    writer: Option<std::thread::JoinHandle<std::io::Result<Sink>>>,
+}
+
+/// Buffers in flight besides the one being filled.
+const SPARE: usize = 2;
+
+/// The file and how it is written.
+struct Sink {
+    file: File,
     /// Whether writes still go around the page cache.
     direct: bool,
+}
+
+impl Sink {
+    /// Writes `bytes` (whole blocks, or the padded last one) at the file's position.
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if !self.direct {
+            return self.file.write_all(bytes);
+        }
+        match self.file.write_all(bytes) {
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                // Direct I/O refused (at the first write): on through the page cache.
+                self.direct = false;
+                set_direct(&self.file, false)?;
+                self.file.write_all(bytes)
+            }
+            done => done,
+        }
+    }
 }
 
 impl DirectFile {
@@ -83,55 +118,74 @@ impl DirectFile {
     }
 
     fn with(file: File, direct: bool) -> DirectFile {
+        let (to_writer, full) = std::sync::mpsc::sync_channel::<Aligned>(SPARE);
+        let (back, spare) = std::sync::mpsc::channel();
+        for _ in 0..SPARE {
+            let _ = back.send(Aligned::new());
+        }
+        let writer = std::thread::spawn(move || {
+            let mut sink = Sink { file, direct };
+            for mut buf in full {
+                sink.put(buf.bytes())?;
+                // The filler may be gone (an error on its side): nothing to give back to.
+                let _ = back.send(buf);
+            }
+            Ok(sink)
+        });
         DirectFile {
-            file,
             buf: Aligned::new(),
             len: 0,
-            direct,
+            sent: 0,
+            to_writer: Some(to_writer),
+            spare,
+            writer: Some(writer),
         }
     }
 
-    /// Writes the buffer's whole blocks (all of it when `all`, the last block padded with
-    /// zeros in direct mode) and keeps the rest at its front.
-    fn drain(&mut self, all: bool) -> std::io::Result<()> {
-        let len = self.len;
-        let whole = if all { len } else { len / ALIGN * ALIGN };
-        if whole == 0 {
-            return Ok(());
+    /// The writer's result once it stopped (after an error, or at the end).
+    fn join(&mut self) -> std::io::Result<Sink> {
+        self.to_writer = None;
+        match self.writer.take().map(|w| w.join()) {
+            Some(Ok(done)) => done,
+            _ => Err(std::io::Error::other("the file's writer thread failed")),
         }
-        if self.direct {
-            let padded = whole.div_ceil(ALIGN) * ALIGN;
-            let bytes = self.buf.bytes();
-            bytes[whole..padded].fill(0);
-            match self.file.write_all(&bytes[..padded]) {
-                Ok(()) if padded > whole => {
-                    // The padding goes: the file ends where the bytes do.
-                    let end = self.file.metadata()?.len() - (padded - whole) as u64;
-                    self.file.set_len(end)?;
-                    use std::io::Seek;
-                    self.file.seek(std::io::SeekFrom::Start(end))?;
-                }
-                Ok(()) => {}
-                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                    // Direct I/O refused at the first write: on through the page cache.
-                    self.direct = false;
-                    set_direct(&self.file, false)?;
-                    self.file.write_all(&self.buf.bytes()[..whole])?;
-                }
-                Err(e) => return Err(e),
-            }
-        } else {
-            self.file.write_all(&self.buf.bytes()[..whole])?;
+    }
+
+    /// Hands the full buffer to the writer and takes an empty one.
+    fn hand_over(&mut self) -> std::io::Result<()> {
+        let spare = match self.spare.recv() {
+            Ok(b) => b,
+            // The writer stopped: its error.
+            Err(_) => return self.join().map(|_| ()),
+        };
+        let full = std::mem::replace(&mut self.buf, spare);
+        let sent = self.to_writer.as_ref().map(|w| w.send(full));
+        if !matches!(sent, Some(Ok(()))) {
+            return self.join().map(|_| ());
         }
-        self.buf.bytes().copy_within(whole..len, 0);
-        self.len = len - whole;
+        self.sent += BUFFER as u64;
+        self.len = 0;
         Ok(())
     }
 
-    /// Writes what is buffered, the last partial block included, and returns the file.
+    /// Writes what is buffered, the last partial block included (padded with zeros to a
+    /// whole block in direct mode, then cut off), and returns the file.
     pub fn finish(mut self) -> std::io::Result<File> {
-        self.drain(true)?;
-        Ok(self.file)
+        let mut sink = self.join()?;
+        let len = self.len;
+        if len > 0 {
+            if sink.direct {
+                let padded = len.div_ceil(ALIGN) * ALIGN;
+                let bytes = self.buf.bytes();
+                bytes[len..padded].fill(0);
+                sink.put(&bytes[..padded])?;
+            } else {
+                sink.put(&self.buf.bytes()[..len])?;
+            }
+        }
+        // The padding goes: the file ends where the bytes do.
+        sink.file.set_len(self.sent + len as u64)?;
+        Ok(sink.file)
     }
 }
 
@@ -145,14 +199,14 @@ impl Write for DirectFile {
             self.len += n;
             rest = &rest[n..];
             if self.len == BUFFER {
-                self.drain(false)?;
+                self.hand_over()?;
             }
         }
         Ok(data.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        // Only whole blocks can go before the end; `finish` writes the rest.
+        // Only whole buffers can go before the end; `finish` writes the rest.
         Ok(())
     }
 }
