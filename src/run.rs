@@ -290,7 +290,7 @@ fn simulate_priced(
     let cost = crate::metrics::price_run(&result, &pricing, |i| workload.jobs[i].tenant);
     tracing::debug!(seconds = clock.elapsed().as_secs_f64(), "priced");
     let rejected = |i: usize| result.jobs[i].outcome == crate::sim::JobOutcome::Rejected;
-    let reject_reasons = if (0..result.jobs.len()).any(rejected) {
+    let reject_reasons = if result.rejected > 0 {
         crate::scenario::unplaceable_among(&s.sim.pools, &workload, rejected)
     } else {
         Vec::new()

@@ -196,6 +196,57 @@ fn cut_one(h: HeldInterval, spans: &[DownSpan], out: &mut Vec<HeldInterval>) {
     }
 }
 
+/// Sums keyed by small integer pairs `(a, b)` with `b < width`, each in the order its terms
+/// come: a dense table while it stays small (a million terms, no map lookup each), a map
+/// beyond (a trace of very many tenants); both list their keys in ascending order.
+enum Sums<T> {
+    Dense { width: usize, cells: Vec<Option<T>> },
+    Map(BTreeMap<(usize, usize), T>),
+}
+
+/// Cells of a dense [`Sums`] at most.
+const DENSE_CELLS: usize = 1 << 16;
+
+impl<T: Copy + std::ops::Add<Output = T>> Sums<T> {
+    /// Sums of keys `(a, b)` with `a < rows` and `b < width`.
+    fn new(rows: usize, width: usize) -> Sums<T> {
+        match rows.checked_mul(width) {
+            Some(n) if n <= DENSE_CELLS => Sums::Dense {
+                width,
+                cells: vec![None; n],
+            },
+            _ => Sums::Map(BTreeMap::new()),
+        }
+    }
+
+    /// Adds `x` to key `(a, b)`'s sum, which starts at `zero` (`zero + x`, as a map's
+    /// `entry().or_insert(zero)` then `+=` would).
+    #[inline]
+    fn add(&mut self, a: usize, b: usize, zero: T, x: T) {
+        let cell = match self {
+            Sums::Dense { width, cells } => &mut cells[a * *width + b],
+            Sums::Map(m) => {
+                let s = m.entry((a, b)).or_insert(zero);
+                *s = *s + x;
+                return;
+            }
+        };
+        *cell = Some(cell.unwrap_or(zero) + x);
+    }
+
+    /// Every key with its sum, keys ascending.
+    fn into_sorted(self) -> Vec<((usize, usize), T)> {
+        match self {
+            Sums::Dense { width, cells } => cells
+                .into_iter()
+                .enumerate()
+                .filter_map(|(k, c)| c.map(|x| ((k / width, k % width), x)))
+                .collect(),
+            Sums::Map(m) => m.into_iter().collect(),
+        }
+    }
+}
+
 /// Each pool's usage over the run, as pricing models read it. Node-time down (failures,
 /// maintenance) is reported beside the held intervals, except for spot pools, whose
 /// intervals already leave it out. Each job's GPU-time is in the record of every pool it
@@ -231,15 +282,29 @@ pub fn usage_records(result: &RunResult) -> Vec<UsageRecord> {
             }
         })
         .collect();
-    let mut by_tenant: BTreeMap<(u32, u32), u128> = BTreeMap::new();
+    // Each pool's jobs and tenants in one pass: the vectors sized first (no regrowth of a
+    // million entries), the tenants' sums dense (integers: the same sums in any order),
+    // listed by tenant as before.
+    let mut counts = vec![0usize; out.len()];
+    let mut tenants = 0usize;
+    for u in &result.job_usage {
+        if let Some(c) = counts.get_mut(u.pool as usize) {
+            *c += 1;
+            tenants = tenants.max(u.tenant as usize + 1);
+        }
+    }
+    for (rec, &c) in out.iter_mut().zip(&counts) {
+        rec.by_job.reserve_exact(c);
+    }
+    let mut by_tenant = Sums::new(out.len(), tenants);
     for u in &result.job_usage {
         if let Some(rec) = out.get_mut(u.pool as usize) {
             rec.by_job.push((u.job as usize, u.tenant, u.gpu_ms));
-            *by_tenant.entry((u.pool, u.tenant)).or_insert(0) += u.gpu_ms;
+            by_tenant.add(u.pool as usize, u.tenant as usize, 0, u.gpu_ms);
         }
     }
-    for (&(pool, tenant), &ms) in &by_tenant {
-        out[pool as usize].by_tenant.push((tenant, ms));
+    for ((pool, tenant), ms) in by_tenant.into_sorted() {
+        out[pool].by_tenant.push((tenant as u32, ms));
     }
     out
 }
@@ -376,6 +441,18 @@ fn term_times((a, b): (f64, f64)) -> (SimTime, SimTime) {
     (at(a), at(b))
 }
 
+/// When [`weights`] would weigh every job of the pool by its whole GPU-time (no split,
+/// or the whole scope), the total the weights divide by (`max(1)` of the sum), so the
+/// caller reads them in place: `ms as f64 / total as f64`, the same weights.
+fn whole_weights(
+    u: &UsageRecord,
+    periods: &[(u32, SimTime, SimTime, u128)],
+    scope: Scope,
+) -> Option<u128> {
+    (periods.is_empty() || scope == Scope::Whole)
+        .then(|| u.by_job.iter().map(|&(_, _, ms)| ms).sum::<u128>().max(1))
+}
+
 /// Each job's weight (its share of the GPU-time) within `scope`, as `(job, tenant,
 /// weight)`: from the per-period split when the pool has one, else (or when nobody ran
 /// in the scope) over all the pool's jobs.
@@ -495,7 +572,16 @@ fn attribute(
         if job_ms == 0 {
             continue;
         }
-        let mut tenants: BTreeMap<(u32, CostKind), f64> = BTreeMap::new();
+        // Each (tenant, kind)'s dollars, summed in job order per kind as a map of them
+        // would sum them, but in a dense table (a million jobs: no map lookup each).
+        let kinds: Vec<CostKind> = {
+            let mut k: Vec<CostKind> = busy.iter().map(|b| b.1).collect();
+            k.sort();
+            k.dedup();
+            k
+        };
+        let tenant_count = u.by_job.iter().map(|b| b.1 as usize + 1).max().unwrap_or(1);
+        let mut sums = Sums::new(tenant_count, kinds.len());
         let mut scopes: Vec<Scope> = Vec::new();
         for &(s, _, _) in &busy {
             if !scopes.contains(&s) {
@@ -503,17 +589,40 @@ fn attribute(
             }
         }
         for scope in scopes {
-            let ws = weights(u, split, &terms, scope);
-            for &(_, kind, usd) in busy.iter().filter(|b| b.0 == scope) {
-                for &(j, tenant, w) in &ws {
-                    let x = usd * w;
-                    *tenants.entry((tenant, kind)).or_insert(0.0) += x;
-                    if let Some(slot) = job_usd.get_mut(j) {
-                        *slot += x;
+            let mut book = |j: usize, tenant: u32, w: f64, kind: usize, usd: f64| {
+                let x = usd * w;
+                sums.add(tenant as usize, kind, 0.0, x);
+                if let Some(slot) = job_usd.get_mut(j) {
+                    *slot += x;
+                }
+            };
+            let lines = busy
+                .iter()
+                .filter(|b| b.0 == scope)
+                .map(|&(_, kind, usd)| (kinds.binary_search(&kind).unwrap_or(0), usd));
+            match whole_weights(u, split, scope) {
+                // Every job of the pool by its share: read in place, not gathered.
+                Some(total) => {
+                    for (kind, usd) in lines {
+                        for &(j, tenant, ms) in &u.by_job {
+                            book(j, tenant, ms as f64 / total as f64, kind, usd);
+                        }
+                    }
+                }
+                None => {
+                    let ws = weights(u, split, &terms, scope);
+                    for (kind, usd) in lines {
+                        for &(j, tenant, w) in &ws {
+                            book(j, tenant, w, kind, usd);
+                        }
                     }
                 }
             }
         }
+        let tenants = sums
+            .into_sorted()
+            .into_iter()
+            .map(|((tenant, kind), usd)| ((tenant as u32, kinds[kind]), usd));
         for ((tenant, kind), usd) in tenants {
             ledger.add(
                 LedgerKey {

@@ -37,6 +37,11 @@ pub(super) struct Accounting {
     frag: Option<Fragmentation>,
     /// Where jobs that ended for good go, when a consumer asked for them.
     pub(super) ended: Option<super::EndedSink>,
+    /// Records with a wait still open (`queued_since` set): none at the end spares the
+    /// end's pass over every record.
+    waiting: u64,
+    /// Jobs rejected at submission.
+    rejected: u64,
 }
 
 /// What the accounting part hands to the run's result.
@@ -53,6 +58,8 @@ pub(super) struct Counted {
     pub stopped_runs: Vec<StoppedRun>,
     /// Sampled state over time.
     pub timeline: Vec<TimelineRow>,
+    /// Jobs rejected at submission.
+    pub rejected: u64,
 }
 
 impl Accounting {
@@ -69,6 +76,8 @@ impl Accounting {
             timeline: Vec::new(),
             frag: None,
             ended: None,
+            waiting: 0,
+            rejected: 0,
         }
     }
 
@@ -83,10 +92,11 @@ impl Accounting {
         let r = &mut self.records[id as usize];
         r.submitted = true;
         if placeable {
-            r.queued_since = Some(t);
+            self.waiting += u64::from(r.queued_since.replace(t).is_none());
         } else {
             r.outcome = JobOutcome::Rejected;
             r.end = Some(t);
+            self.rejected += 1;
         }
     }
 
@@ -98,6 +108,7 @@ impl Accounting {
             r.start = Some(t);
         }
         if let Some(q) = r.queued_since.take() {
+            self.waiting -= 1;
             r.queue_delay = r.queue_delay.plus(t.since(q));
         }
         r.run_start = Some(t);
@@ -185,7 +196,7 @@ impl Accounting {
         let r = &mut self.records[id as usize];
         r.preemptions += 1;
         // Back in the queue from the moment it stopped.
-        r.queued_since = Some(stop);
+        self.waiting += u64::from(r.queued_since.replace(stop).is_none());
         self.stopped_runs.push(StoppedRun {
             job: id,
             pool: p as u32,
@@ -206,7 +217,7 @@ impl Accounting {
             self.hand_out(id);
             false
         } else {
-            r.queued_since = Some(t);
+            self.waiting += u64::from(r.queued_since.replace(t).is_none());
             true
         }
     }
@@ -270,9 +281,13 @@ impl Accounting {
     /// Everything counted, in GPU-milliseconds; waits still open at `end` are counted up
     /// to it (the job keeps `queued_since`: it was waiting at the end).
     pub(super) fn into_counted(mut self, end: SimTime) -> Counted {
-        for r in &mut self.records {
-            if let Some(q) = r.queued_since {
-                r.queue_delay = r.queue_delay.plus(end.since(q));
+        // Jobs still waiting at the end (none in a run that finished its work: then no
+        // pass over a million records).
+        if self.waiting > 0 {
+            for r in &mut self.records {
+                if let Some(q) = r.queued_since {
+                    r.queue_delay = r.queue_delay.plus(end.since(q));
+                }
             }
         }
         let mut job_usage = Vec::with_capacity(self.first.len());
@@ -309,6 +324,7 @@ impl Accounting {
                 .collect(),
             stopped_runs: self.stopped_runs,
             timeline: self.timeline,
+            rejected: self.rejected,
         }
     }
 }

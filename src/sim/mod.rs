@@ -542,6 +542,7 @@ impl<'w> Simulation<'w> {
             end,
             events: self.events,
             jobs: counted.jobs,
+            rejected: counted.rejected,
             pools,
             timeline: counted.timeline,
             stopped_runs: counted.stopped_runs,

@@ -208,6 +208,8 @@ pub struct RunResult {
     pub events: u64,
     /// Per job, indexed like the workload.
     pub jobs: Vec<JobRecord>,
+    /// Jobs rejected at submission (outcome `rejected` in `jobs`), counted as they were.
+    pub rejected: u64,
     /// Per pool.
     pub pools: Vec<PoolUsage>,
     /// Sampled state over time.
