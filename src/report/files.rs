@@ -277,6 +277,7 @@ pub fn write_jobs_csv(path: &Path, out: &JobsCsv) -> std::io::Result<()> {
         Some((rows, late)) => {
             let late = &columns[late..late + 2];
             write_blocks_par(f, &columns, n, |i, buf| {
+                rows.prefetch(i + PREFETCH_ROWS);
                 // The late cells read no figure: the row's own are worked out only when
                 // it has to be formatted whole.
                 if let Some(row) = job_row(i, false) {
@@ -290,6 +291,9 @@ pub fn write_jobs_csv(path: &Path, out: &JobsCsv) -> std::io::Result<()> {
         None => write_rows_par(f, &columns, n, |i| job_row(i, true)).map(|_| ()),
     })
 }
+
+/// How far ahead of the row being written the next rows are prefetched.
+const PREFETCH_ROWS: usize = 12;
 
 /// `jobs.csv` tables of this many rows or more are written around the page cache
 /// ([`write_streamed_direct`]): about 20 MB and up.

@@ -203,6 +203,34 @@ impl StreamedRows {
         true
     }
 
+    /// Asks the memory system for job `i`'s row ahead of its [`StreamedRows::append`]:
+    /// rows sit in the order their jobs ended, so the file's order reads them at random,
+    /// and a loop that prefetches a few rows ahead has those misses in flight together
+    /// instead of one after another.
+    #[inline]
+    pub fn prefetch(&self, i: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(&(start, _, len)) = self.spans.get(i) {
+            if start == NONE {
+                return;
+            }
+            let (k, at) = ((start >> 32) as usize, (start & u32::MAX as u64) as usize);
+            if let Some(text) = self.text.get(k).and_then(|c| c.get(at..at + len as usize)) {
+                for line in text.chunks(64) {
+                    // SAFETY: a prefetch of memory within a live slice (a hint: it reads
+                    // nothing and cannot fault).
+                    unsafe {
+                        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                            line.as_ptr().cast(),
+                        )
+                    };
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
+    }
+
     /// How many rows were formatted during the run.
     pub fn rows(&self) -> usize {
         self.spans.iter().filter(|s| s.0 != NONE).count()
