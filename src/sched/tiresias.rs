@@ -121,6 +121,9 @@ use front::Front;
 #[path = "tiresias_timers.rs"]
 mod timers;
 use timers::Timers;
+#[path = "tiresias_ranks.rs"]
+mod ranks;
+use ranks::Ranks;
 
 const SCAN_LIMIT: usize = 16;
 /// Most waiting jobs a pass looks at (jobs skipped because a smaller request of the
@@ -181,13 +184,15 @@ pub struct Tiresias {
     factor: f64,
     /// Per queue: waiting jobs as (submit, id, shape class), in arrival order.
     waiting: Vec<BTreeSet<(u64, JobId, u32)>>,
-    /// Running jobs as (queue, submit, id): the last entry has the lowest priority.
-    /// Entries are left in place when their job stops, ends or is demoted (removing one
-    /// from the tree costs more than skipping it): an entry is live while its job runs
-    /// in its queue (`JobState::running`), and the stale ones are dropped in one pass
-    /// when they outnumber half the entries (`stale` counts them, at most).
-    running: BTreeSet<(u8, u64, JobId)>,
-    stale: usize,
+    /// Per queue: its running jobs by rank (`tiresias_ranks.rs`), so that the running
+    /// jobs in (queue, submit, id) order are the queues in order, each by rank; the last
+    /// has the lowest priority. Sized at the first pass (empty before).
+    running: Vec<Ranks>,
+    /// A job's rank: its place in the workload's (submit, id) order; empty when that is
+    /// the id order (jobs in submit order, as the simulation feeds them).
+    rank_of: Vec<u32>,
+    /// The job of each rank (empty with `rank_of`).
+    job_at: Vec<JobId>,
     /// (time, job) at which a running job crosses its next threshold (live while the
     /// job's `crossing` is that time).
     crossings: Timers,
@@ -249,8 +254,9 @@ impl Tiresias {
             thresholds: t,
             factor,
             waiting: vec![BTreeSet::new(); k],
-            running: BTreeSet::new(),
-            stale: 0,
+            running: Vec::new(),
+            rank_of: Vec::new(),
+            job_at: Vec::new(),
             crossings: Timers::default(),
             promotions: Timers::default(),
             state: Vec::new(),
@@ -286,6 +292,34 @@ impl Tiresias {
             .iter()
             .take_while(|&&t| attained >= t)
             .count() as u8
+    }
+
+    /// Job `id`'s rank: its place in the workload's (submit, id) order.
+    fn rank(&self, id: JobId) -> usize {
+        if self.rank_of.is_empty() {
+            id as usize
+        } else {
+            self.rank_of[id as usize] as usize
+        }
+    }
+
+    /// Sizes the running sets for `jobs` at the first pass, with the ranks of its jobs
+    /// (none kept when they are in submit order: a job's rank is then its id).
+    fn init_ranks(&mut self, jobs: &[Job]) {
+        if !self.running.is_empty() {
+            return;
+        }
+        let n = jobs.len();
+        self.running = vec![Ranks::new(n); self.waiting.len()];
+        if jobs.windows(2).any(|w| w[0].submit > w[1].submit) {
+            let mut order: Vec<JobId> = (0..n as JobId).collect();
+            order.sort_by_key(|&id| (jobs[id as usize].submit, id));
+            self.rank_of = vec![0; n];
+            for (r, &id) in order.iter().enumerate() {
+                self.rank_of[id as usize] = r as u32;
+            }
+            self.job_at = order;
+        }
     }
 
     /// The state of `id`, created (with its shape class) the first time.
@@ -362,10 +396,10 @@ impl Tiresias {
 
     /// Records a started job and times its next threshold crossing.
     fn track_running(&mut self, ctx: &mut SchedCtx, id: JobId) {
-        let submit = ctx.jobs[id as usize].submit.0;
         let a = self.attained(ctx, id);
         let q = self.queue_of(a);
-        self.running.insert((q, submit, id));
+        let r = self.rank(id);
+        self.running[q as usize].insert(r);
         self.version += 1;
         self.state[id as usize].running = q;
         self.state[id as usize].pool = ctx.running.get(id).map_or(u32::MAX, |r| r.alloc.pool);
@@ -397,27 +431,11 @@ impl Tiresias {
             st.crossing = SimTime::NEVER;
             self.room.stop(id, q);
             self.version += 1;
-            self.note_stale();
+            let r = self.rank(id);
+            self.running[q as usize].remove(r);
         } else {
             // Its entry in `crossings` goes stale.
             st.crossing = SimTime::NEVER;
-        }
-    }
-
-    /// Counts an entry of `running` gone stale; drops the stale ones when they pass half
-    /// of the entries (one pass, rebuilt from the live ones in order: O(1) amortised).
-    fn note_stale(&mut self) {
-        self.stale += 1;
-        if self.stale > 64 && self.stale * 2 > self.running.len() {
-            let state = &self.state;
-            let live: Vec<(u8, u64, JobId)> = self
-                .running
-                .iter()
-                .copied()
-                .filter(|&(q, _, id)| live_entry(state, q, id))
-                .collect();
-            self.running = live.into_iter().collect();
-            self.stale = 0;
         }
     }
 
@@ -477,15 +495,14 @@ impl Tiresias {
             st.crossing = SimTime::NEVER;
             let q = st.running;
             if q != NONE {
-                let s = ctx.jobs[id as usize].submit.0;
                 let a = self.attained(ctx, id);
                 let nq = self.queue_of(a).max(q + 1).min(self.thresholds.len() as u8);
-                self.running.insert((nq, s, id));
+                let r = self.rank(id);
+                self.running[q as usize].remove(r);
+                self.running[nq as usize].insert(r);
                 self.room.demote(id, q, nq);
                 self.version += 1;
                 self.state[id as usize].running = nq;
-                // Its entry in queue `q` goes stale.
-                self.note_stale();
                 self.time_crossing(ctx, id, a, nq);
             }
         }
@@ -603,26 +620,20 @@ impl Tiresias {
             return false;
         }
         // No job of a lower priority runs: no victim to try.
-        let state = &self.state;
-        let lowest = self
-            .running
-            .iter()
-            .rev()
-            .find(|&&(vq, _, v)| live_entry(state, vq, v));
-        if lowest.is_none_or(|&(vq, _, _)| vq <= q) {
+        let lower = self.running.get(q as usize + 1..).unwrap_or_default();
+        if lower.iter().all(|set| set.len() == 0) {
             return false;
         }
         // Every job in `running` runs (ended and stopped jobs leave it, and so do the
         // jobs this policy preempts), in the pool kept in its state. Victims are listed
-        // as `start_preempting` reads them (often far fewer than `MAX_VICTIMS`).
-        let (state, pools) = (&self.state, ctx.pools);
-        let victims = self
-            .running
+        // as `start_preempting` reads them (often far fewer than `MAX_VICTIMS`): the
+        // lowest queue first, each from its largest rank down.
+        let (state, pools, job_at) = (&self.state, ctx.pools, &self.job_at);
+        let victims = lower
             .iter()
             .rev()
-            .take_while(|&&(vq, _, _)| vq > q)
-            .filter(|&&(vq, _, v)| live_entry(state, vq, v))
-            .map(|&(_, _, v)| v)
+            .flat_map(|set| set.iter_rev())
+            .map(|r| job_of(job_at, r))
             .filter(|&v| {
                 let p = state[v as usize].pool;
                 p != u32::MAX && pools.allows(job, p as usize)
@@ -639,9 +650,13 @@ impl Tiresias {
     }
 }
 
-/// Whether an entry `(q, _, id)` of the running set is live: its job runs in queue `q`.
-fn live_entry(state: &[JobState], q: u8, id: JobId) -> bool {
-    state.get(id as usize).is_some_and(|s| s.running == q)
+/// The job of rank `r` (see [`Tiresias::rank`]).
+fn job_of(job_at: &[JobId], r: usize) -> JobId {
+    if job_at.is_empty() {
+        r as JobId
+    } else {
+        job_at[r]
+    }
 }
 
 /// False when `job`'s GPUs fit nowhere now (see [`whole_gpus_may_fit`]): placement
@@ -693,6 +708,7 @@ impl QueuePolicy for Tiresias {
             }
         }
         self.room.init(ctx.cluster, self.waiting.len());
+        self.init_ranks(ctx.jobs);
         self.advance(ctx);
         // The arrivals are the top queue's front when its set is empty (they arrived
         // last; in order of submission, then id, as the set orders them); else they
