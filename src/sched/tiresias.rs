@@ -303,12 +303,18 @@ impl Tiresias {
         }
     }
 
-    /// Sizes the running sets for `jobs` at the first pass, with the ranks of its jobs
-    /// (none kept when they are in submit order: a job's rank is then its id).
-    fn init_ranks(&mut self, jobs: &[Job]) {
+    /// Sizes the running sets for the workload's jobs at the first pass, with the ranks
+    /// of its jobs (none kept when they are in submit order: a job's rank is then its id).
+    /// With them, the room's counts, for every queue but the last (a job of the last
+    /// queue has no lower-priority job to preempt, so it never asks the room).
+    fn init_ranks(&mut self, ctx: &SchedCtx) {
         if !self.running.is_empty() {
             return;
         }
+        if self.waiting.len() > 1 {
+            self.room.init(ctx.cluster, self.waiting.len() - 1);
+        }
+        let jobs = ctx.jobs;
         let n = jobs.len();
         self.running = vec![Ranks::new(n); self.waiting.len()];
         if jobs.windows(2).any(|w| w[0].submit > w[1].submit) {
@@ -396,15 +402,19 @@ impl Tiresias {
 
     /// Records a started job and times its next threshold crossing.
     fn track_running(&mut self, ctx: &mut SchedCtx, id: JobId) {
-        let a = self.attained(ctx, id);
+        // It started now: its attained service is what it kept from earlier runs.
+        let p = ctx.progress.get(id as usize).copied().unwrap_or_default();
+        let a = p.attained_gpu_ms.saturating_sub(self.base(id));
         let q = self.queue_of(a);
         let r = self.rank(id);
         self.running[q as usize].insert(r);
         self.version += 1;
-        self.state[id as usize].running = q;
-        self.state[id as usize].pool = ctx.running.get(id).map_or(u32::MAX, |r| r.alloc.pool);
-        if let Some(r) = ctx.running.get(id) {
-            self.room.start(id, &r.alloc, q);
+        let run = ctx.running.get(id);
+        let st = &mut self.state[id as usize];
+        st.running = q;
+        st.pool = run.map_or(u32::MAX, |r| r.alloc.pool);
+        if let Some(run) = run {
+            self.room.start(id, &run.alloc, q);
         }
         self.time_crossing(ctx, id, a, q);
     }
@@ -610,6 +620,12 @@ impl Tiresias {
 
     fn try_preempting(&mut self, ctx: &mut SchedCtx, id: JobId, q: u8) -> bool {
         let job = &ctx.jobs[id as usize];
+        // No job of a lower priority runs: no victim to try (so a job of the last queue
+        // never asks the room, which does not count that queue).
+        let lower = self.running.get(q as usize + 1..).unwrap_or_default();
+        if lower.iter().all(|set| set.len() == 0) {
+            return false;
+        }
         // No victim list can make room where stopping every job of a lower priority
         // could not (see `room`): the attempt would fail and change nothing.
         if self.memo
@@ -617,11 +633,6 @@ impl Tiresias {
                 .room
                 .may_make_room(ctx.cluster, ctx.pools.eligible(job), job.gpus, q)
         {
-            return false;
-        }
-        // No job of a lower priority runs: no victim to try.
-        let lower = self.running.get(q as usize + 1..).unwrap_or_default();
-        if lower.iter().all(|set| set.len() == 0) {
             return false;
         }
         // Every job in `running` runs (ended and stopped jobs leave it, and so do the
@@ -707,8 +718,7 @@ impl QueuePolicy for Tiresias {
                 self.time_promotion(id, stop.plus(SimTime(wait.max(1))));
             }
         }
-        self.room.init(ctx.cluster, self.waiting.len());
-        self.init_ranks(ctx.jobs);
+        self.init_ranks(ctx);
         self.advance(ctx);
         // The arrivals are the top queue's front when its set is empty (they arrived
         // last; in order of submission, then id, as the set orders them); else they

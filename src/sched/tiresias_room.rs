@@ -88,9 +88,10 @@ impl Room {
         }
     }
 
-    /// Job `id` of queue `q` started on `a`.
+    /// Job `id` of queue `q` started on `a` (not counted from the first queue past the
+    /// counts: it counts in none of them, and no demotion moves it back).
     pub(super) fn start(&mut self, id: JobId, a: &Allocation, q: u8) {
-        if self.queues == 0 {
+        if q as usize >= self.queues {
             return;
         }
         let i = id as usize;
@@ -139,8 +140,9 @@ impl Room {
             return;
         };
         let held = std::mem::take(&mut self.slots[s as usize]);
+        let qs = q as usize..self.queues.min(nq as usize);
         for &(n, k) in &held {
-            self.adjust(n, k, false, q as usize..nq as usize);
+            self.adjust(n, k, false, qs.clone());
         }
         self.slots[s as usize] = held;
     }
