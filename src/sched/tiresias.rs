@@ -230,8 +230,15 @@ pub struct Tiresias {
     /// before its memo).
     dom: u64,
     seen: u64,
+    /// Per class below 64: the classes below 64 that a failed request of it dominates
+    /// (the relation is fixed for a cluster: a failure adds its row to `dom` at once).
+    rows: Vec<u64>,
+    /// The `min_node_gpus` the rows were computed with.
+    rows_gpn: u32,
     /// Per shape class: waiting jobs of that class.
     class_waiting: Vec<u32>,
+    /// The classes below 64 with a waiting job.
+    waiting_classes: u64,
     /// Whether placement attempts proved to fail are skipped (off: [`Tiresias::exhaustive`]).
     memo: bool,
     /// The last preemption that failed: (job, its queue, the cluster's and `running`'s
@@ -271,7 +278,10 @@ impl Tiresias {
             passes: 0,
             dom: 0,
             seen: 0,
+            rows: Vec::new(),
+            rows_gpn: 0,
             class_waiting: Vec::new(),
+            waiting_classes: 0,
             memo: true,
             failed_preempt: None,
             room: Room::default(),
@@ -367,7 +377,42 @@ impl Tiresias {
             self.class_waiting.resize(c as usize + 1, 0);
         }
         self.class_waiting[c as usize] += 1;
+        if c < 64 {
+            self.waiting_classes |= 1 << c;
+        }
         c
+    }
+
+    /// Counts one waiting job of class `c` less.
+    fn uncount_waiting(&mut self, c: u32) {
+        let n = &mut self.class_waiting[c as usize];
+        *n -= 1;
+        if *n == 0 && c < 64 {
+            self.waiting_classes &= !(1 << c);
+        }
+    }
+
+    /// Brings `rows` up to date with the classes seen and `min_gpn` (a class's row and
+    /// column are added once; a change of `min_gpn` computes them afresh).
+    fn update_rows(&mut self, min_gpn: u32) {
+        let n = self.shapes.len().min(64);
+        if min_gpn != self.rows_gpn {
+            self.rows.clear();
+            self.rows_gpn = min_gpn;
+        }
+        while self.rows.len() < n {
+            let f = self.rows.len();
+            self.rows.push(0);
+            for c in 0..=f {
+                let (sf, sc) = (&self.shapes[f], &self.shapes[c]);
+                if dominated(sf, sc, min_gpn) {
+                    self.rows[f] |= 1 << c;
+                }
+                if c < f && dominated(sc, sf, min_gpn) {
+                    self.rows[c] |= 1 << f;
+                }
+            }
+        }
     }
 
     /// Puts a job counted as waiting into queue `q`'s set.
@@ -451,14 +496,15 @@ impl Tiresias {
 
     fn dequeue(&mut self, id: JobId, submit: u64) {
         let st = &mut self.state[id as usize];
+        let c = st.class;
         if st.waiting == ARRIVED {
             st.waiting = NONE;
-            self.class_waiting[st.class as usize] -= 1;
+            self.uncount_waiting(c);
         } else if st.waiting != NONE {
-            let (q, key) = (st.waiting as usize, (submit, id, st.class));
+            let (q, key) = (st.waiting as usize, (submit, id, c));
             self.waiting[q].remove(&key);
             st.waiting = NONE;
-            self.class_waiting[st.class as usize] -= 1;
+            self.uncount_waiting(c);
             self.fronts[q].touch(key, false);
         }
         self.len -= 1;
@@ -527,7 +573,7 @@ impl Tiresias {
                 let s = ctx.jobs[id as usize].submit.0;
                 self.waiting[st.waiting as usize].remove(&(s, id, st.class));
                 self.fronts[st.waiting as usize].touch((s, id, st.class), false);
-                self.class_waiting[st.class as usize] -= 1;
+                self.uncount_waiting(st.class);
                 self.enqueue(id, &ctx.jobs[id as usize], 0);
                 let p = ctx.progress.get(id as usize).copied().unwrap_or_default();
                 self.state[id as usize].base = p.attained_gpu_ms;
@@ -585,6 +631,11 @@ impl Tiresias {
         failed: &[Shape],
         min_gpn: u32,
     ) -> bool {
+        if self.class_waiting.len() <= 64 {
+            // Every failed request's class is below 64, so `dom` holds exactly the
+            // classes they dominate.
+            return self.waiting_classes & !self.dom == 0;
+        }
         while settled.0 < self.class_waiting.len() {
             if settled.1 >= VISIT_LIMIT {
                 return false;
@@ -745,7 +796,9 @@ impl QueuePolicy for Tiresias {
         // Classes below `settled` have no waiting job or are dominated by a failed request
         // of this pass; both stay so for the rest of it (see `all_settled`).
         let mut settled = (0usize, 0usize);
-        (self.dom, self.seen) = (0, 0);
+        // No request failed yet: no class is dominated, and every one is known to be not.
+        self.update_rows(min_gpn);
+        (self.dom, self.seen) = (0, u64::MAX);
         let mut q = 0usize;
         'queues: while q < self.waiting.len() && failures < SCAN_LIMIT && visits < VISIT_LIMIT {
             // The queue's front, patched with the changes since it was last read: starts
@@ -797,8 +850,12 @@ impl QueuePolicy for Tiresias {
                 } else {
                     failures += 1;
                     failed.push(self.shapes[c as usize]);
-                    // A class not dominated yet is checked against the new request.
-                    self.seen = self.dom;
+                    match self.rows.get(c as usize) {
+                        // The classes below 64 it dominates, all at once.
+                        Some(&row) => self.dom |= row,
+                        // A class not dominated yet is checked against the new request.
+                        None => self.seen = self.dom,
+                    }
                     if self.memo && self.all_settled(&mut settled, &failed, min_gpn) {
                         // Every job left would be skipped as dominated.
                         break 'queues;
