@@ -110,7 +110,7 @@ use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
 use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx};
 use crate::engine::SimTime;
 use crate::model::{Job, JobId};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 #[path = "tiresias_room.rs"]
 mod room;
@@ -121,6 +121,9 @@ use front::Front;
 #[path = "tiresias_timers.rs"]
 mod timers;
 use timers::Timers;
+#[path = "tiresias_classes.rs"]
+mod classes;
+use classes::Classes;
 #[path = "tiresias_ranks.rs"]
 mod ranks;
 use ranks::Ranks;
@@ -133,8 +136,6 @@ const VISIT_LIMIT: usize = 32;
 const NONE: u8 = u8::MAX;
 /// Waiting in the top queue as an arrival not yet in its ordered set (`arrivals`).
 const ARRIVED: u8 = u8::MAX - 1;
-/// Shape classes looked up by a scan before the tree.
-const CLASS_SCAN: usize = 8;
 /// Shape class not yet known.
 const NO_CLASS: u32 = u32::MAX;
 
@@ -202,9 +203,7 @@ pub struct Tiresias {
     /// Per job id.
     state: Vec<JobState>,
     /// Request shapes seen, and their classes.
-    shapes: Vec<Shape>,
-    /// (A few shapes: a tree's comparisons cost less than hashing a shape.)
-    class_of: BTreeMap<Shape, u32>,
+    shapes: Classes,
     /// Requeued jobs with their progress, waiting for the next pass to be placed.
     inbox: Vec<(JobId, Progress)>,
     /// Jobs that arrived since the last pass, in the top queue (state `ARRIVED`) but not
@@ -267,8 +266,7 @@ impl Tiresias {
             crossings: Timers::default(),
             promotions: Timers::default(),
             state: Vec::new(),
-            shapes: Vec::new(),
-            class_of: BTreeMap::new(),
+            shapes: Classes::default(),
             inbox: Vec::new(),
             arrivals: Vec::new(),
             fronts: vec![Front::default(); k],
@@ -326,6 +324,10 @@ impl Tiresias {
         }
         let jobs = ctx.jobs;
         let n = jobs.len();
+        // Every job's state at once (arrivals then find theirs).
+        if self.state.len() < n {
+            self.state.resize(n, JobState::default());
+        }
         self.running = vec![Ranks::new(n); self.waiting.len()];
         if jobs.windows(2).any(|w| w[0].submit > w[1].submit) {
             let mut order: Vec<JobId> = (0..n as JobId).collect();
@@ -345,22 +347,7 @@ impl Tiresias {
             self.state.resize(i + 1, JobState::default());
         }
         if self.state[i].class == NO_CLASS {
-            let shape = shape_of(job);
-            // The first few classes by a scan (most workloads have a handful of shapes,
-            // and a scan costs less than the tree's search); every class is in the tree.
-            let near = self
-                .shapes
-                .iter()
-                .take(CLASS_SCAN)
-                .position(|x| *x == shape);
-            let c = match near {
-                Some(c) => c as u32,
-                None => *self.class_of.entry(shape).or_insert_with(|| {
-                    self.shapes.push(shape);
-                    (self.shapes.len() - 1) as u32
-                }),
-            };
-            self.state[i].class = c;
+            self.state[i].class = self.shapes.of(shape_of(job));
         }
         &mut self.state[i]
     }
@@ -404,7 +391,7 @@ impl Tiresias {
             let f = self.rows.len();
             self.rows.push(0);
             for c in 0..=f {
-                let (sf, sc) = (&self.shapes[f], &self.shapes[c]);
+                let (sf, sc) = (self.shapes.shape(f as u32), self.shapes.shape(c as u32));
                 if dominated(sf, sc, min_gpn) {
                     self.rows[f] |= 1 << c;
                 }
@@ -610,7 +597,7 @@ impl Tiresias {
             *m = (self.passes, 0, false);
         }
         if !m.2 && (m.1 as usize) < failed.len() {
-            let shape = &self.shapes[c as usize];
+            let shape = self.shapes.shape(c);
             m.2 = failed[m.1 as usize..]
                 .iter()
                 .any(|f| dominated(f, shape, min_gpn));
@@ -849,7 +836,7 @@ impl QueuePolicy for Tiresias {
                     self.track_running(ctx, id);
                 } else {
                     failures += 1;
-                    failed.push(self.shapes[c as usize]);
+                    failed.push(*self.shapes.shape(c));
                     match self.rows.get(c as usize) {
                         // The classes below 64 it dominates, all at once.
                         Some(&row) => self.dom |= row,
