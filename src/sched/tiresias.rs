@@ -13,11 +13,15 @@
 //! with the entries that joined or left them since it was last read
 //! (`tiresias_front.rs`), so a pass reads a queue's front without a descent and skips
 //! jobs whose shape a failed request dominates without reading the job (one bit test per
-//! job once its class was checked against every failed request of the pass); running
-//! jobs sit in one set ordered by priority (victims come from its low end); per-job state
-//! is a vector indexed by job id (no hashing); threshold crossings and promotions are
-//! timed in binary heaps cancelled lazily (`tiresias_timers.rs`: only the earliest is
-//! read) and the policy asks the simulation to wake it at the next one.
+//! job: with at most 64 classes, a failure adds its class's row of the dominance relation,
+//! computed once per class, to the pass's bits); running jobs sit, per queue, in a bitset
+//! of their ranks in (submit, id) order with summary levels (`tiresias_ranks.rs`: victims
+//! come from the lowest queue's largest rank down; a start, stop or demotion flips one bit
+//! per level); shape classes are found through a small hash table
+//! (`tiresias_classes.rs`); per-job state is a vector indexed by job id (no hashing);
+//! threshold crossings and promotions are timed in binary heaps cancelled lazily
+//! (`tiresias_timers.rs`: only the earliest is read) and the policy asks the simulation
+//! to wake it at the next one.
 //! A pass costs O((s + v + d + f) log n) for s starts, v victims, d demotions or
 //! promotions and f failed placement attempts, which are capped at `SCAN_LIMIT` per pass:
 //! past that many jobs that cannot start, the pass stops. Only the first job of a pass
@@ -105,6 +109,35 @@
 //! (621k with nothing waiting), 3.37M jobs visited (1.5 a pass: 739k skipped as
 //! dominated, 1.62M as failing on an unchanged cluster, 1.01M started), so what is left
 //! is the bookkeeping of every pass and start (ordered sets, heaps, the room), not scans.
+//!
+//! 2026-12-04 (same schedules: every job's record, the stopped runs and the event count
+//! hashed before and after, on the bench's 100k jobs at 90 % and 105 % and the 1M
+//! end-to-end jobs; callgrind `--toggle-collect='policies::replay*'`, one policy a run;
+//! FIFO unchanged: 471M at 100k and 90 %, 4,715M on the 1M end-to-end jobs, `quick
+//! load=none e2e`). At 100k and 90 %: 1,157M (2.46x) -> 895M (1.90x); on the 1M
+//! end-to-end jobs: 10,012M (2.12x) -> 8,057M (1.71x). Issue #18's 2x is met on both. In
+//! steps (100k): the running set as per-queue rank bitsets instead of one tree of
+//! (queue, submit, id) with stale entries 1,013M (its inserts were ~450 instructions, and
+//! the rebuilds that dropped stale entries 65M; 1M end-to-end: 8,844M); the room without
+//! the last queue (a job of it has no victim, and the no-victim test now comes before the
+//! room's) and one lookup of the running record a start 974M; dominance rows per class
+//! 909M (`dominated_memo` was 527k calls, 37M, and `all_settled` a loop a failure: now a
+//! mask test); classes by hash 895M (a push was ~220 instructions: a scan of 8 shapes,
+//! then the tree for the bench's 10 classes). Where it goes now (100k, inclusive, with
+//! the helpers kept out of line to count them): placement attempts 163M (FIFO 192M);
+//! `advance` 106M in all (88k demotions: the room, the rank sets, a crossing popped and
+//! another pushed; 110k stale crossings popped: 32M in `next_crossing`); starts' own
+//! bookkeeping 56M (the room ~200 instructions a start, the crossing's push ~100); the
+//! give-back/take dance of the 8.5k preemptions that reach `start_preempting` 59M (7k
+//! instructions each); `fits_now` 24M (284k calls); the pass itself ~130M (540
+//! instructions a pass over 240k passes: fronts, arrivals, the dominance bits, the
+//! wake); the crossings' heap pops are 4 % of the end-to-end run (340M, 1.56M pops of
+//! ~220 instructions). Not kept: none measured worse; not tried for lack of time, a
+//! cheaper timer structure for crossings (more than half are cancelled: the job ends
+//! first), the bucket-only replay of the dance, and passes woken by a demotion that
+//! provably change nothing (a demotion is applied at the pass after it is due, and its
+//! next crossing is timed from then, so deferring it further would move that crossing by
+//! rounding).
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
 use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx};
@@ -229,11 +262,6 @@ pub struct Tiresias {
     /// before its memo).
     dom: u64,
     seen: u64,
-    /// Per class below 64: the classes below 64 that a failed request of it dominates
-    /// (the relation is fixed for a cluster: a failure adds its row to `dom` at once).
-    rows: Vec<u64>,
-    /// The `min_node_gpus` the rows were computed with.
-    rows_gpn: u32,
     /// Per shape class: waiting jobs of that class.
     class_waiting: Vec<u32>,
     /// The classes below 64 with a waiting job.
@@ -276,8 +304,6 @@ impl Tiresias {
             passes: 0,
             dom: 0,
             seen: 0,
-            rows: Vec::new(),
-            rows_gpn: 0,
             class_waiting: Vec::new(),
             waiting_classes: 0,
             memo: true,
@@ -376,29 +402,6 @@ impl Tiresias {
         *n -= 1;
         if *n == 0 && c < 64 {
             self.waiting_classes &= !(1 << c);
-        }
-    }
-
-    /// Brings `rows` up to date with the classes seen and `min_gpn` (a class's row and
-    /// column are added once; a change of `min_gpn` computes them afresh).
-    fn update_rows(&mut self, min_gpn: u32) {
-        let n = self.shapes.len().min(64);
-        if min_gpn != self.rows_gpn {
-            self.rows.clear();
-            self.rows_gpn = min_gpn;
-        }
-        while self.rows.len() < n {
-            let f = self.rows.len();
-            self.rows.push(0);
-            for c in 0..=f {
-                let (sf, sc) = (self.shapes.shape(f as u32), self.shapes.shape(c as u32));
-                if dominated(sf, sc, min_gpn) {
-                    self.rows[f] |= 1 << c;
-                }
-                if c < f && dominated(sc, sf, min_gpn) {
-                    self.rows[c] |= 1 << f;
-                }
-            }
         }
     }
 
@@ -784,7 +787,7 @@ impl QueuePolicy for Tiresias {
         // of this pass; both stay so for the rest of it (see `all_settled`).
         let mut settled = (0usize, 0usize);
         // No request failed yet: no class is dominated, and every one is known to be not.
-        self.update_rows(min_gpn);
+        self.shapes.update_rows(min_gpn);
         (self.dom, self.seen) = (0, u64::MAX);
         let mut q = 0usize;
         'queues: while q < self.waiting.len() && failures < SCAN_LIMIT && visits < VISIT_LIMIT {
@@ -837,9 +840,9 @@ impl QueuePolicy for Tiresias {
                 } else {
                     failures += 1;
                     failed.push(*self.shapes.shape(c));
-                    match self.rows.get(c as usize) {
+                    match self.shapes.row(c) {
                         // The classes below 64 it dominates, all at once.
-                        Some(&row) => self.dom |= row,
+                        Some(row) => self.dom |= row,
                         // A class not dominated yet is checked against the new request.
                         None => self.seen = self.dom,
                     }

@@ -1,9 +1,11 @@
 //! Tiresias' shape classes: each distinct request shape gets a class number, in the order
 //! shapes first appear, found through an open-addressing hash table of class numbers (a
 //! few multiplies to hash a shape and, most often, one comparison to confirm it: less
-//! than a scan of the classes or a tree's comparisons, and the same numbers).
+//! than a scan of the classes or a tree's comparisons, and the same numbers); and, for
+//! the classes below 64, the dominance relation between them as one row of bits per
+//! class (a failed request of class `f` rules out the classes of its row in one step).
 
-use super::Shape;
+use super::{dominated, Shape};
 use crate::model::GpuRequest;
 
 /// The shapes seen, by class (see the module doc).
@@ -12,6 +14,11 @@ pub(super) struct Classes {
     shapes: Vec<Shape>,
     /// Class + 1 per slot (0: empty); a power of two long, at most half full.
     slots: Vec<u32>,
+    /// Per class below 64: the classes below 64 that a failed request of it dominates
+    /// (`greedy::dominated`, fixed for a cluster's smallest node).
+    rows: Vec<u64>,
+    /// The smallest node's GPUs the rows were computed with.
+    rows_gpn: u32,
 }
 
 /// Mixes `h` with `x` (a multiply by an odd constant spreads low bits upwards).
@@ -73,6 +80,35 @@ impl Classes {
         &self.shapes[c as usize]
     }
 
+    /// Brings the rows up to date with the classes seen and `min_gpn` (a new class's row
+    /// and column are added once; a change of `min_gpn` computes them afresh).
+    pub(super) fn update_rows(&mut self, min_gpn: u32) {
+        let n = self.shapes.len().min(64);
+        if min_gpn != self.rows_gpn {
+            self.rows.clear();
+            self.rows_gpn = min_gpn;
+        }
+        while self.rows.len() < n {
+            let f = self.rows.len();
+            self.rows.push(0);
+            for c in 0..=f {
+                let (sf, sc) = (&self.shapes[f], &self.shapes[c]);
+                if dominated(sf, sc, min_gpn) {
+                    self.rows[f] |= 1 << c;
+                }
+                if c < f && dominated(sc, sf, min_gpn) {
+                    self.rows[c] |= 1 << f;
+                }
+            }
+        }
+    }
+
+    /// The classes below 64 that a failed request of class `c` dominates (`None` for a
+    /// class of 64 or more, or before [`Classes::update_rows`] saw it).
+    pub(super) fn row(&self, c: u32) -> Option<u64> {
+        self.rows.get(c as usize).copied()
+    }
+
     /// Number of classes.
     pub(super) fn len(&self) -> usize {
         self.shapes.len()
@@ -114,6 +150,34 @@ mod tests {
             assert_eq!(classes.of(shape), want);
             assert_eq!(*classes.shape(want), shape);
             assert_eq!(classes.len(), seen.len());
+        }
+    }
+
+    /// Against `dominated` itself, pair by pair, as classes arrive between updates.
+    #[test]
+    fn rows_are_the_dominance_relation() {
+        let mut next = crate::sched::lcg(0x2d35_8dcc_aa6c_78a5);
+        let mut classes = Classes::default();
+        for round in 0..40 {
+            for _ in 0..3 {
+                let gpus = match next(4) {
+                    0 => GpuRequest::Fraction(250 * (1 + next(3) as u16)),
+                    _ => GpuRequest::Whole(1 + next(20) as u32),
+                };
+                let shape = (gpus, TypeMask(1 + next(2)), next(2) == 0, 0, next(2) * 512);
+                classes.of(shape);
+            }
+            let gpn = if round < 20 { 8 } else { 4 };
+            classes.update_rows(gpn);
+            let n = classes.len().min(64) as u32;
+            for f in 0..n {
+                for c in 0..n {
+                    let want = dominated(classes.shape(f), classes.shape(c), gpn);
+                    let row = classes.row(f).unwrap();
+                    assert_eq!(row >> c & 1 == 1, want, "round {round}, {f} over {c}");
+                }
+            }
+            assert_eq!(classes.row(64), None);
         }
     }
 }

@@ -1,7 +1,9 @@
 //! Tiresias' cheap preemption bound: what a node could have wholly free if every running
 //! job of a lower priority than a candidate's queue were stopped, kept per queue and pool
 //! as a histogram of nodes, so that a preemption that cannot make room is refused in
-//! O(GPUs per node) per eligible pool, before its victims are listed.
+//! O(GPUs per node) per eligible pool, before its victims are listed. The policy keeps
+//! it for every queue but the last (a job of the last queue has no lower-priority job to
+//! preempt); a job of a queue past the counts is not tracked (it counts in none).
 //!
 //! Per node `n` and queue `q`, `held(n, q)` counts the GPUs held whole (a slice of
 //! `MILLI_PER_GPU`) by tracked running jobs of queues `<= q`. A job of queue `q` may only
