@@ -112,31 +112,33 @@
 //!
 //! 2026-12-04 (same schedules: every job's record, the stopped runs and the event count
 //! hashed before and after, on the bench's 100k jobs at 90 % and 105 % and the 1M
-//! end-to-end jobs; callgrind `--toggle-collect='policies::replay*'`, one policy a run;
-//! FIFO unchanged: 471M at 100k and 90 %, 4,715M on the 1M end-to-end jobs, `quick
-//! load=none e2e`). At 100k and 90 %: 1,157M (2.46x) -> 895M (1.90x); on the 1M
-//! end-to-end jobs: 10,012M (2.12x) -> 8,057M (1.71x). Issue #18's 2x is met on both. In
-//! steps (100k): the running set as per-queue rank bitsets instead of one tree of
-//! (queue, submit, id) with stale entries 1,013M (its inserts were ~450 instructions, and
-//! the rebuilds that dropped stale entries 65M; 1M end-to-end: 8,844M); the room without
-//! the last queue (a job of it has no victim, and the no-victim test now comes before the
-//! room's) and one lookup of the running record a start 974M; dominance rows per class
-//! 909M (`dominated_memo` was 527k calls, 37M, and `all_settled` a loop a failure: now a
-//! mask test); classes by hash 895M (a push was ~220 instructions: a scan of 8 shapes,
-//! then the tree for the bench's 10 classes). Where it goes now (100k, inclusive, with
-//! the helpers kept out of line to count them): placement attempts 163M (FIFO 192M);
-//! `advance` 106M in all (88k demotions: the room, the rank sets, a crossing popped and
-//! another pushed; 110k stale crossings popped: 32M in `next_crossing`); starts' own
-//! bookkeeping 56M (the room ~200 instructions a start, the crossing's push ~100); the
-//! give-back/take dance of the 8.5k preemptions that reach `start_preempting` 59M (7k
-//! instructions each); `fits_now` 24M (284k calls); the pass itself ~130M (540
-//! instructions a pass over 240k passes: fronts, arrivals, the dominance bits, the
-//! wake); the crossings' heap pops are 4 % of the end-to-end run (340M, 1.56M pops of
-//! ~220 instructions). Not kept: none measured worse; not tried for lack of time, a
+//! end-to-end jobs; callgrind `--toggle-collect='policies::replay*'`, one policy a run,
+//! `quick load=90` and `quick load=none e2e`). Before, against FIFO in the same build:
+//! 1,157M against 471M at 100k and 90 % (2.46x), 10,012M against 4,715M on the 1M
+//! end-to-end jobs (2.12x). After (the last build, FIFO's code unchanged but its count
+//! moved by the build's layout): 898M against 468M (1.92x), and 8,089M against 4,683M
+//! (1.73x). Issue #18's 2x is met on both. In steps (100k): the running set as per-queue
+//! rank bitsets instead of one tree of (queue, submit, id) with stale entries 1,013M (its
+//! inserts were ~450 instructions, and the rebuilds that dropped stale entries 65M; 1M
+//! end-to-end: 8,844M, 1.88x); the room without the last queue (a job of it has no victim,
+//! and the no-victim test now comes before the room's) and one lookup of the running record
+//! a start 974M; dominance rows per class 909M (`dominated_memo` was 527k calls, 37M, and
+//! `all_settled` a loop a failure: now a mask test); classes by hash 895M (a push was ~220
+//! instructions: a scan of 8 shapes, then the tree for the bench's 10 classes; 1M
+//! end-to-end: 8,057M); the rows moved into `tiresias_classes.rs` 898M. Where it goes now
+//! (100k, inclusive, with the helpers kept out of line to count them): placement attempts
+//! 163M (FIFO 192M); `advance` 106M in all (88k demotions: the room, the rank sets, a
+//! crossing popped and another pushed; 110k stale crossings popped: 32M in
+//! `next_crossing`); starts' own bookkeeping 56M (the room ~200 instructions a start, the
+//! crossing's push ~100); the give-back/take dance of the 8.5k preemptions that reach
+//! `start_preempting` 59M (7k instructions each); `fits_now` 24M (284k calls); the pass
+//! itself ~130M (540 instructions a pass over 240k passes: fronts, arrivals, the dominance
+//! bits, the wake); the crossings' heap pops are 4 % of the end-to-end run (340M, 1.56M
+//! pops of ~220 instructions). Not kept: none measured worse; not tried for lack of time, a
 //! cheaper timer structure for crossings (more than half are cancelled: the job ends
 //! first), the bucket-only replay of the dance, and passes woken by a demotion that
-//! provably change nothing (a demotion is applied at the pass after it is due, and its
-//! next crossing is timed from then, so deferring it further would move that crossing by
+//! provably change nothing (a demotion is applied at the pass after it is due, and its next
+//! crossing is timed from then, so deferring it further would move that crossing by
 //! rounding).
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
