@@ -13,11 +13,15 @@
 //! with the entries that joined or left them since it was last read
 //! (`tiresias_front.rs`), so a pass reads a queue's front without a descent and skips
 //! jobs whose shape a failed request dominates without reading the job (one bit test per
-//! job once its class was checked against every failed request of the pass); running
-//! jobs sit in one set ordered by priority (victims come from its low end); per-job state
-//! is a vector indexed by job id (no hashing); threshold crossings and promotions are
-//! timed in binary heaps cancelled lazily (`tiresias_timers.rs`: only the earliest is
-//! read) and the policy asks the simulation to wake it at the next one.
+//! job: with at most 64 classes, a failure adds its class's row of the dominance relation,
+//! computed once per class, to the pass's bits); running jobs sit, per queue, in a bitset
+//! of their ranks in (submit, id) order with summary levels (`tiresias_ranks.rs`: victims
+//! come from the lowest queue's largest rank down; a start, stop or demotion flips one bit
+//! per level); shape classes are found through a small hash table
+//! (`tiresias_classes.rs`); per-job state is a vector indexed by job id (no hashing);
+//! threshold crossings and promotions are timed in binary heaps cancelled lazily
+//! (`tiresias_timers.rs`: only the earliest is read) and the policy asks the simulation
+//! to wake it at the next one.
 //! A pass costs O((s + v + d + f) log n) for s starts, v victims, d demotions or
 //! promotions and f failed placement attempts, which are capped at `SCAN_LIMIT` per pass:
 //! past that many jobs that cannot start, the pass stops. Only the first job of a pass
@@ -105,12 +109,43 @@
 //! (621k with nothing waiting), 3.37M jobs visited (1.5 a pass: 739k skipped as
 //! dominated, 1.62M as failing on an unchanged cluster, 1.01M started), so what is left
 //! is the bookkeeping of every pass and start (ordered sets, heaps, the room), not scans.
+//!
+//! 2026-12-04 (same schedules: every job's record, the stopped runs and the event count
+//! hashed before and after, on the bench's 100k jobs at 90 % and 105 % and the 1M
+//! end-to-end jobs; callgrind `--toggle-collect='policies::replay*'`, one policy a run,
+//! `quick load=90` and `quick load=none e2e`). Before, against FIFO in the same build:
+//! 1,157M against 471M at 100k and 90 % (2.46x), 10,012M against 4,715M on the 1M
+//! end-to-end jobs (2.12x). After (the last build, FIFO's code unchanged but its count
+//! moved by the build's layout): 898M against 468M (1.92x), and 8,089M against 4,683M
+//! (1.73x). Issue #18's 2x is met on both. In steps (100k): the running set as per-queue
+//! rank bitsets instead of one tree of (queue, submit, id) with stale entries 1,013M (its
+//! inserts were ~450 instructions, and the rebuilds that dropped stale entries 65M; 1M
+//! end-to-end: 8,844M, 1.88x); the room without the last queue (a job of it has no victim,
+//! and the no-victim test now comes before the room's) and one lookup of the running record
+//! a start 974M; dominance rows per class 909M (`dominated_memo` was 527k calls, 37M, and
+//! `all_settled` a loop a failure: now a mask test); classes by hash 895M (a push was ~220
+//! instructions: a scan of 8 shapes, then the tree for the bench's 10 classes; 1M
+//! end-to-end: 8,057M); the rows moved into `tiresias_classes.rs` 898M. Where it goes now
+//! (100k, inclusive, with the helpers kept out of line to count them): placement attempts
+//! 163M (FIFO 192M); `advance` 106M in all (88k demotions: the room, the rank sets, a
+//! crossing popped and another pushed; 110k stale crossings popped: 32M in
+//! `next_crossing`); starts' own bookkeeping 56M (the room ~200 instructions a start, the
+//! crossing's push ~100); the give-back/take dance of the 8.5k preemptions that reach
+//! `start_preempting` 59M (7k instructions each); `fits_now` 24M (284k calls); the pass
+//! itself ~130M (540 instructions a pass over 240k passes: fronts, arrivals, the dominance
+//! bits, the wake); the crossings' heap pops are 4 % of the end-to-end run (340M, 1.56M
+//! pops of ~220 instructions). Not kept: none measured worse; not tried for lack of time, a
+//! cheaper timer structure for crossings (more than half are cancelled: the job ends
+//! first), the bucket-only replay of the dance, and passes woken by a demotion that
+//! provably change nothing (a demotion is applied at the pass after it is due, and its next
+//! crossing is timed from then, so deferring it further would move that crossing by
+//! rounding).
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
 use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx};
 use crate::engine::SimTime;
 use crate::model::{Job, JobId};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 #[path = "tiresias_room.rs"]
 mod room;
@@ -121,6 +156,12 @@ use front::Front;
 #[path = "tiresias_timers.rs"]
 mod timers;
 use timers::Timers;
+#[path = "tiresias_classes.rs"]
+mod classes;
+use classes::Classes;
+#[path = "tiresias_ranks.rs"]
+mod ranks;
+use ranks::Ranks;
 
 const SCAN_LIMIT: usize = 16;
 /// Most waiting jobs a pass looks at (jobs skipped because a smaller request of the
@@ -130,8 +171,6 @@ const VISIT_LIMIT: usize = 32;
 const NONE: u8 = u8::MAX;
 /// Waiting in the top queue as an arrival not yet in its ordered set (`arrivals`).
 const ARRIVED: u8 = u8::MAX - 1;
-/// Shape classes looked up by a scan before the tree.
-const CLASS_SCAN: usize = 8;
 /// Shape class not yet known.
 const NO_CLASS: u32 = u32::MAX;
 
@@ -181,13 +220,15 @@ pub struct Tiresias {
     factor: f64,
     /// Per queue: waiting jobs as (submit, id, shape class), in arrival order.
     waiting: Vec<BTreeSet<(u64, JobId, u32)>>,
-    /// Running jobs as (queue, submit, id): the last entry has the lowest priority.
-    /// Entries are left in place when their job stops, ends or is demoted (removing one
-    /// from the tree costs more than skipping it): an entry is live while its job runs
-    /// in its queue (`JobState::running`), and the stale ones are dropped in one pass
-    /// when they outnumber half the entries (`stale` counts them, at most).
-    running: BTreeSet<(u8, u64, JobId)>,
-    stale: usize,
+    /// Per queue: its running jobs by rank (`tiresias_ranks.rs`), so that the running
+    /// jobs in (queue, submit, id) order are the queues in order, each by rank; the last
+    /// has the lowest priority. Sized at the first pass (empty before).
+    running: Vec<Ranks>,
+    /// A job's rank: its place in the workload's (submit, id) order; empty when that is
+    /// the id order (jobs in submit order, as the simulation feeds them).
+    rank_of: Vec<u32>,
+    /// The job of each rank (empty with `rank_of`).
+    job_at: Vec<JobId>,
     /// (time, job) at which a running job crosses its next threshold (live while the
     /// job's `crossing` is that time).
     crossings: Timers,
@@ -197,9 +238,7 @@ pub struct Tiresias {
     /// Per job id.
     state: Vec<JobState>,
     /// Request shapes seen, and their classes.
-    shapes: Vec<Shape>,
-    /// (A few shapes: a tree's comparisons cost less than hashing a shape.)
-    class_of: BTreeMap<Shape, u32>,
+    shapes: Classes,
     /// Requeued jobs with their progress, waiting for the next pass to be placed.
     inbox: Vec<(JobId, Progress)>,
     /// Jobs that arrived since the last pass, in the top queue (state `ARRIVED`) but not
@@ -227,6 +266,8 @@ pub struct Tiresias {
     seen: u64,
     /// Per shape class: waiting jobs of that class.
     class_waiting: Vec<u32>,
+    /// The classes below 64 with a waiting job.
+    waiting_classes: u64,
     /// Whether placement attempts proved to fail are skipped (off: [`Tiresias::exhaustive`]).
     memo: bool,
     /// The last preemption that failed: (job, its queue, the cluster's and `running`'s
@@ -249,13 +290,13 @@ impl Tiresias {
             thresholds: t,
             factor,
             waiting: vec![BTreeSet::new(); k],
-            running: BTreeSet::new(),
-            stale: 0,
+            running: Vec::new(),
+            rank_of: Vec::new(),
+            job_at: Vec::new(),
             crossings: Timers::default(),
             promotions: Timers::default(),
             state: Vec::new(),
-            shapes: Vec::new(),
-            class_of: BTreeMap::new(),
+            shapes: Classes::default(),
             inbox: Vec::new(),
             arrivals: Vec::new(),
             fronts: vec![Front::default(); k],
@@ -266,6 +307,7 @@ impl Tiresias {
             dom: 0,
             seen: 0,
             class_waiting: Vec::new(),
+            waiting_classes: 0,
             memo: true,
             failed_preempt: None,
             room: Room::default(),
@@ -288,6 +330,44 @@ impl Tiresias {
             .count() as u8
     }
 
+    /// Job `id`'s rank: its place in the workload's (submit, id) order.
+    fn rank(&self, id: JobId) -> usize {
+        if self.rank_of.is_empty() {
+            id as usize
+        } else {
+            self.rank_of[id as usize] as usize
+        }
+    }
+
+    /// Sizes the running sets for the workload's jobs at the first pass, with the ranks
+    /// of its jobs (none kept when they are in submit order: a job's rank is then its id).
+    /// With them, the room's counts, for every queue but the last (a job of the last
+    /// queue has no lower-priority job to preempt, so it never asks the room).
+    fn init_ranks(&mut self, ctx: &SchedCtx) {
+        if !self.running.is_empty() {
+            return;
+        }
+        if self.waiting.len() > 1 {
+            self.room.init(ctx.cluster, self.waiting.len() - 1);
+        }
+        let jobs = ctx.jobs;
+        let n = jobs.len();
+        // Every job's state at once (arrivals then find theirs).
+        if self.state.len() < n {
+            self.state.resize(n, JobState::default());
+        }
+        self.running = vec![Ranks::new(n); self.waiting.len()];
+        if jobs.windows(2).any(|w| w[0].submit > w[1].submit) {
+            let mut order: Vec<JobId> = (0..n as JobId).collect();
+            order.sort_by_key(|&id| (jobs[id as usize].submit, id));
+            self.rank_of = vec![0; n];
+            for (r, &id) in order.iter().enumerate() {
+                self.rank_of[id as usize] = r as u32;
+            }
+            self.job_at = order;
+        }
+    }
+
     /// The state of `id`, created (with its shape class) the first time.
     fn state_mut(&mut self, id: JobId, job: &Job) -> &mut JobState {
         let i = id as usize;
@@ -295,22 +375,7 @@ impl Tiresias {
             self.state.resize(i + 1, JobState::default());
         }
         if self.state[i].class == NO_CLASS {
-            let shape = shape_of(job);
-            // The first few classes by a scan (most workloads have a handful of shapes,
-            // and a scan costs less than the tree's search); every class is in the tree.
-            let near = self
-                .shapes
-                .iter()
-                .take(CLASS_SCAN)
-                .position(|x| *x == shape);
-            let c = match near {
-                Some(c) => c as u32,
-                None => *self.class_of.entry(shape).or_insert_with(|| {
-                    self.shapes.push(shape);
-                    (self.shapes.len() - 1) as u32
-                }),
-            };
-            self.state[i].class = c;
+            self.state[i].class = self.shapes.of(shape_of(job));
         }
         &mut self.state[i]
     }
@@ -327,7 +392,19 @@ impl Tiresias {
             self.class_waiting.resize(c as usize + 1, 0);
         }
         self.class_waiting[c as usize] += 1;
+        if c < 64 {
+            self.waiting_classes |= 1 << c;
+        }
         c
+    }
+
+    /// Counts one waiting job of class `c` less.
+    fn uncount_waiting(&mut self, c: u32) {
+        let n = &mut self.class_waiting[c as usize];
+        *n -= 1;
+        if *n == 0 && c < 64 {
+            self.waiting_classes &= !(1 << c);
+        }
     }
 
     /// Puts a job counted as waiting into queue `q`'s set.
@@ -362,15 +439,19 @@ impl Tiresias {
 
     /// Records a started job and times its next threshold crossing.
     fn track_running(&mut self, ctx: &mut SchedCtx, id: JobId) {
-        let submit = ctx.jobs[id as usize].submit.0;
-        let a = self.attained(ctx, id);
+        // It started now: its attained service is what it kept from earlier runs.
+        let p = ctx.progress.get(id as usize).copied().unwrap_or_default();
+        let a = p.attained_gpu_ms.saturating_sub(self.base(id));
         let q = self.queue_of(a);
-        self.running.insert((q, submit, id));
+        let r = self.rank(id);
+        self.running[q as usize].insert(r);
         self.version += 1;
-        self.state[id as usize].running = q;
-        self.state[id as usize].pool = ctx.running.get(id).map_or(u32::MAX, |r| r.alloc.pool);
-        if let Some(r) = ctx.running.get(id) {
-            self.room.start(id, &r.alloc, q);
+        let run = ctx.running.get(id);
+        let st = &mut self.state[id as usize];
+        st.running = q;
+        st.pool = run.map_or(u32::MAX, |r| r.alloc.pool);
+        if let Some(run) = run {
+            self.room.start(id, &run.alloc, q);
         }
         self.time_crossing(ctx, id, a, q);
     }
@@ -397,40 +478,25 @@ impl Tiresias {
             st.crossing = SimTime::NEVER;
             self.room.stop(id, q);
             self.version += 1;
-            self.note_stale();
+            let r = self.rank(id);
+            self.running[q as usize].remove(r);
         } else {
             // Its entry in `crossings` goes stale.
             st.crossing = SimTime::NEVER;
         }
     }
 
-    /// Counts an entry of `running` gone stale; drops the stale ones when they pass half
-    /// of the entries (one pass, rebuilt from the live ones in order: O(1) amortised).
-    fn note_stale(&mut self) {
-        self.stale += 1;
-        if self.stale > 64 && self.stale * 2 > self.running.len() {
-            let state = &self.state;
-            let live: Vec<(u8, u64, JobId)> = self
-                .running
-                .iter()
-                .copied()
-                .filter(|&(q, _, id)| live_entry(state, q, id))
-                .collect();
-            self.running = live.into_iter().collect();
-            self.stale = 0;
-        }
-    }
-
     fn dequeue(&mut self, id: JobId, submit: u64) {
         let st = &mut self.state[id as usize];
+        let c = st.class;
         if st.waiting == ARRIVED {
             st.waiting = NONE;
-            self.class_waiting[st.class as usize] -= 1;
+            self.uncount_waiting(c);
         } else if st.waiting != NONE {
-            let (q, key) = (st.waiting as usize, (submit, id, st.class));
+            let (q, key) = (st.waiting as usize, (submit, id, c));
             self.waiting[q].remove(&key);
             st.waiting = NONE;
-            self.class_waiting[st.class as usize] -= 1;
+            self.uncount_waiting(c);
             self.fronts[q].touch(key, false);
         }
         self.len -= 1;
@@ -477,15 +543,14 @@ impl Tiresias {
             st.crossing = SimTime::NEVER;
             let q = st.running;
             if q != NONE {
-                let s = ctx.jobs[id as usize].submit.0;
                 let a = self.attained(ctx, id);
                 let nq = self.queue_of(a).max(q + 1).min(self.thresholds.len() as u8);
-                self.running.insert((nq, s, id));
+                let r = self.rank(id);
+                self.running[q as usize].remove(r);
+                self.running[nq as usize].insert(r);
                 self.room.demote(id, q, nq);
                 self.version += 1;
                 self.state[id as usize].running = nq;
-                // Its entry in queue `q` goes stale.
-                self.note_stale();
                 self.time_crossing(ctx, id, a, nq);
             }
         }
@@ -500,7 +565,7 @@ impl Tiresias {
                 let s = ctx.jobs[id as usize].submit.0;
                 self.waiting[st.waiting as usize].remove(&(s, id, st.class));
                 self.fronts[st.waiting as usize].touch((s, id, st.class), false);
-                self.class_waiting[st.class as usize] -= 1;
+                self.uncount_waiting(st.class);
                 self.enqueue(id, &ctx.jobs[id as usize], 0);
                 let p = ctx.progress.get(id as usize).copied().unwrap_or_default();
                 self.state[id as usize].base = p.attained_gpu_ms;
@@ -537,7 +602,7 @@ impl Tiresias {
             *m = (self.passes, 0, false);
         }
         if !m.2 && (m.1 as usize) < failed.len() {
-            let shape = &self.shapes[c as usize];
+            let shape = self.shapes.shape(c);
             m.2 = failed[m.1 as usize..]
                 .iter()
                 .any(|f| dominated(f, shape, min_gpn));
@@ -558,6 +623,11 @@ impl Tiresias {
         failed: &[Shape],
         min_gpn: u32,
     ) -> bool {
+        if self.class_waiting.len() <= 64 {
+            // Every failed request's class is below 64, so `dom` holds exactly the
+            // classes they dominate.
+            return self.waiting_classes & !self.dom == 0;
+        }
         while settled.0 < self.class_waiting.len() {
             if settled.1 >= VISIT_LIMIT {
                 return false;
@@ -593,6 +663,12 @@ impl Tiresias {
 
     fn try_preempting(&mut self, ctx: &mut SchedCtx, id: JobId, q: u8) -> bool {
         let job = &ctx.jobs[id as usize];
+        // No job of a lower priority runs: no victim to try (so a job of the last queue
+        // never asks the room, which does not count that queue).
+        let lower = self.running.get(q as usize + 1..).unwrap_or_default();
+        if lower.iter().all(|set| set.len() == 0) {
+            return false;
+        }
         // No victim list can make room where stopping every job of a lower priority
         // could not (see `room`): the attempt would fail and change nothing.
         if self.memo
@@ -602,27 +678,16 @@ impl Tiresias {
         {
             return false;
         }
-        // No job of a lower priority runs: no victim to try.
-        let state = &self.state;
-        let lowest = self
-            .running
-            .iter()
-            .rev()
-            .find(|&&(vq, _, v)| live_entry(state, vq, v));
-        if lowest.is_none_or(|&(vq, _, _)| vq <= q) {
-            return false;
-        }
         // Every job in `running` runs (ended and stopped jobs leave it, and so do the
         // jobs this policy preempts), in the pool kept in its state. Victims are listed
-        // as `start_preempting` reads them (often far fewer than `MAX_VICTIMS`).
-        let (state, pools) = (&self.state, ctx.pools);
-        let victims = self
-            .running
+        // as `start_preempting` reads them (often far fewer than `MAX_VICTIMS`): the
+        // lowest queue first, each from its largest rank down.
+        let (state, pools, job_at) = (&self.state, ctx.pools, &self.job_at);
+        let victims = lower
             .iter()
             .rev()
-            .take_while(|&&(vq, _, _)| vq > q)
-            .filter(|&&(vq, _, v)| live_entry(state, vq, v))
-            .map(|&(_, _, v)| v)
+            .flat_map(|set| set.iter_rev())
+            .map(|r| job_of(job_at, r))
             .filter(|&v| {
                 let p = state[v as usize].pool;
                 p != u32::MAX && pools.allows(job, p as usize)
@@ -639,9 +704,13 @@ impl Tiresias {
     }
 }
 
-/// Whether an entry `(q, _, id)` of the running set is live: its job runs in queue `q`.
-fn live_entry(state: &[JobState], q: u8, id: JobId) -> bool {
-    state.get(id as usize).is_some_and(|s| s.running == q)
+/// The job of rank `r` (see [`Tiresias::rank`]).
+fn job_of(job_at: &[JobId], r: usize) -> JobId {
+    if job_at.is_empty() {
+        r as JobId
+    } else {
+        job_at[r]
+    }
 }
 
 /// False when `job`'s GPUs fit nowhere now (see [`whole_gpus_may_fit`]): placement
@@ -692,7 +761,7 @@ impl QueuePolicy for Tiresias {
                 self.time_promotion(id, stop.plus(SimTime(wait.max(1))));
             }
         }
-        self.room.init(ctx.cluster, self.waiting.len());
+        self.init_ranks(ctx);
         self.advance(ctx);
         // The arrivals are the top queue's front when its set is empty (they arrived
         // last; in order of submission, then id, as the set orders them); else they
@@ -719,7 +788,9 @@ impl QueuePolicy for Tiresias {
         // Classes below `settled` have no waiting job or are dominated by a failed request
         // of this pass; both stay so for the rest of it (see `all_settled`).
         let mut settled = (0usize, 0usize);
-        (self.dom, self.seen) = (0, 0);
+        // No request failed yet: no class is dominated, and every one is known to be not.
+        self.shapes.update_rows(min_gpn);
+        (self.dom, self.seen) = (0, u64::MAX);
         let mut q = 0usize;
         'queues: while q < self.waiting.len() && failures < SCAN_LIMIT && visits < VISIT_LIMIT {
             // The queue's front, patched with the changes since it was last read: starts
@@ -770,9 +841,13 @@ impl QueuePolicy for Tiresias {
                     self.track_running(ctx, id);
                 } else {
                     failures += 1;
-                    failed.push(self.shapes[c as usize]);
-                    // A class not dominated yet is checked against the new request.
-                    self.seen = self.dom;
+                    failed.push(*self.shapes.shape(c));
+                    match self.shapes.row(c) {
+                        // The classes below 64 it dominates, all at once.
+                        Some(row) => self.dom |= row,
+                        // A class not dominated yet is checked against the new request.
+                        None => self.seen = self.dom,
+                    }
                     if self.memo && self.all_settled(&mut settled, &failed, min_gpn) {
                         // Every job left would be skipped as dominated.
                         break 'queues;

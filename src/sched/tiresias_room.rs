@@ -1,7 +1,9 @@
 //! Tiresias' cheap preemption bound: what a node could have wholly free if every running
 //! job of a lower priority than a candidate's queue were stopped, kept per queue and pool
 //! as a histogram of nodes, so that a preemption that cannot make room is refused in
-//! O(GPUs per node) per eligible pool, before its victims are listed.
+//! O(GPUs per node) per eligible pool, before its victims are listed. The policy keeps
+//! it for every queue but the last (a job of the last queue has no lower-priority job to
+//! preempt); a job of a queue past the counts is not tracked (it counts in none).
 //!
 //! Per node `n` and queue `q`, `held(n, q)` counts the GPUs held whole (a slice of
 //! `MILLI_PER_GPU`) by tracked running jobs of queues `<= q`. A job of queue `q` may only
@@ -88,9 +90,10 @@ impl Room {
         }
     }
 
-    /// Job `id` of queue `q` started on `a`.
+    /// Job `id` of queue `q` started on `a` (not counted from the first queue past the
+    /// counts: it counts in none of them, and no demotion moves it back).
     pub(super) fn start(&mut self, id: JobId, a: &Allocation, q: u8) {
-        if self.queues == 0 {
+        if q as usize >= self.queues {
             return;
         }
         let i = id as usize;
@@ -139,8 +142,9 @@ impl Room {
             return;
         };
         let held = std::mem::take(&mut self.slots[s as usize]);
+        let qs = q as usize..self.queues.min(nq as usize);
         for &(n, k) in &held {
-            self.adjust(n, k, false, q as usize..nq as usize);
+            self.adjust(n, k, false, qs.clone());
         }
         self.slots[s as usize] = held;
     }

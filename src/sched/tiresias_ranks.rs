@@ -1,0 +1,158 @@
+//! Tiresias' running jobs of one queue as a set of job ranks (a job's place in the
+//! (submit, id) order of the workload): a bitset with a summary bit per word, level above
+//! level up to one word, so an insert or a removal touches one bit per level (no tree to
+//! rebalance, no node to allocate) and the set is read from its largest rank down (the
+//! lowest-priority job first) by steps of one word per level.
+//!
+//! Why it gives the ordered set's order: ranks are distinct and ordered as the (submit,
+//! id) keys they stand for, so the largest rank below `r` is the entry before `r` in the
+//! ordered set of keys; [`Ranks::prev`] finds it by climbing to the first level whose
+//! word holds a set bit below `r`'s and descending along the highest set bits.
+
+/// A set of ranks below a capacity fixed at creation (see the module doc).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Ranks {
+    /// `levels[0]` has one bit per rank; a bit of `levels[i + 1]` is set when word of
+    /// `levels[i]` it stands for is not zero. The last level is one word.
+    levels: Vec<Vec<u64>>,
+    len: usize,
+}
+
+impl Ranks {
+    /// An empty set of ranks below `n`.
+    pub(super) fn new(n: usize) -> Ranks {
+        let mut levels = Vec::new();
+        let mut words = n.div_ceil(64).max(1);
+        loop {
+            levels.push(vec![0; words]);
+            if words == 1 {
+                break;
+            }
+            words = words.div_ceil(64);
+        }
+        Ranks { levels, len: 0 }
+    }
+
+    /// Number of ranks in the set.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Adds `r` (not in the set).
+    #[inline]
+    pub(super) fn insert(&mut self, r: usize) {
+        let mut x = r;
+        for level in &mut self.levels {
+            let w = &mut level[x >> 6];
+            let was = *w;
+            *w |= 1 << (x & 63);
+            if was != 0 {
+                break;
+            }
+            x >>= 6;
+        }
+        self.len += 1;
+    }
+
+    /// Removes `r` (in the set).
+    #[inline]
+    pub(super) fn remove(&mut self, r: usize) {
+        let mut x = r;
+        for level in &mut self.levels {
+            let w = &mut level[x >> 6];
+            *w &= !(1 << (x & 63));
+            if *w != 0 {
+                break;
+            }
+            x >>= 6;
+        }
+        self.len -= 1;
+    }
+
+    /// The largest rank in the set below `r` (`usize::MAX`: the largest of all).
+    #[inline]
+    pub(super) fn prev(&self, r: usize) -> Option<usize> {
+        if self.len == 0 {
+            return None;
+        }
+        // Climb: at level `l`, the largest set bit below position `x`.
+        let (mut l, mut x) = (0, r);
+        let found = loop {
+            let level = self.levels.get(l)?;
+            // Past the end, every bit of the last word is below `x`.
+            let (w, word) = match level.get(x >> 6) {
+                Some(&word) => (x >> 6, word & ((1u64 << (x & 63)) - 1)),
+                None => (level.len() - 1, level[level.len() - 1]),
+            };
+            if word != 0 {
+                break (w << 6) | (63 - word.leading_zeros() as usize);
+            }
+            // None below `x` in its word: the next level's bits below the word's.
+            x = w;
+            l += 1;
+        };
+        // Descend along the highest set bits.
+        let mut x = found;
+        while l > 0 {
+            l -= 1;
+            let word = self.levels[l][x];
+            x = (x << 6) | (63 - word.leading_zeros() as usize);
+        }
+        Some(x)
+    }
+
+    /// The ranks from the largest down.
+    pub(super) fn iter_rev(&self) -> impl Iterator<Item = usize> + '_ {
+        let mut at = usize::MAX;
+        std::iter::from_fn(move || {
+            let r = self.prev(at)?;
+            at = r;
+            Some(r)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// Against an ordered set: random inserts and removals over spans that need one to
+    /// four levels; after each step the whole set, read from the top down, and a few
+    /// `prev` queries must match.
+    #[test]
+    fn reads_as_an_ordered_set_from_the_top() {
+        let mut next = crate::sched::lcg(0x5851_f42d_4c95_7f2d);
+        for n in [1usize, 5, 64, 65, 200, 4096, 4097, 300_000] {
+            let mut ranks = Ranks::new(n);
+            let mut set = BTreeSet::new();
+            for step in 0..600 {
+                // Clustered ranks (as running jobs are), and some anywhere.
+                let r = if next(3) == 0 {
+                    next(n as u64) as usize
+                } else {
+                    (n - 1).min(n / 2 + next(70) as usize)
+                };
+                if set.contains(&r) {
+                    set.remove(&r);
+                    ranks.remove(r);
+                } else {
+                    set.insert(r);
+                    ranks.insert(r);
+                }
+                assert_eq!(ranks.len(), set.len());
+                if step % 7 == 0 {
+                    let got: Vec<usize> = ranks.iter_rev().collect();
+                    let want: Vec<usize> = set.iter().rev().copied().collect();
+                    assert_eq!(got, want, "n {n}, step {step}");
+                }
+                let q = next(n as u64 + 2) as usize;
+                assert_eq!(
+                    ranks.prev(q),
+                    set.range(..q).next_back().copied(),
+                    "n {n}, prev({q})"
+                );
+            }
+        }
+    }
+}
