@@ -44,6 +44,23 @@
 //! the `fsync` alone take 0.35 s): about 1.6-1.7x, so 1.5x needs a smaller `jobs.csv` or
 //! one whose cost column is known as each job ends (a change of its format or of how
 //! costs are attributed), not more overlap.
+//! 2026-12-04 (VM up an hour, its memory touched once, others paused): at the start,
+//! replay 0.59-0.61 s, `gpufleet run` 1.93-2.00 s (3.2-3.3x; standalone 1.58-1.85 s).
+//! Profiled (perf, whole process): page faults on fresh memory were a sixth of the CPU
+//! samples and the kernel's copy of `jobs.csv` into fresh page-cache pages (`write`) 7 %;
+//! on this VM fresh memory costs per byte (huge pages made it worse: their zeroing was
+//! 36 % of the samples, so not kept). Since then: `jobs.csv` goes to the device directly
+//! (`report/direct.rs`, O_DIRECT from aligned buffers on a writer thread; 176 MB in
+//! 0.11-0.16 s of DMA, `dd oflag=direct`), rows prefetched ahead of the post-run copy,
+//! pricing without a map lookup per job (0.055 -> 0.037 s), no pass over every record
+//! at the end when nothing waits, the tenant count stopped early (40 ms): standalone
+//! 1.35-1.38 s, this bench 1.41-1.47 s against a replay of 0.59-0.61 s (2.37-2.40x),
+//! 779-796 MiB peak. Where the rest goes (1M jobs): generation 0.135 s (fresh memory for
+//! 136 MB of jobs), the simulation 0.78-0.79 s in a run against 0.59-0.63 alone (the
+//! `jobs.csv` row thread beside it: the ended-jobs hand-off +0.05 s, its work +0.05 s,
+//! the 176 MB of row text it keeps, fresh memory, +0.08 s), pricing 0.037 s, writing
+//! the folder 0.30-0.34 s (summary and `jobs.csv` finish together: 0.6 CPU-s on two
+//! cores), the process's exit 0.08 s (unmapping 800 MB). 1.5x is not met.
 
 use gpufleet::engine::RngStreams;
 use gpufleet::scenario::Scenario;
