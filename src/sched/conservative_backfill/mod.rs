@@ -546,37 +546,54 @@ impl QueuePolicy for ConservativeBackfill {
         for prof in &mut plan.profiles {
             prof.advance(now);
         }
-        let spare = std::mem::take(&mut plan.spare);
-        let mut old = std::mem::replace(&mut plan.window, spare);
-        // Position in the queue of the job at hand.
-        let mut i = 0;
-        // Kept reservations: the same as planning them again; start those due now. From
+        // Kept reservations: the same as planning them again. They stay in the window
+        // where they are; only those due by now are looked at (the window is the queue's
+        // front, in order): one in the past moves to now, one due now is started. From
         // the first one in the past that cannot simply move to now, all are planned anew.
-        let mut replan_from = old.len();
-        for (k, &(id, slot)) in old.iter().enumerate() {
-            debug_assert_eq!(self.queue.get(i), Some(&id));
-            let slot = match slot {
-                Some(s) if s.at < now => match plan.move_to_now(s, now) {
-                    Some(s) => Some(s),
+        let mut k = 0;
+        let mut replan_from = None;
+        while k < plan.window.len() {
+            let (id, slot) = plan.window[k];
+            debug_assert_eq!(self.queue.get(k), Some(&id));
+            let s = match slot {
+                Some(s) if s.at <= now => s,
+                _ => {
+                    k += 1;
+                    continue;
+                }
+            };
+            let s = if s.at < now {
+                match plan.move_to_now(s, now) {
+                    Some(s) => s,
                     None => {
-                        replan_from = k;
+                        replan_from = Some(k);
                         break;
                     }
-                },
-                other => other,
+                }
+            } else {
+                s
             };
-            seen += 1;
-            settle(
-                &mut self.queue,
-                ctx,
-                &mut plan,
-                &mut keeps,
-                &mut i,
-                id,
-                slot,
-            );
+            match start(ctx, &mut plan.failed, id, s) {
+                Some(as_planned) => {
+                    keeps &= as_planned;
+                    self.queue.remove(k);
+                    plan.window.remove(k);
+                    seen += 1;
+                }
+                None => {
+                    plan.window[k].1 = Some(s);
+                    k += 1;
+                }
+            }
         }
-        let mut again = &old[replan_from..];
+        let kept = replan_from.unwrap_or(plan.window.len());
+        seen += kept;
+        let mut old = std::mem::take(&mut plan.spare);
+        old.clear();
+        old.extend(plan.window.drain(kept..));
+        // Position in the queue of the job at hand.
+        let mut i = kept;
+        let mut again = &old[..];
         // The stuck reservation moved to now and the jobs after it kept in place while
         // that is provably what planning them again gives (`held.rs`).
         let mut held = std::mem::take(&mut plan.held);
