@@ -131,6 +131,10 @@ pub struct ConservativeBackfill {
     queue: VecDeque<JobId>,
     /// The plan of the last pass, while it still holds.
     plan: Option<Plan>,
+    /// A plan that no longer holds, kept for its memory (the next build reuses it).
+    recycled: Option<Plan>,
+    /// Start attempts that failed (see [`start`]).
+    failed: Failed,
 }
 
 /// A reservation: start, pool, whole GPUs, duration, and the earliest start any pool
@@ -165,40 +169,17 @@ struct Plan {
     changes: Vec<Vec<(SimTime, i64)>>,
     /// The conflicts of a replan that keeps reservations in place (`held.rs`).
     held: Held,
-    /// Start attempts that failed (see [`start`]).
-    failed: Vec<(JobId, usize, u64)>,
+    /// The steps of a profile being built (kept for the next build).
+    steps: Vec<(SimTime, i64)>,
 }
 
 impl Plan {
     /// A plan from scratch: the running jobs' planned ends, no waiting job planned; with
     /// `before`, as it was before that job started (its pool's free whole GPUs then, and
     /// without the job).
-    fn build(ctx: &SchedCtx, before: Option<OffPlan>) -> Plan {
-        let profiles = (0..ctx.pools.len())
-            .map(|p| {
-                let free = match before {
-                    Some(o) if o.slot.pool == p => o.free,
-                    _ => ctx.cluster.pool_free_whole_gpus(p),
-                };
-                let skip = before.map(|o| o.id);
-                let mut steps = vec![(ctx.now, free as i64)];
-                for (end, id) in ctx.running.by_planned_end(p) {
-                    let Some(r) = ctx.running.get(id).filter(|_| Some(id) != skip) else {
-                        continue;
-                    };
-                    let g = r.whole_gpus() as i64;
-                    let at = end.max(ctx.now);
-                    let last = steps.last().map_or(0, |x| x.1);
-                    match steps.last_mut() {
-                        Some(l) if l.0 == at => l.1 += g,
-                        _ => steps.push((at, last + g)),
-                    }
-                }
-                Profile::new(steps)
-            })
-            .collect();
-        Plan {
-            profiles,
+    fn build(ctx: &SchedCtx, before: Option<OffPlan>, recycled: Option<Plan>) -> Plan {
+        let mut plan = recycled.unwrap_or_else(|| Plan {
+            profiles: Vec::new(),
             window: Vec::with_capacity(DEPTH),
             now: ctx.now,
             free: Vec::new(),
@@ -207,8 +188,35 @@ impl Plan {
             grew: Vec::new(),
             changes: Vec::new(),
             held: Held::default(),
-            failed: Vec::new(),
+            steps: Vec::new(),
+        });
+        plan.now = ctx.now;
+        plan.window.clear();
+        plan.profiles.resize_with(ctx.pools.len(), Profile::default);
+        let skip = before.map(|o| o.id);
+        for p in 0..ctx.pools.len() {
+            let free = match before {
+                Some(o) if o.slot.pool == p => o.free,
+                _ => ctx.cluster.pool_free_whole_gpus(p),
+            };
+            let steps = &mut plan.steps;
+            steps.clear();
+            steps.push((ctx.now, free as i64));
+            for (end, id) in ctx.running.by_planned_end(p) {
+                let Some(r) = ctx.running.get(id).filter(|_| Some(id) != skip) else {
+                    continue;
+                };
+                let g = r.whole_gpus() as i64;
+                let at = end.max(ctx.now);
+                let last = steps.last().map_or(0, |x| x.1);
+                match steps.last_mut() {
+                    Some(l) if l.0 == at => l.1 += g,
+                    _ => steps.push((at, last + g)),
+                }
+            }
+            plan.profiles[p].reset(&plan.steps);
         }
+        plan
     }
 
     /// True when the profile from scratch would equal this one from now on: per pool,
@@ -346,68 +354,42 @@ fn freed_from(old: Slot, new: Option<Slot>, now: SimTime) -> SimTime {
     }
 }
 
-/// Job `id`, at position `*i` of `queue`, with its reservation `slot`: started when the
-/// reservation is due now and the job fits (it leaves the queue; `keeps` notes whether the
-/// run is what was planned), else kept in the plan's window (and `*i` moves past it).
-fn settle(
-    queue: &mut VecDeque<JobId>,
-    ctx: &mut SchedCtx,
-    plan: &mut Plan,
-    keeps: &mut bool,
-    i: &mut usize,
-    id: JobId,
-    slot: Option<Slot>,
-) {
-    if let Some(s) = slot.filter(|s| s.at == ctx.now) {
-        if let Some(as_planned) = start(ctx, &mut plan.failed, id, s) {
-            *keeps &= as_planned;
-            queue.remove(*i);
-            return;
-        }
-    }
-    plan.window.push((id, slot));
-    *i += 1;
-}
-
 /// Starts `id` now in its reserved pool; `None` if it does not fit, else whether the
 /// run is what the reservation planned (its whole GPUs and planned end), so that the
 /// profile stays true.
 ///
-/// `failed` remembers, per job, the pool and [`Cluster::releases`] of its last attempt
-/// that failed: while nothing was given back since, free capacity only shrank and the
-/// attempt would fail again, so it is not made (when fits do not depend on the time or
-/// a budget).
+/// `failed` remembers the pool and [`Cluster::releases`] of a job's last attempt that
+/// failed: while nothing was given back since, free capacity only shrank and the attempt
+/// would fail again, so it is not made (when fits do not depend on the time or a
+/// budget).
 ///
 /// [`Cluster::releases`]: crate::model::Cluster::releases
-fn start(
-    ctx: &mut SchedCtx,
-    failed: &mut Vec<(JobId, usize, u64)>,
-    id: JobId,
-    s: Slot,
-) -> Option<bool> {
+fn start(ctx: &mut SchedCtx, failed: &mut Failed, id: JobId, s: Slot) -> Option<bool> {
     let (p, need, d) = (s.pool, s.need, s.d);
     let memo = ctx.fit_ignores_time() && ctx.budget.uncapped();
     let releases = ctx.cluster.releases();
-    if memo && failed.contains(&(id, p, releases)) {
+    let entry = &mut failed.0[id as usize % FAILED];
+    if memo && *entry == (id, p, releases) {
         return None;
     }
-    let before = ctx.cluster.pool_free_whole_gpus(p);
     // A job whose whole GPUs no node (a gang: no set of free nodes) of the pool has now
     // does not fit: the attempt is not made (a reservation due by count often meets a
     // fragmented pool: on the end-to-end bench's 1M jobs, 807k of 1.81M attempts).
-    let fits =
-        whole_gpus_may_fit(ctx.cluster, p, ctx.jobs[id as usize].gpus) && ctx.try_start_in(id, p);
-    if !fits {
+    let may_fit = whole_gpus_may_fit(ctx.cluster, p, ctx.jobs[id as usize].gpus);
+    let before = if may_fit {
+        ctx.cluster.pool_free_whole_gpus(p)
+    } else {
+        0
+    };
+    if !(may_fit && ctx.try_start_in(id, p)) {
         if memo {
-            failed.retain(|x| x.0 != id);
-            if failed.len() >= 4 * DEPTH {
-                failed.clear();
-            }
-            failed.push((id, p, releases));
+            *entry = (id, p, releases);
         }
         return None;
     }
-    failed.retain(|x| x.0 != id);
+    if entry.0 == id {
+        *entry = Failed::NONE;
+    }
     let after = ctx.cluster.pool_free_whole_gpus(p);
     let as_planned = ctx
         .running
@@ -415,6 +397,29 @@ fn start(
         .is_some_and(|r| r.whole_gpus() as i64 == need && r.planned_end == ctx.now.plus(d))
         && before.checked_sub(after) == Some(need as u64);
     Some(as_planned)
+}
+
+/// Entries of [`Failed`].
+const FAILED: usize = 64;
+
+/// Start attempts that failed, a few at a time: job `id`'s entry, at `id` modulo their
+/// number, holds the job, the pool and [`Cluster::releases`] of its last failed attempt
+/// (another job's failure may take the entry: the attempt is then made again, which
+/// changes nothing but the work).
+///
+/// [`Cluster::releases`]: crate::model::Cluster::releases
+#[derive(Debug)]
+struct Failed([(JobId, usize, u64); FAILED]);
+
+impl Failed {
+    /// An entry of no attempt.
+    const NONE: (JobId, usize, u64) = (JobId::MAX, usize::MAX, u64::MAX);
+}
+
+impl Default for Failed {
+    fn default() -> Self {
+        Failed([Failed::NONE; FAILED])
+    }
 }
 
 /// Whole GPUs a job takes in a pool with `gpn` GPUs per node.
@@ -428,6 +433,30 @@ fn gpus_needed(req: GpuRequest, gpn: u64) -> i64 {
 }
 
 impl ConservativeBackfill {
+    /// Job `id`, at position `*i` of the queue, with its reservation `slot`: started when
+    /// the reservation is due now and the job fits (it leaves the queue; `keeps` notes
+    /// whether the run is what was planned), else kept in the plan's window (and `*i`
+    /// moves past it).
+    fn settle(
+        &mut self,
+        ctx: &mut SchedCtx,
+        plan: &mut Plan,
+        keeps: &mut bool,
+        i: &mut usize,
+        id: JobId,
+        slot: Option<Slot>,
+    ) {
+        if let Some(s) = slot.filter(|s| s.at == ctx.now) {
+            if let Some(as_planned) = start(ctx, &mut self.failed, id, s) {
+                *keeps &= as_planned;
+                self.queue.remove(*i);
+                return;
+            }
+        }
+        plan.window.push((id, slot));
+        *i += 1;
+    }
+
     /// Starts the jobs at the queue's front whose reservation, planned from scratch, is
     /// now, without building a profile. Planning from scratch begins with the running
     /// jobs' profile, which never falls from now on (capacity only comes back as they
@@ -436,19 +465,13 @@ impl ConservativeBackfill {
     /// as planned leaves that profile the running jobs' again. Stops at the first job
     /// reserved later or that does not fit the nodes (planned then with a profile), and
     /// after one that started other than planned, which it returns.
-    /// `seen` counts the jobs planned; `failed` notes a start attempt that failed, as
-    /// [`start`] does.
-    fn start_front(
-        &mut self,
-        ctx: &mut SchedCtx,
-        failed: &mut Vec<(JobId, usize, u64)>,
-        seen: &mut usize,
-    ) -> Option<OffPlan> {
+    /// `seen` counts the jobs planned.
+    fn start_front(&mut self, ctx: &mut SchedCtx, seen: &mut usize) -> Option<OffPlan> {
         while *seen < DEPTH {
             let &id = self.queue.front()?;
             let slot = now_slot(ctx, id)?;
             let free = ctx.cluster.pool_free_whole_gpus(slot.pool);
-            let as_planned = start(ctx, failed, id, slot)?;
+            let as_planned = start(ctx, &mut self.failed, id, slot)?;
             self.queue.pop_front();
             *seen += 1;
             if !as_planned {
@@ -511,13 +534,15 @@ impl QueuePolicy for ConservativeBackfill {
     }
     fn requeue(&mut self, id: JobId, _job: &Job, _p: &Progress) {
         self.queue.push_front(id);
-        self.plan = None;
+        self.invalidate();
     }
     fn len(&self) -> usize {
         self.queue.len()
     }
     fn invalidate(&mut self) {
-        self.plan = None;
+        if let Some(p) = self.plan.take() {
+            self.recycled = Some(p);
+        }
     }
     fn schedule(&mut self, ctx: &mut SchedCtx) {
         let now = ctx.now;
@@ -525,17 +550,18 @@ impl QueuePolicy for ConservativeBackfill {
         let mut seen = 0;
         let mut plan = match self.plan.take() {
             Some(p) if p.holds(ctx) => p,
-            _ => {
-                let mut failed = Vec::new();
-                let off_plan = self.start_front(ctx, &mut failed, &mut seen);
+            other => {
+                if let Some(p) = other {
+                    self.recycled = Some(p);
+                }
+                let off_plan = self.start_front(ctx, &mut seen);
                 if off_plan.is_none() && (self.queue.is_empty() || seen >= DEPTH) {
                     // Every job planned started as planned: no reservation to keep.
                     return;
                 }
                 // Planning from scratch goes on with the profile from before a job that
                 // started other than planned, less its planned reservation (not its run).
-                let mut plan = Plan::build(ctx, off_plan);
-                plan.failed = failed;
+                let mut plan = Plan::build(ctx, off_plan, self.recycled.take());
                 if let Some(o) = off_plan {
                     plan.profiles[o.slot.pool].reserve(now, o.slot.need, o.slot.d);
                     keeps = false;
@@ -573,7 +599,7 @@ impl QueuePolicy for ConservativeBackfill {
             } else {
                 s
             };
-            match start(ctx, &mut plan.failed, id, s) {
+            match start(ctx, &mut self.failed, id, s) {
                 Some(as_planned) => {
                     keeps &= as_planned;
                     self.queue.remove(k);
@@ -607,15 +633,7 @@ impl QueuePolicy for ConservativeBackfill {
             };
             k += 1;
             seen += 1;
-            settle(
-                &mut self.queue,
-                ctx,
-                &mut plan,
-                &mut keeps,
-                &mut i,
-                id,
-                slot,
-            );
+            self.settle(ctx, &mut plan, &mut keeps, &mut i, id, slot);
         }
         again = &again[k..];
         plan.held = held;
@@ -646,21 +664,12 @@ impl QueuePolicy for ConservativeBackfill {
             if let Some(s) = slot {
                 plan.profiles[s.pool].reserve(s.at, s.need, s.d);
             }
-            settle(
-                &mut self.queue,
-                ctx,
-                &mut plan,
-                &mut keeps,
-                &mut i,
-                id,
-                slot,
-            );
+            self.settle(ctx, &mut plan, &mut keeps, &mut i, id, slot);
         }
-        if keeps && plan.window.is_empty() {
-            // Nothing reserved: the next pass plans from scratch, its first jobs without
-            // a profile (`start_front`).
-            self.plan = None;
-        } else if keeps {
+        old.clear();
+        plan.spare = old;
+        plan.grew = grew;
+        if keeps && !plan.window.is_empty() {
             plan.now = now;
             plan.free.clear();
             plan.free
@@ -668,10 +677,12 @@ impl QueuePolicy for ConservativeBackfill {
             plan.removed.clear();
             plan.removed
                 .extend((0..ctx.pools.len()).map(|p| ctx.running.removed_whole_gpus(p)));
-            old.clear();
-            plan.spare = old;
-            plan.grew = grew;
             self.plan = Some(plan);
+        } else {
+            // Nothing reserved (the next pass plans from scratch, its first jobs without a
+            // profile: `start_front`), or a start other than planned: the plan is kept
+            // only for its memory.
+            self.recycled = Some(plan);
         }
     }
 }
