@@ -391,11 +391,11 @@ fn start(ctx: &mut SchedCtx, failed: &mut Failed, id: JobId, s: Slot) -> Option<
         *entry = Failed::NONE;
     }
     let after = ctx.cluster.pool_free_whole_gpus(p);
-    let as_planned = ctx
-        .running
-        .get(id)
-        .is_some_and(|r| r.whole_gpus() as i64 == need && r.planned_end == ctx.now.plus(d))
-        && before.checked_sub(after) == Some(need as u64);
+    let as_planned = before.checked_sub(after) == Some(need as u64)
+        && ctx
+            .running
+            .get(id)
+            .is_some_and(|r| r.whole_gpus() as i64 == need && r.planned_end == ctx.now.plus(d));
     Some(as_planned)
 }
 

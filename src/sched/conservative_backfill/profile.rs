@@ -15,7 +15,7 @@ use crate::engine::SimTime;
 const CAP: usize = if cfg!(test) { 4 } else { 32 };
 
 /// Adds to part of a block after which its bounds are made exact again.
-const LOOSE: u32 = 4;
+const LOOSE: u32 = 8;
 
 /// Consecutive steps of a profile.
 #[derive(Debug, Clone, Default)]
@@ -83,13 +83,13 @@ impl Profile {
     #[cfg(test)]
     pub(super) fn new(steps: Vec<(SimTime, i64)>) -> Profile {
         let mut p = Profile::default();
-        p.fill(steps.into_iter());
+        p.fill(&steps);
         p
     }
 
     /// Makes the profile `steps` (times increasing), reusing its memory.
     pub(super) fn reset(&mut self, steps: &[(SimTime, i64)]) {
-        self.fill(steps.iter().copied());
+        self.fill(steps);
     }
 
     /// A vector for a block's steps.
@@ -103,27 +103,16 @@ impl Profile {
     }
 
     /// Replaces the blocks by `steps` (times increasing), each block half full.
-    fn fill(&mut self, steps: impl Iterator<Item = (SimTime, i64)>) {
+    fn fill(&mut self, steps: &[(SimTime, i64)]) {
         for b in self.blocks.drain(..) {
             self.free.push(b.steps);
         }
         self.heads.clear();
-        self.len = 0;
+        self.len = steps.len();
         self.dead = 0;
-        let mut cur: Option<Vec<(SimTime, i64)>> = None;
-        for x in steps {
-            let v = match &mut cur {
-                Some(v) => v,
-                None => cur.insert(self.block_vec()),
-            };
-            v.push(x);
-            self.len += 1;
-            if v.len() == CAP / 2 {
-                let v = cur.take().unwrap_or_default();
-                self.push_block(v);
-            }
-        }
-        if let Some(v) = cur {
+        for chunk in steps.chunks(CAP / 2) {
+            let mut v = self.block_vec();
+            v.extend_from_slice(chunk);
             self.push_block(v);
         }
     }
@@ -402,11 +391,11 @@ impl Profile {
         }
     }
 
-    /// When the dead steps are more than a quarter of all, drops them all in one pass
+    /// When the dead steps are more than half of all, drops them all in one pass
     /// (rather than moving memory for each: a reservation moved a little again and again
     /// would remove a step and insert one each time).
     fn compact_if_dead(&mut self) {
-        if self.dead > 16 && self.dead * 4 > self.len {
+        if self.dead > 16 && self.dead * 2 > self.len {
             self.compact();
         }
     }
@@ -425,7 +414,7 @@ impl Profile {
                 }
             }
         }
-        self.fill(flat.iter().copied());
+        self.fill(&flat);
         flat.clear();
         self.free.push(flat);
     }
