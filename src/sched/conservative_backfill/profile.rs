@@ -14,6 +14,9 @@ use crate::engine::SimTime;
 /// holds half as many. Few in unit tests, so that they cross blocks everywhere.
 const CAP: usize = if cfg!(test) { 4 } else { 32 };
 
+/// Hints kept by [`Profile`].
+const HINTS: usize = 8;
+
 /// Adds to part of a block after which its bounds are made exact again.
 const LOOSE: u32 = 8;
 
@@ -76,6 +79,10 @@ pub(super) struct Profile {
     dead: usize,
     /// Step vectors of dropped blocks, kept for new ones (no allocation per block).
     free: Vec<Vec<(SimTime, i64)>>,
+    /// Where steps were moved to by [`Profile::move_step`], by time modulo their number:
+    /// a stuck reservation's end step, moved again at the next pass, is found there
+    /// without a search (each hint is checked: other changes may have moved the step).
+    hints: [(SimTime, u32, u32); HINTS],
 }
 
 impl Profile {
@@ -279,6 +286,17 @@ impl Profile {
 
     /// The block and index of the last step at or before `t` (not before the first step).
     fn locate(&self, t: SimTime) -> (usize, usize) {
+        let (at, b, i) = self.hints[t.0 as usize % HINTS];
+        let (b, i) = (b as usize, i as usize);
+        if at == t
+            && self
+                .blocks
+                .get(b)
+                .and_then(|blk| blk.steps.get(i))
+                .is_some_and(|x| x.0 == t)
+        {
+            return (b, i);
+        }
         let b = self.block_of(t);
         let i = self.blocks[b].steps.partition_point(|x| x.0 <= t);
         (b, i.saturating_sub(1))
@@ -496,6 +514,7 @@ impl Profile {
     /// Moves step `i` of block `b` to time `to` (no step in between).
     fn move_step(&mut self, b: usize, i: usize, to: SimTime) {
         self.blocks[b].steps[i].0 = to;
+        self.hints[to.0 as usize % HINTS] = (to, b as u32, i as u32);
         if i == 0 {
             self.heads[b] = to;
         }
