@@ -18,7 +18,8 @@
 //! from now on, and every kept reservation not yet due would be found again at the same
 //! time (the earliest fit after now is the earliest fit after the last pass when that
 //! was later than now). So a pass only starts the reservations due now and plans the
-//! jobs that moved into the first `DEPTH`. A reservation that fell into the past (a job
+//! jobs that moved into the first `DEPTH`; the kept ones stay in the window in place,
+//! and only those due by now are looked at. A reservation that fell into the past (a job
 //! that did not fit the nodes) moves to now when that takes no capacity any later
 //! reservation holds (`Plan::move_to_now`). Else the replan first keeps in place what
 //! it can prove unmoved (`held.rs`): the stuck reservations move to now, taking the
@@ -28,10 +29,13 @@
 //! moves left negative). From the first job that check cannot prove, the reservations
 //! are given back in one pass over each pool's steps (`Plan::give_back`), then each
 //! search starts from where the job's old reservation allows (`Plan::best`). Anything
-//! else rebuilds the plan. A pass then costs O(s x R) for s jobs planned and R steps of
-//! the profile (about the running jobs), one search each over the steps
-//! (`profile.rs`); a rebuild O(DEPTH x R). A start attempt that failed is not made again
-//! while the cluster gave nothing back (`Cluster::releases`). `tests/scheduling_oracle.rs`
+//! else rebuilds the plan (reusing the memory of the last plan dropped). A pass then
+//! costs a search and an add for each of the s jobs planned over the R steps of the
+//! profile (about the running jobs), which sit in blocks with bounds on their values, so
+//! that a search or an add passes over whole blocks (`profile.rs`); a rebuild O(DEPTH x
+//! R). A start attempt that failed is not made again while the cluster gave nothing
+//! back (`Cluster::releases`; remembered by job in a small fixed table, see `start`).
+//! `tests/scheduling_oracle.rs`
 //! checks every start, end and pool against a from-scratch planner on random
 //! workloads, one of them a full pool of 8-GPU nodes where gangs get stuck.
 //!
@@ -112,6 +116,48 @@
 //! spans, not a search from now); or semantics that stop the slide (a stuck gang's
 //! reservation placed at the next planned end in its pool, when its nodes can first
 //! change: about half the replans, as arrivals could no longer move it).
+//!
+//! 2026-12-04 (instructions by callgrind, `--toggle-collect='policies::replay*'`, one
+//! policy a run; the same schedules: every job's start, end and pool hashed on the
+//! policies bench's 100k jobs at 90 % and 105 % and on the 1M end-to-end jobs, equal
+//! before and after each step). Before: 100k at 90 % FIFO 470.9M, conservative
+//! backfill 1,442.5M (3.06x); the end-to-end mix, 1M jobs at 90 % (`quick load=none
+//! e2e`), FIFO 4,714.5M, conservative backfill 10,183.4M (2.16x). Steps (100k; 1M):
+//! the window kept in place, only the reservations due by now looked at (was: every
+//! entry copied each pass, 14.3M entries over the 1M jobs' 2.0M passes): 1,420.2M;
+//! 9,841.6M. The profile in blocks of up to 32 steps with a pending add and bounds on
+//! their values, an add one walk from its start (a block it covers whole takes the add
+//! in one step, an end step inserted where the walk stops), a search passing over a
+//! block with room all over or none anywhere: 1,382.5M; 9,646.3M (on the 1M jobs, at
+//! the end: searches 1,168M -> 731M, adds 1,313M -> 1,034M). Plans recycled (a rebuild allocated every
+//! block again), failed start attempts remembered in a table of 64 by job (was a list
+//! searched and filtered at each attempt): 1,335.2M; 9,243.9M. Profiles filled a block
+//! at a time from a slice, bounds made exact after 8 partial adds, dead steps dropped
+//! when they pass half, the off-plan check reading the pool's count before the running
+//! set: 1,310.7M; 9,137.1M. A moved step's place kept as a hint (the stuck reservation's
+//! end step is found again without a search): 1,306.2M; 9,079.5M. After: 100k 2.77x
+//! (FIFO 470.9M), 1M 1.93x (FIFO 4,714.5M): the 2x is met on its workload, not
+//! on the smaller one. Where the rest goes (1M jobs, schedule 6.44G of 9.14G): start
+//! attempts 1.98G (of which the placement itself 1.50G, as FIFO's), reservations taken
+//! 0.86G, searches 0.73G, stuck reservations moved to now 0.61G, held replans 0.28G,
+//! give-backs 0.28G. Of the 2.62M start attempts, 1M start and 1.62M are refused by the
+//! pools' free nodes; the memo of failed attempts almost never hits (the cluster gives
+//! capacity back between nearly every two passes). Tried and not kept: the blocks with
+//! exact bounds recomputed after every partial add and 4-5 lookups an add (1,523.9M;
+//! 10,299.9M: under callgrind a flat vector's insert is a cheap `memmove`, so blocks pay
+//! only where they save scans); exact bounds with one walk an add (1,485.1M;
+//! 10,042.7M); a dead-step count lowered when a step comes back to life (1,708.8M: it
+//! undercounts, compaction stopped, searches 2.5x dearer); block sizes 16, 24, 40 and 64
+//! (1,365M, 1,322M, 1,319M, 1,376M against 1,317M at 32, in a build reading them at run
+//! time); exact bounds never restored (1,330M) or after 4 adds (1,339M). Measured and
+//! not built: keeping in place the jobs of a replan after the first one that moves. At
+//! 100k, 153k jobs are planned again and 112k (73 %) get their old reservation back, but
+//! only 13k of them have no freed span before their window's end (`grew`) and 321 of
+//! those keep it, so the others' places cannot be proved without a search on the profile
+//! without the jobs after them (105 %: 824k, 611k, 68k, 1.6k). The smaller workload's 2x
+//! needs that search made on the profile that still holds the later jobs (their
+//! reservations only add room, so a block's lower bound still lets a window pass it,
+//! and only a block short of room needs them counted), or the semantics change above.
 mod held;
 mod profile;
 

@@ -1,12 +1,14 @@
 //! Free whole GPUs of one pool over time, as a step function: what conservative backfill
 //! plans against. Kept across passes, its past steps are dropped as time moves on.
 //!
-//! The steps sit in blocks of a few dozen, each with a pending add and the least and
-//! greatest of its values: a search skips a block that cannot hold a start or that has
-//! room all over (most of a long job's window), an add inserts into one block and adds
-//! to the blocks it covers whole in one step each. With ~300 steps (a pool of 1,024 GPUs
-//! under load) a search looks at about 50 steps and blocks rather than 150 steps, and an
-//! add moves a block's memory rather than the profile's.
+//! The steps sit in blocks of up to [`CAP`], each with a pending add and bounds on its
+//! values: a search passes over a block that has room all over (most of a long job's
+//! window) or nowhere (no start there) with one test, and an add walks once from its
+//! start, a block it covers whole taking the add in one step. On the end-to-end bench's
+//! 1M jobs (profiles of about 300 steps) the searches cost 1,168M instructions in a flat
+//! vector and 731M in blocks, the adds 1,313M and 1,034M (less than the scans saved:
+//! under callgrind a flat vector's insert is one cheap `memmove`, and finding a step in
+//! blocks takes two binary searches).
 
 use crate::engine::SimTime;
 
