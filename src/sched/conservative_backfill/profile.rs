@@ -691,7 +691,7 @@ mod tests {
         assert_eq!(p.earliest(4, SimTime(5)), Some(SimTime(15)));
         assert_eq!(p.earliest(9, SimTime(1)), None);
         // Taking 4 brought the step at 10 back to the value before it (2), and no step
-        // starts in (10, 15]: it moved to 15 (`retime`), nothing inserted.
+        // starts in (10, 15]: it moved to 15 (`retimable`), nothing inserted.
         assert_eq!(
             p.steps(),
             &[(SimTime(0), 2), (SimTime(15), 6), (SimTime(20), 8)]
@@ -811,7 +811,7 @@ mod tests {
             // Oracle: the function as one value per millisecond over [0, 400), each add
             // applied to every millisecond it covers (from now on), and a take applied
             // when every millisecond it covers has that much. Small gaps and short spans
-            // make steps meet, so `retime`'s cases (a step brought back to the value
+            // make steps meet, so `retimable`'s cases (a step brought back to the value
             // before it, with or without a step up to the end) come up often.
             const T: usize = 400;
             let mut p = from_gaps(&gaps);
