@@ -118,45 +118,45 @@
 //! change: about half the replans, as arrivals could no longer move it).
 //!
 //! 2026-12-04 (instructions by callgrind, `--toggle-collect='policies::replay*'`, one
-//! policy a run; the same schedules: every job's start, end and pool hashed on the
-//! policies bench's 100k jobs at 90 % and 105 % and on the 1M end-to-end jobs, equal
-//! before and after each step). Before: 100k at 90 % FIFO 470.9M, conservative
-//! backfill 1,442.5M (3.06x); the end-to-end mix, 1M jobs at 90 % (`quick load=none
-//! e2e`), FIFO 4,714.5M, conservative backfill 10,183.4M (2.16x). Steps (100k; 1M):
-//! the window kept in place, only the reservations due by now looked at (was: every
-//! entry copied each pass, 14.3M entries over the 1M jobs' 2.0M passes): 1,420.2M;
-//! 9,841.6M. The profile in blocks of up to 32 steps with a pending add and bounds on
-//! their values, an add one walk from its start (a block it covers whole takes the add
-//! in one step, an end step inserted where the walk stops), a search passing over a
-//! block with room all over or none anywhere: 1,382.5M; 9,646.3M (on the 1M jobs, at
-//! the end: searches 1,168M -> 731M, adds 1,313M -> 1,034M). Plans recycled (a rebuild allocated every
-//! block again), failed start attempts remembered in a table of 64 by job (was a list
-//! searched and filtered at each attempt): 1,335.2M; 9,243.9M. Profiles filled a block
-//! at a time from a slice, bounds made exact after 8 partial adds, dead steps dropped
-//! when they pass half, the off-plan check reading the pool's count before the running
-//! set: 1,310.7M; 9,137.1M. A moved step's place kept as a hint (the stuck reservation's
-//! end step is found again without a search): 1,306.2M; 9,079.5M. After: 100k 2.77x
-//! (FIFO 470.9M), 1M 1.93x (FIFO 4,714.5M): the 2x is met on its workload, not
-//! on the smaller one. Where the rest goes (1M jobs, schedule 6.44G of 9.14G): start
-//! attempts 1.98G (of which the placement itself 1.50G, as FIFO's), reservations taken
-//! 0.86G, searches 0.73G, stuck reservations moved to now 0.61G, held replans 0.28G,
-//! give-backs 0.28G. Of the 2.62M start attempts, 1M start and 1.62M are refused by the
-//! pools' free nodes; the memo of failed attempts almost never hits (the cluster gives
-//! capacity back between nearly every two passes). Tried and not kept: the blocks with
-//! exact bounds recomputed after every partial add and 4-5 lookups an add (1,523.9M;
-//! 10,299.9M: under callgrind a flat vector's insert is a cheap `memmove`, so blocks pay
-//! only where they save scans); exact bounds with one walk an add (1,485.1M;
-//! 10,042.7M); a dead-step count lowered when a step comes back to life (1,708.8M: it
-//! undercounts, compaction stopped, searches 2.5x dearer); block sizes 16, 24, 40 and 64
-//! (1,365M, 1,322M, 1,319M, 1,376M against 1,317M at 32, in a build reading them at run
-//! time); exact bounds never restored (1,330M) or after 4 adds (1,339M). Measured and
-//! not built: keeping in place the jobs of a replan after the first one that moves. At
-//! 100k, 153k jobs are planned again and 112k (73 %) get their old reservation back, but
-//! only 13k of them have no freed span before their window's end (`grew`) and 321 of
-//! those keep it, so the others' places cannot be proved without a search on the profile
-//! without the jobs after them (105 %: 824k, 611k, 68k, 1.6k). The smaller workload's 2x
-//! needs that search made on the profile that still holds the later jobs (their
-//! reservations only add room, so a block's lower bound still lets a window pass it,
+//! policy a run; the same schedules: every job's start, end and pool hashed on the policies
+//! bench's 100k jobs at 90 % and 105 % and on the 1M end-to-end jobs, equal before and
+//! after each step). Before: 100k at 90 % FIFO 470.9M, conservative backfill 1,442.5M
+//! (3.06x); the end-to-end mix, 1M jobs at 90 % (`quick load=none e2e`), FIFO 4,714.5M,
+//! conservative backfill 10,183.4M (2.16x). Steps (100k; 1M): the window kept in place,
+//! only the reservations due by now looked at (was: every entry copied each pass, 14.3M
+//! entries over the 1M jobs' 2.0M passes): 1,420.2M; 9,841.6M. The profile in blocks of up
+//! to 32 steps with a pending add and bounds on their values, an add one walk from its
+//! start (a block it covers whole takes the add in one step, an end step inserted where the
+//! walk stops), a search passing over a block with room all over or none anywhere:
+//! 1,382.5M; 9,646.3M (on the 1M jobs, at the end: searches 1,168M -> 731M, adds 1,313M ->
+//! 1,034M). Plans recycled (a rebuild allocated every block again), failed start attempts
+//! remembered in a table of 64 by job (was a list searched and filtered at each attempt):
+//! 1,335.2M; 9,243.9M. Profiles filled a block at a time from a slice, bounds made exact
+//! after 8 partial adds, dead steps dropped when they pass half, the off-plan check reading
+//! the pool's count before the running set: 1,310.7M; 9,137.1M. A moved step's place kept
+//! as a hint (the stuck reservation's end step is found again without a search): 1,306.2M;
+//! 9,079.5M. After: 100k 2.77x (FIFO 470.9M), 1M 1.93x (FIFO 4,714.5M; FIFO in the final
+//! build: 472.2M and 4,727.9M, 2.77x and 1.92x): the 2x is met on its workload, not
+//! on the smaller one; 100k at 105 %: 4,139.0M -> 3,577.5M (mean wait 36.18 h both). Where
+//! the rest goes (1M jobs, schedule 6.44G of 9.14G): start attempts 1.98G (of which the
+//! placement itself 1.50G, as FIFO's), reservations taken 0.86G, searches 0.73G, stuck
+//! reservations moved to now 0.61G, held replans 0.28G, give-backs 0.28G. Of the 2.62M
+//! start attempts, 1M start and 1.62M are refused by the pools' free nodes; the memo of
+//! failed attempts almost never hits (the cluster gives capacity back between nearly every
+//! two passes). Tried and not kept: the blocks with exact bounds recomputed after every
+//! partial add and 4-5 lookups an add (1,523.9M; 10,299.9M: under callgrind a flat vector's
+//! insert is a cheap `memmove`, so blocks pay only where they save scans); exact bounds
+//! with one walk an add (1,485.1M; 10,042.7M); a dead-step count lowered when a step comes
+//! back to life (1,708.8M: it undercounts, compaction stopped, searches 2.5x dearer); block
+//! sizes 16, 24, 40 and 64 (1,365M, 1,322M, 1,319M, 1,376M against 1,317M at 32, in a build
+//! reading them at run time); exact bounds never restored (1,330M) or after 4 adds
+//! (1,339M). Measured and not built: keeping in place the jobs of a replan after the first
+//! one that moves. At 100k, 153k jobs are planned again and 112k (73 %) get their old
+//! reservation back, but only 13k of the 153k have no freed span before their window's end
+//! (`grew`), and 321 of those keep it: a job's place cannot be proved without a search on
+//! the profile without the jobs after it (105 %: 824k, 611k, 68k, 1.6k). The smaller
+//! workload's 2x needs that search made on the profile that still holds the later jobs
+//! (their reservations only add room, so a block's lower bound still lets a window pass it,
 //! and only a block short of room needs them counted), or the semantics change above.
 mod held;
 mod profile;
