@@ -97,17 +97,8 @@ impl Held {
     fn collect(&mut self, plan: &Plan, rest: &[(JobId, Option<Slot>)]) {
         self.steps.clear();
         for &(pool, from, end) in &self.taken {
-            let s = plan.profiles[pool].steps();
-            let first = s.partition_point(|x| x.0 <= from).saturating_sub(1);
-            for (k, x) in s.iter().enumerate().skip(first) {
-                if x.0 >= end {
-                    break;
-                }
-                if x.1 < 0 {
-                    let to = s.get(k + 1).map_or(SimTime::NEVER, |n| n.0);
-                    self.steps.push((pool, x.0, to, x.1, 0));
-                }
-            }
+            let steps = &mut self.steps;
+            plan.profiles[pool].negatives(from, end, |t, to, v| steps.push((pool, t, to, v, 0)));
         }
         if self.taken.len() > 1 {
             self.steps.sort_unstable_by_key(|c| (c.0, c.1));

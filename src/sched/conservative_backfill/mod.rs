@@ -18,7 +18,8 @@
 //! from now on, and every kept reservation not yet due would be found again at the same
 //! time (the earliest fit after now is the earliest fit after the last pass when that
 //! was later than now). So a pass only starts the reservations due now and plans the
-//! jobs that moved into the first `DEPTH`. A reservation that fell into the past (a job
+//! jobs that moved into the first `DEPTH`; the kept ones stay in the window in place,
+//! and only those due by now are looked at. A reservation that fell into the past (a job
 //! that did not fit the nodes) moves to now when that takes no capacity any later
 //! reservation holds (`Plan::move_to_now`). Else the replan first keeps in place what
 //! it can prove unmoved (`held.rs`): the stuck reservations move to now, taking the
@@ -28,10 +29,13 @@
 //! moves left negative). From the first job that check cannot prove, the reservations
 //! are given back in one pass over each pool's steps (`Plan::give_back`), then each
 //! search starts from where the job's old reservation allows (`Plan::best`). Anything
-//! else rebuilds the plan. A pass then costs O(s x R) for s jobs planned and R steps of
-//! the profile (about the running jobs), one search each over the steps
-//! (`profile.rs`); a rebuild O(DEPTH x R). A start attempt that failed is not made again
-//! while the cluster gave nothing back (`Cluster::releases`). `tests/scheduling_oracle.rs`
+//! else rebuilds the plan (reusing the memory of the last plan dropped). A pass then
+//! costs a search and an add for each of the s jobs planned over the R steps of the
+//! profile (about the running jobs), which sit in blocks with bounds on their values, so
+//! that a search or an add passes over whole blocks (`profile.rs`); a rebuild O(DEPTH x
+//! R). A start attempt that failed is not made again while the cluster gave nothing
+//! back (`Cluster::releases`; remembered by job in a small fixed table, see `start`).
+//! `tests/scheduling_oracle.rs`
 //! checks every start, end and pool against a from-scratch planner on random
 //! workloads, one of them a full pool of 8-GPU nodes where gangs get stuck.
 //!
@@ -112,6 +116,48 @@
 //! spans, not a search from now); or semantics that stop the slide (a stuck gang's
 //! reservation placed at the next planned end in its pool, when its nodes can first
 //! change: about half the replans, as arrivals could no longer move it).
+//!
+//! 2026-12-04 (instructions by callgrind, `--toggle-collect='policies::replay*'`, one
+//! policy a run; the same schedules: every job's start, end and pool hashed on the policies
+//! bench's 100k jobs at 90 % and 105 % and on the 1M end-to-end jobs, equal before and
+//! after each step). Before: 100k at 90 % FIFO 470.9M, conservative backfill 1,442.5M
+//! (3.06x); the end-to-end mix, 1M jobs at 90 % (`quick load=none e2e`), FIFO 4,714.5M,
+//! conservative backfill 10,183.4M (2.16x). Steps (100k; 1M): the window kept in place,
+//! only the reservations due by now looked at (was: every entry copied each pass, 14.3M
+//! entries over the 1M jobs' 2.0M passes): 1,420.2M; 9,841.6M. The profile in blocks of up
+//! to 32 steps with a pending add and bounds on their values, an add one walk from its
+//! start (a block it covers whole takes the add in one step, an end step inserted where the
+//! walk stops), a search passing over a block with room all over or none anywhere:
+//! 1,382.5M; 9,646.3M (on the 1M jobs, at the end: searches 1,168M -> 731M, adds 1,313M ->
+//! 1,034M). Plans recycled (a rebuild allocated every block again), failed start attempts
+//! remembered in a table of 64 by job (was a list searched and filtered at each attempt):
+//! 1,335.2M; 9,243.9M. Profiles filled a block at a time from a slice, bounds made exact
+//! after 8 partial adds, dead steps dropped when they pass half, the off-plan check reading
+//! the pool's count before the running set: 1,310.7M; 9,137.1M. A moved step's place kept
+//! as a hint (the stuck reservation's end step is found again without a search): 1,306.2M;
+//! 9,079.5M. After: 100k 2.77x (FIFO 470.9M), 1M 1.93x (FIFO 4,714.5M; FIFO in the final
+//! build: 472.2M and 4,727.9M, 2.77x and 1.92x): the 2x is met on its workload, not
+//! on the smaller one; 100k at 105 %: 4,139.0M -> 3,577.5M (mean wait 36.18 h both). Where
+//! the rest goes (1M jobs, schedule 6.44G of 9.14G): start attempts 1.98G (of which the
+//! placement itself 1.50G, as FIFO's), reservations taken 0.86G, searches 0.73G, stuck
+//! reservations moved to now 0.61G, held replans 0.28G, give-backs 0.28G. Of the 2.62M
+//! start attempts, 1M start and 1.62M are refused by the pools' free nodes; the memo of
+//! failed attempts almost never hits (the cluster gives capacity back between nearly every
+//! two passes). Tried and not kept: the blocks with exact bounds recomputed after every
+//! partial add and 4-5 lookups an add (1,523.9M; 10,299.9M: under callgrind a flat vector's
+//! insert is a cheap `memmove`, so blocks pay only where they save scans); exact bounds
+//! with one walk an add (1,485.1M; 10,042.7M); a dead-step count lowered when a step comes
+//! back to life (1,708.8M: it undercounts, compaction stopped, searches 2.5x dearer); block
+//! sizes 16, 24, 40 and 64 (1,365M, 1,322M, 1,319M, 1,376M against 1,317M at 32, in a build
+//! reading them at run time); exact bounds never restored (1,330M) or after 4 adds
+//! (1,339M). Measured and not built: keeping in place the jobs of a replan after the first
+//! one that moves. At 100k, 153k jobs are planned again and 112k (73 %) get their old
+//! reservation back, but only 13k of the 153k have no freed span before their window's end
+//! (`grew`), and 321 of those keep it: a job's place cannot be proved without a search on
+//! the profile without the jobs after it (105 %: 824k, 611k, 68k, 1.6k). The smaller
+//! workload's 2x needs that search made on the profile that still holds the later jobs
+//! (their reservations only add room, so a block's lower bound still lets a window pass it,
+//! and only a block short of room needs them counted), or the semantics change above.
 mod held;
 mod profile;
 
@@ -131,6 +177,10 @@ pub struct ConservativeBackfill {
     queue: VecDeque<JobId>,
     /// The plan of the last pass, while it still holds.
     plan: Option<Plan>,
+    /// A plan that no longer holds, kept for its memory (the next build reuses it).
+    recycled: Option<Plan>,
+    /// Start attempts that failed (see [`start`]).
+    failed: Failed,
 }
 
 /// A reservation: start, pool, whole GPUs, duration, and the earliest start any pool
@@ -165,40 +215,17 @@ struct Plan {
     changes: Vec<Vec<(SimTime, i64)>>,
     /// The conflicts of a replan that keeps reservations in place (`held.rs`).
     held: Held,
-    /// Start attempts that failed (see [`start`]).
-    failed: Vec<(JobId, usize, u64)>,
+    /// The steps of a profile being built (kept for the next build).
+    steps: Vec<(SimTime, i64)>,
 }
 
 impl Plan {
     /// A plan from scratch: the running jobs' planned ends, no waiting job planned; with
     /// `before`, as it was before that job started (its pool's free whole GPUs then, and
     /// without the job).
-    fn build(ctx: &SchedCtx, before: Option<OffPlan>) -> Plan {
-        let profiles = (0..ctx.pools.len())
-            .map(|p| {
-                let free = match before {
-                    Some(o) if o.slot.pool == p => o.free,
-                    _ => ctx.cluster.pool_free_whole_gpus(p),
-                };
-                let skip = before.map(|o| o.id);
-                let mut steps = vec![(ctx.now, free as i64)];
-                for (end, id) in ctx.running.by_planned_end(p) {
-                    let Some(r) = ctx.running.get(id).filter(|_| Some(id) != skip) else {
-                        continue;
-                    };
-                    let g = r.whole_gpus() as i64;
-                    let at = end.max(ctx.now);
-                    let last = steps.last().map_or(0, |x| x.1);
-                    match steps.last_mut() {
-                        Some(l) if l.0 == at => l.1 += g,
-                        _ => steps.push((at, last + g)),
-                    }
-                }
-                Profile::new(steps)
-            })
-            .collect();
-        Plan {
-            profiles,
+    fn build(ctx: &SchedCtx, before: Option<OffPlan>, recycled: Option<Plan>) -> Plan {
+        let mut plan = recycled.unwrap_or_else(|| Plan {
+            profiles: Vec::new(),
             window: Vec::with_capacity(DEPTH),
             now: ctx.now,
             free: Vec::new(),
@@ -207,8 +234,35 @@ impl Plan {
             grew: Vec::new(),
             changes: Vec::new(),
             held: Held::default(),
-            failed: Vec::new(),
+            steps: Vec::new(),
+        });
+        plan.now = ctx.now;
+        plan.window.clear();
+        plan.profiles.resize_with(ctx.pools.len(), Profile::default);
+        let skip = before.map(|o| o.id);
+        for p in 0..ctx.pools.len() {
+            let free = match before {
+                Some(o) if o.slot.pool == p => o.free,
+                _ => ctx.cluster.pool_free_whole_gpus(p),
+            };
+            let steps = &mut plan.steps;
+            steps.clear();
+            steps.push((ctx.now, free as i64));
+            for (end, id) in ctx.running.by_planned_end(p) {
+                let Some(r) = ctx.running.get(id).filter(|_| Some(id) != skip) else {
+                    continue;
+                };
+                let g = r.whole_gpus() as i64;
+                let at = end.max(ctx.now);
+                let last = steps.last().map_or(0, |x| x.1);
+                match steps.last_mut() {
+                    Some(l) if l.0 == at => l.1 += g,
+                    _ => steps.push((at, last + g)),
+                }
+            }
+            plan.profiles[p].reset(&plan.steps);
         }
+        plan
     }
 
     /// True when the profile from scratch would equal this one from now on: per pool,
@@ -346,75 +400,72 @@ fn freed_from(old: Slot, new: Option<Slot>, now: SimTime) -> SimTime {
     }
 }
 
-/// Job `id`, at position `*i` of `queue`, with its reservation `slot`: started when the
-/// reservation is due now and the job fits (it leaves the queue; `keeps` notes whether the
-/// run is what was planned), else kept in the plan's window (and `*i` moves past it).
-fn settle(
-    queue: &mut VecDeque<JobId>,
-    ctx: &mut SchedCtx,
-    plan: &mut Plan,
-    keeps: &mut bool,
-    i: &mut usize,
-    id: JobId,
-    slot: Option<Slot>,
-) {
-    if let Some(s) = slot.filter(|s| s.at == ctx.now) {
-        if let Some(as_planned) = start(ctx, &mut plan.failed, id, s) {
-            *keeps &= as_planned;
-            queue.remove(*i);
-            return;
-        }
-    }
-    plan.window.push((id, slot));
-    *i += 1;
-}
-
 /// Starts `id` now in its reserved pool; `None` if it does not fit, else whether the
 /// run is what the reservation planned (its whole GPUs and planned end), so that the
 /// profile stays true.
 ///
-/// `failed` remembers, per job, the pool and [`Cluster::releases`] of its last attempt
-/// that failed: while nothing was given back since, free capacity only shrank and the
-/// attempt would fail again, so it is not made (when fits do not depend on the time or
-/// a budget).
+/// `failed` remembers the pool and [`Cluster::releases`] of a job's last attempt that
+/// failed: while nothing was given back since, free capacity only shrank and the attempt
+/// would fail again, so it is not made (when fits do not depend on the time or a
+/// budget).
 ///
 /// [`Cluster::releases`]: crate::model::Cluster::releases
-fn start(
-    ctx: &mut SchedCtx,
-    failed: &mut Vec<(JobId, usize, u64)>,
-    id: JobId,
-    s: Slot,
-) -> Option<bool> {
+fn start(ctx: &mut SchedCtx, failed: &mut Failed, id: JobId, s: Slot) -> Option<bool> {
     let (p, need, d) = (s.pool, s.need, s.d);
     let memo = ctx.fit_ignores_time() && ctx.budget.uncapped();
     let releases = ctx.cluster.releases();
-    if memo && failed.contains(&(id, p, releases)) {
+    let entry = &mut failed.0[id as usize % FAILED];
+    if memo && *entry == (id, p, releases) {
         return None;
     }
-    let before = ctx.cluster.pool_free_whole_gpus(p);
     // A job whose whole GPUs no node (a gang: no set of free nodes) of the pool has now
     // does not fit: the attempt is not made (a reservation due by count often meets a
     // fragmented pool: on the end-to-end bench's 1M jobs, 807k of 1.81M attempts).
-    let fits =
-        whole_gpus_may_fit(ctx.cluster, p, ctx.jobs[id as usize].gpus) && ctx.try_start_in(id, p);
-    if !fits {
+    let may_fit = whole_gpus_may_fit(ctx.cluster, p, ctx.jobs[id as usize].gpus);
+    let before = if may_fit {
+        ctx.cluster.pool_free_whole_gpus(p)
+    } else {
+        0
+    };
+    if !(may_fit && ctx.try_start_in(id, p)) {
         if memo {
-            failed.retain(|x| x.0 != id);
-            if failed.len() >= 4 * DEPTH {
-                failed.clear();
-            }
-            failed.push((id, p, releases));
+            *entry = (id, p, releases);
         }
         return None;
     }
-    failed.retain(|x| x.0 != id);
+    if entry.0 == id {
+        *entry = Failed::NONE;
+    }
     let after = ctx.cluster.pool_free_whole_gpus(p);
-    let as_planned = ctx
-        .running
-        .get(id)
-        .is_some_and(|r| r.whole_gpus() as i64 == need && r.planned_end == ctx.now.plus(d))
-        && before.checked_sub(after) == Some(need as u64);
+    let as_planned = before.checked_sub(after) == Some(need as u64)
+        && ctx
+            .running
+            .get(id)
+            .is_some_and(|r| r.whole_gpus() as i64 == need && r.planned_end == ctx.now.plus(d));
     Some(as_planned)
+}
+
+/// Entries of [`Failed`].
+const FAILED: usize = 64;
+
+/// Start attempts that failed, a few at a time: job `id`'s entry, at `id` modulo their
+/// number, holds the job, the pool and [`Cluster::releases`] of its last failed attempt
+/// (another job's failure may take the entry: the attempt is then made again, which
+/// changes nothing but the work).
+///
+/// [`Cluster::releases`]: crate::model::Cluster::releases
+#[derive(Debug)]
+struct Failed([(JobId, usize, u64); FAILED]);
+
+impl Failed {
+    /// An entry of no attempt.
+    const NONE: (JobId, usize, u64) = (JobId::MAX, usize::MAX, u64::MAX);
+}
+
+impl Default for Failed {
+    fn default() -> Self {
+        Failed([Failed::NONE; FAILED])
+    }
 }
 
 /// Whole GPUs a job takes in a pool with `gpn` GPUs per node.
@@ -428,6 +479,30 @@ fn gpus_needed(req: GpuRequest, gpn: u64) -> i64 {
 }
 
 impl ConservativeBackfill {
+    /// Job `id`, at position `*i` of the queue, with its reservation `slot`: started when
+    /// the reservation is due now and the job fits (it leaves the queue; `keeps` notes
+    /// whether the run is what was planned), else kept in the plan's window (and `*i`
+    /// moves past it).
+    fn settle(
+        &mut self,
+        ctx: &mut SchedCtx,
+        plan: &mut Plan,
+        keeps: &mut bool,
+        i: &mut usize,
+        id: JobId,
+        slot: Option<Slot>,
+    ) {
+        if let Some(s) = slot.filter(|s| s.at == ctx.now) {
+            if let Some(as_planned) = start(ctx, &mut self.failed, id, s) {
+                *keeps &= as_planned;
+                self.queue.remove(*i);
+                return;
+            }
+        }
+        plan.window.push((id, slot));
+        *i += 1;
+    }
+
     /// Starts the jobs at the queue's front whose reservation, planned from scratch, is
     /// now, without building a profile. Planning from scratch begins with the running
     /// jobs' profile, which never falls from now on (capacity only comes back as they
@@ -436,19 +511,13 @@ impl ConservativeBackfill {
     /// as planned leaves that profile the running jobs' again. Stops at the first job
     /// reserved later or that does not fit the nodes (planned then with a profile), and
     /// after one that started other than planned, which it returns.
-    /// `seen` counts the jobs planned; `failed` notes a start attempt that failed, as
-    /// [`start`] does.
-    fn start_front(
-        &mut self,
-        ctx: &mut SchedCtx,
-        failed: &mut Vec<(JobId, usize, u64)>,
-        seen: &mut usize,
-    ) -> Option<OffPlan> {
+    /// `seen` counts the jobs planned.
+    fn start_front(&mut self, ctx: &mut SchedCtx, seen: &mut usize) -> Option<OffPlan> {
         while *seen < DEPTH {
             let &id = self.queue.front()?;
             let slot = now_slot(ctx, id)?;
             let free = ctx.cluster.pool_free_whole_gpus(slot.pool);
-            let as_planned = start(ctx, failed, id, slot)?;
+            let as_planned = start(ctx, &mut self.failed, id, slot)?;
             self.queue.pop_front();
             *seen += 1;
             if !as_planned {
@@ -511,13 +580,15 @@ impl QueuePolicy for ConservativeBackfill {
     }
     fn requeue(&mut self, id: JobId, _job: &Job, _p: &Progress) {
         self.queue.push_front(id);
-        self.plan = None;
+        self.invalidate();
     }
     fn len(&self) -> usize {
         self.queue.len()
     }
     fn invalidate(&mut self) {
-        self.plan = None;
+        if let Some(p) = self.plan.take() {
+            self.recycled = Some(p);
+        }
     }
     fn schedule(&mut self, ctx: &mut SchedCtx) {
         let now = ctx.now;
@@ -525,17 +596,18 @@ impl QueuePolicy for ConservativeBackfill {
         let mut seen = 0;
         let mut plan = match self.plan.take() {
             Some(p) if p.holds(ctx) => p,
-            _ => {
-                let mut failed = Vec::new();
-                let off_plan = self.start_front(ctx, &mut failed, &mut seen);
+            other => {
+                if let Some(p) = other {
+                    self.recycled = Some(p);
+                }
+                let off_plan = self.start_front(ctx, &mut seen);
                 if off_plan.is_none() && (self.queue.is_empty() || seen >= DEPTH) {
                     // Every job planned started as planned: no reservation to keep.
                     return;
                 }
                 // Planning from scratch goes on with the profile from before a job that
                 // started other than planned, less its planned reservation (not its run).
-                let mut plan = Plan::build(ctx, off_plan);
-                plan.failed = failed;
+                let mut plan = Plan::build(ctx, off_plan, self.recycled.take());
                 if let Some(o) = off_plan {
                     plan.profiles[o.slot.pool].reserve(now, o.slot.need, o.slot.d);
                     keeps = false;
@@ -546,37 +618,54 @@ impl QueuePolicy for ConservativeBackfill {
         for prof in &mut plan.profiles {
             prof.advance(now);
         }
-        let spare = std::mem::take(&mut plan.spare);
-        let mut old = std::mem::replace(&mut plan.window, spare);
-        // Position in the queue of the job at hand.
-        let mut i = 0;
-        // Kept reservations: the same as planning them again; start those due now. From
+        // Kept reservations: the same as planning them again. They stay in the window
+        // where they are; only those due by now are looked at (the window is the queue's
+        // front, in order): one in the past moves to now, one due now is started. From
         // the first one in the past that cannot simply move to now, all are planned anew.
-        let mut replan_from = old.len();
-        for (k, &(id, slot)) in old.iter().enumerate() {
-            debug_assert_eq!(self.queue.get(i), Some(&id));
-            let slot = match slot {
-                Some(s) if s.at < now => match plan.move_to_now(s, now) {
-                    Some(s) => Some(s),
+        let mut k = 0;
+        let mut replan_from = None;
+        while k < plan.window.len() {
+            let (id, slot) = plan.window[k];
+            debug_assert_eq!(self.queue.get(k), Some(&id));
+            let s = match slot {
+                Some(s) if s.at <= now => s,
+                _ => {
+                    k += 1;
+                    continue;
+                }
+            };
+            let s = if s.at < now {
+                match plan.move_to_now(s, now) {
+                    Some(s) => s,
                     None => {
-                        replan_from = k;
+                        replan_from = Some(k);
                         break;
                     }
-                },
-                other => other,
+                }
+            } else {
+                s
             };
-            seen += 1;
-            settle(
-                &mut self.queue,
-                ctx,
-                &mut plan,
-                &mut keeps,
-                &mut i,
-                id,
-                slot,
-            );
+            match start(ctx, &mut self.failed, id, s) {
+                Some(as_planned) => {
+                    keeps &= as_planned;
+                    self.queue.remove(k);
+                    plan.window.remove(k);
+                    seen += 1;
+                }
+                None => {
+                    plan.window[k].1 = Some(s);
+                    k += 1;
+                }
+            }
         }
-        let mut again = &old[replan_from..];
+        let kept = replan_from.unwrap_or(plan.window.len());
+        seen += kept;
+        let mut old = std::mem::take(&mut plan.spare);
+        old.clear();
+        old.extend(plan.window.drain(kept..));
+        // Position in the queue of the job at hand.
+        let mut i = kept;
+        let mut again = &old[..];
         // The stuck reservation moved to now and the jobs after it kept in place while
         // that is provably what planning them again gives (`held.rs`).
         let mut held = std::mem::take(&mut plan.held);
@@ -590,15 +679,7 @@ impl QueuePolicy for ConservativeBackfill {
             };
             k += 1;
             seen += 1;
-            settle(
-                &mut self.queue,
-                ctx,
-                &mut plan,
-                &mut keeps,
-                &mut i,
-                id,
-                slot,
-            );
+            self.settle(ctx, &mut plan, &mut keeps, &mut i, id, slot);
         }
         again = &again[k..];
         plan.held = held;
@@ -629,21 +710,12 @@ impl QueuePolicy for ConservativeBackfill {
             if let Some(s) = slot {
                 plan.profiles[s.pool].reserve(s.at, s.need, s.d);
             }
-            settle(
-                &mut self.queue,
-                ctx,
-                &mut plan,
-                &mut keeps,
-                &mut i,
-                id,
-                slot,
-            );
+            self.settle(ctx, &mut plan, &mut keeps, &mut i, id, slot);
         }
-        if keeps && plan.window.is_empty() {
-            // Nothing reserved: the next pass plans from scratch, its first jobs without
-            // a profile (`start_front`).
-            self.plan = None;
-        } else if keeps {
+        old.clear();
+        plan.spare = old;
+        plan.grew = grew;
+        if keeps && !plan.window.is_empty() {
             plan.now = now;
             plan.free.clear();
             plan.free
@@ -651,10 +723,12 @@ impl QueuePolicy for ConservativeBackfill {
             plan.removed.clear();
             plan.removed
                 .extend((0..ctx.pools.len()).map(|p| ctx.running.removed_whole_gpus(p)));
-            old.clear();
-            plan.spare = old;
-            plan.grew = grew;
             self.plan = Some(plan);
+        } else {
+            // Nothing reserved (the next pass plans from scratch, its first jobs without a
+            // profile: `start_front`), or a start other than planned: the plan is kept
+            // only for its memory.
+            self.recycled = Some(plan);
         }
     }
 }
