@@ -220,8 +220,17 @@ fn one_full_pool() -> Vec<PoolSpec> {
     vec![p]
 }
 
+/// Cases per oracle test: 48 in the test suite, `ORACLE_CASES` to run more (thousands,
+/// when the policy's planning changes).
+fn oracle_cases() -> u32 {
+    std::env::var("ORACLE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: oracle_cases(), .. ProptestConfig::default() })]
 
     #[test]
     fn conservative_backfill_stuck_reservations_as_planning_from_scratch(
