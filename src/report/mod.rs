@@ -1,7 +1,8 @@
 //! Output files of a run (`summary.json`, `jobs.csv`, `pools.csv`, `timeline.csv`) and
 //! charts of runs and sweeps (SVG and PNG). Every file is written atomically: to a
 //! temporary name, then renamed, so an interrupted run never leaves a half file that looks
-//! whole. Columns are documented in `docs/outputs.md`.
+//! whole; a `jobs.csv` of 100,000 rows or more goes to the device around the page cache
+//! (`direct.rs`). Columns are documented in `docs/outputs.md`.
 
 mod cloud_columns;
 pub mod columns;
