@@ -142,9 +142,9 @@
 //! rounding).
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
-use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx};
+use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
 use crate::engine::SimTime;
-use crate::model::{Job, JobId};
+use crate::model::{GpuRequest, Job, JobId};
 use std::collections::BTreeSet;
 
 #[path = "tiresias_room.rs"]
@@ -162,6 +162,9 @@ use classes::Classes;
 #[path = "tiresias_ranks.rs"]
 mod ranks;
 use ranks::Ranks;
+#[path = "tiresias_fit.rs"]
+mod fit;
+use fit::{Fit, Held};
 
 const SCAN_LIMIT: usize = 16;
 /// Most waiting jobs a pass looks at (jobs skipped because a smaller request of the
@@ -183,6 +186,8 @@ struct JobState {
     running: u8,
     /// Its pool while running (`u32::MAX`: not running).
     pool: u32,
+    /// What it holds while running (for the count of victims, `tiresias_fit.rs`).
+    held: Held,
     /// Its request's shape class.
     class: u32,
     /// When it crosses its next threshold while running (`NEVER`: not timed).
@@ -203,6 +208,7 @@ impl Default for JobState {
             waiting: NONE,
             running: NONE,
             pool: u32::MAX,
+            held: Held::Shares,
             class: NO_CLASS,
             crossing: SimTime::NEVER,
             promotion: SimTime::NEVER,
@@ -276,6 +282,10 @@ pub struct Tiresias {
     failed_preempt: Option<(JobId, u8, u64, u64)>,
     /// Per queue and pool, what stopping lower-priority jobs could free at most.
     room: Room,
+    /// The count of victims a preemption needs (`tiresias_fit.rs`).
+    fit: Fit,
+    /// The victims that count read (kept to reuse its memory).
+    listed: Vec<JobId>,
     len: usize,
 }
 
@@ -311,6 +321,8 @@ impl Tiresias {
             memo: true,
             failed_preempt: None,
             room: Room::default(),
+            fit: Fit::default(),
+            listed: Vec::new(),
             len: 0,
         }
     }
@@ -450,6 +462,7 @@ impl Tiresias {
         let st = &mut self.state[id as usize];
         st.running = q;
         st.pool = run.map_or(u32::MAX, |r| r.alloc.pool);
+        st.held = run.map_or(Held::Shares, |r| Held::of(&r.alloc));
         if let Some(run) = run {
             self.room.start(id, &run.alloc, q);
         }
@@ -680,20 +693,28 @@ impl Tiresias {
         }
         // Every job in `running` runs (ended and stopped jobs leave it, and so do the
         // jobs this policy preempts), in the pool kept in its state. Victims are listed
-        // as `start_preempting` reads them (often far fewer than `MAX_VICTIMS`): the
-        // lowest queue first, each from its largest rank down.
-        let (state, pools, job_at) = (&self.state, ctx.pools, &self.job_at);
-        let victims = lower
-            .iter()
-            .rev()
-            .flat_map(|set| set.iter_rev())
-            .map(|r| job_of(job_at, r))
-            .filter(|&v| {
-                let p = state[v as usize].pool;
-                p != u32::MAX && pools.allows(job, p as usize)
-            });
+        // as they are read (often far fewer than `MAX_VICTIMS`): the lowest queue first,
+        // each from its largest rank down.
+        let mut source = Victims::new(lower, &self.state, &self.job_at, ctx.pools, job);
+        // How many victims the job needs freed, counted from the victims' state (see
+        // `tiresias_fit.rs`); the same preemption as `start_preempting` then, with its
+        // count not made again (whole requests: its check of the free GPUs and victims'
+        // against the request holds whenever a count finds a fit).
+        let mut listed = std::mem::take(&mut self.listed);
+        listed.clear();
+        let first = match job.gpus {
+            GpuRequest::Whole(1..) => self.fit.first(ctx, job, source.by_ref(), &mut listed),
+            _ => None,
+        };
         let before = ctx.preempted.len();
-        if !ctx.start_preempting(id, victims) {
+        let victims = listed.iter().copied().chain(source.map(|x| x.0));
+        let started = match first {
+            Some(None) => false,
+            Some(Some(first)) => ctx.start_preempting_from(id, first, victims),
+            None => ctx.start_preempting(id, victims),
+        };
+        self.listed = listed;
+        if !started {
             return false;
         }
         for i in before..ctx.preempted.len() {
@@ -701,6 +722,77 @@ impl Tiresias {
             self.untrack_running(v);
         }
         true
+    }
+}
+
+/// The victims a job of some queue may preempt, as (job, its pool, what it holds): the
+/// running jobs of the queues below it, the lowest queue first, each from its largest rank
+/// down, in pools the job may use (at most `MAX_VICTIMS`).
+struct Victims<'a> {
+    /// The queues below, read from the last.
+    sets: std::slice::Iter<'a, Ranks>,
+    cur: Option<ranks::RevIter<'a>>,
+    state: &'a [JobState],
+    job_at: &'a [JobId],
+    /// Pools below 64 the job may use (others are asked of `pools`).
+    allowed: u64,
+    pools: &'a super::PoolChoice,
+    job: &'a Job,
+    left: usize,
+}
+
+impl<'a> Victims<'a> {
+    fn new(
+        lower: &'a [Ranks],
+        state: &'a [JobState],
+        job_at: &'a [JobId],
+        pools: &'a super::PoolChoice,
+        job: &'a Job,
+    ) -> Victims<'a> {
+        let allowed = (0..pools.len().min(64))
+            .filter(|&p| pools.allows(job, p))
+            .fold(0u64, |m, p| m | 1 << p);
+        Victims {
+            sets: lower.iter(),
+            cur: None,
+            state,
+            job_at,
+            allowed,
+            pools,
+            job,
+            left: MAX_VICTIMS,
+        }
+    }
+}
+
+impl Iterator for Victims<'_> {
+    type Item = (JobId, u32, Held);
+    #[inline]
+    fn next(&mut self) -> Option<(JobId, u32, Held)> {
+        if self.left == 0 {
+            return None;
+        }
+        loop {
+            let r = match self.cur.as_mut().and_then(|it| it.next()) {
+                Some(r) => r,
+                None => {
+                    self.cur = Some(self.sets.next_back()?.iter_rev());
+                    continue;
+                }
+            };
+            let v = job_of(self.job_at, r);
+            let st = &self.state[v as usize];
+            let p = st.pool;
+            let ok = if p < 64 {
+                self.allowed >> p & 1 != 0
+            } else {
+                p != u32::MAX && self.pools.allows(self.job, p as usize)
+            };
+            if ok {
+                self.left -= 1;
+                return Some((v, p, st.held));
+            }
+        }
     }
 }
 

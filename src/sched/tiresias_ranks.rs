@@ -101,14 +101,48 @@ impl Ranks {
         Some(x)
     }
 
-    /// The ranks from the largest down.
-    pub(super) fn iter_rev(&self) -> impl Iterator<Item = usize> + '_ {
-        let mut at = usize::MAX;
-        std::iter::from_fn(move || {
-            let r = self.prev(at)?;
-            at = r;
-            Some(r)
-        })
+    /// The ranks from the largest down: a word of the lowest level at a time (the
+    /// summary levels are climbed only to find the next word that is not empty).
+    pub(super) fn iter_rev(&self) -> RevIter<'_> {
+        RevIter {
+            set: self,
+            word: 0,
+            bits: 0,
+            started: false,
+        }
+    }
+}
+
+/// [`Ranks::iter_rev`]: the word being read and its ranks not yet returned.
+pub(super) struct RevIter<'a> {
+    set: &'a Ranks,
+    word: usize,
+    bits: u64,
+    started: bool,
+}
+
+impl Iterator for RevIter<'_> {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.bits == 0 {
+            // The largest rank below this word (all of them at the start); its word
+            // holds nothing above it.
+            let below = if !self.started {
+                self.started = true;
+                usize::MAX
+            } else if self.word == 0 {
+                return None;
+            } else {
+                self.word << 6
+            };
+            let r = self.set.prev(below)?;
+            self.word = r >> 6;
+            self.bits = self.set.levels[0][self.word];
+        }
+        let b = 63 - self.bits.leading_zeros() as usize;
+        self.bits &= !(1u64 << b);
+        Some((self.word << 6) | b)
     }
 }
 
