@@ -218,6 +218,26 @@ impl Default for JobState {
     }
 }
 
+/// A queue's front view by class: per class below 64, the view's entries of that class
+/// (bit k: entry k), as of the view's generation.
+#[derive(Debug, Clone)]
+struct ViewClasses {
+    generation: u64,
+    /// The classes with an entry in the view.
+    present: u64,
+    by_class: [u64; 64],
+}
+
+impl Default for ViewClasses {
+    fn default() -> ViewClasses {
+        ViewClasses {
+            generation: u64::MAX,
+            present: 0,
+            by_class: [0; 64],
+        }
+    }
+}
+
 /// Tiresias 2D-LAS.
 #[derive(Debug)]
 pub struct Tiresias {
@@ -270,6 +290,8 @@ pub struct Tiresias {
     /// before its memo).
     dom: u64,
     seen: u64,
+    /// Per queue: its front's view by class (see [`ViewClasses`]).
+    view_classes: Vec<ViewClasses>,
     /// Per shape class: waiting jobs of that class.
     class_waiting: Vec<u32>,
     /// The classes below 64 with a waiting job.
@@ -310,6 +332,7 @@ impl Tiresias {
             inbox: Vec::new(),
             arrivals: Vec::new(),
             fronts: vec![Front::default(); k],
+            view_classes: vec![ViewClasses::default(); k],
             failed: Vec::new(),
             version: 0,
             dominance: Vec::new(),
@@ -606,6 +629,35 @@ impl Tiresias {
         d
     }
 
+    /// The entries of queue `q`'s view (bit k: entry k) of the classes in `classes`
+    /// (below 64). Per view, the entries of each class are kept until the view changes.
+    #[inline(never)]
+    fn dominated_entries(&mut self, q: usize, classes: u64) -> u64 {
+        let generation = self.fronts[q].generation();
+        let v = &mut self.view_classes[q];
+        if v.generation != generation {
+            v.generation = generation;
+            let mut old = v.present;
+            while old != 0 {
+                v.by_class[old.trailing_zeros() as usize] = 0;
+                old &= old - 1;
+            }
+            v.present = 0;
+            for (k, &(_, _, c)) in self.fronts[q].view().iter().enumerate() {
+                if c < 64 {
+                    v.by_class[c as usize] |= 1 << k;
+                    v.present |= 1 << c;
+                }
+            }
+        }
+        let (mut b, mut entries) = (classes & v.present, 0);
+        while b != 0 {
+            entries |= v.by_class[b.trailing_zeros() as usize];
+            b &= b - 1;
+        }
+        entries
+    }
+
     /// [`Tiresias::dominated`] from the class's memo, checking the failed requests it has
     /// not seen.
     #[inline(never)]
@@ -895,14 +947,35 @@ impl QueuePolicy for Tiresias {
                 self.fronts[q].read(&self.waiting[q]).len()
             }
             .min(VISIT_LIMIT - visits);
+            // Entries of the view (bit k: entry k) whose class is dominated by a failed
+            // request of this pass, while the pass's bits answer `dominated` alone
+            // (`seen` untouched: every class below 64 has its row), with the dominated
+            // classes they were gathered for (`dom` only grows within a pass).
+            let (mut skippable, mut applied) = (0u64, 0u64);
+            let mut k = 0;
             // By index: the loop's body changes `self`, which holds the view.
-            #[allow(clippy::needless_range_loop)]
-            for k in 0..n {
+            while k < n {
+                if tried_preempt && !direct && self.seen == u64::MAX {
+                    if self.dom & !applied != 0 {
+                        skippable |= self.dominated_entries(q, self.dom & !applied);
+                        applied = self.dom;
+                    }
+                    // The entries `dominated` would skip, passed over at once: each
+                    // counts as a visit, and nothing else changes for them.
+                    let next = (!skippable >> k).trailing_zeros() as usize;
+                    let next = (k + next).min(n);
+                    visits += next - k;
+                    k = next;
+                    if k == n {
+                        break;
+                    }
+                }
                 let (s, id, c) = if direct {
                     arrivals[k]
                 } else {
                     self.fronts[q].view()[k]
                 };
+                k += 1;
                 if failures >= SCAN_LIMIT {
                     break 'queues;
                 }

@@ -23,6 +23,8 @@ pub(super) struct Front<K, const LIMIT: usize> {
     pending: Vec<(K, bool)>,
     /// Copy it afresh at the next read.
     stale: bool,
+    /// Counts the reads that brought the view up to date (see [`Front::generation`]).
+    generation: u64,
 }
 
 impl<K, const LIMIT: usize> Default for Front<K, LIMIT> {
@@ -31,6 +33,7 @@ impl<K, const LIMIT: usize> Default for Front<K, LIMIT> {
             view: Vec::new(),
             pending: Vec::new(),
             stale: true,
+            generation: 0,
         }
     }
 }
@@ -58,6 +61,12 @@ impl<K: Ord + Copy, const LIMIT: usize> Front<K, LIMIT> {
         &self.view
     }
 
+    /// A number that changes whenever a read may have changed the view (so what a caller
+    /// derived from the view holds while it stands still).
+    pub(super) fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// The first `min(LIMIT, len)` entries of `set` (which every change since the last
     /// read was [`Front::touch`]ed for).
     #[inline]
@@ -71,6 +80,7 @@ impl<K: Ord + Copy, const LIMIT: usize> Front<K, LIMIT> {
     /// Brings the view up to date: copied afresh when stale, else patched.
     #[inline(never)]
     fn sync(&mut self, set: &BTreeSet<K>) {
+        self.generation += 1;
         let w = &mut self.view;
         if self.stale {
             w.clear();
