@@ -819,7 +819,7 @@ impl<'a> Victims<'a> {
 
 impl Iterator for Victims<'_> {
     type Item = (JobId, u32, Held);
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<(JobId, u32, Held)> {
         if self.left == 0 {
             return None;

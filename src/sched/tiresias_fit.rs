@@ -132,6 +132,7 @@ impl Fit {
 
     /// Frees `n` whole GPUs of node `node` of eligible pool `self.pools[k]` (`g` GPUs a
     /// node); true when a request of `w` GPUs could then fit.
+    #[inline(always)]
     fn add(&mut self, ctx: &SchedCtx, k: usize, node: u32, n: u32, w: u32, g: u32) -> bool {
         let cluster = &*ctx.cluster;
         if !cluster.is_up(node) {

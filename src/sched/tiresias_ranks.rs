@@ -123,7 +123,7 @@ pub(super) struct RevIter<'a> {
 
 impl Iterator for RevIter<'_> {
     type Item = usize;
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<usize> {
         if self.bits == 0 {
             // The largest rank below this word (all of them at the start); its word
