@@ -145,7 +145,6 @@ use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
 use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
 use crate::engine::SimTime;
 use crate::model::{GpuRequest, Job, JobId};
-use std::collections::BTreeSet;
 
 #[path = "tiresias_room.rs"]
 mod room;
@@ -244,8 +243,9 @@ pub struct Tiresias {
     /// Thresholds in GPU-milliseconds, ascending.
     thresholds: Vec<u64>,
     factor: f64,
-    /// Per queue: waiting jobs as (submit, id, shape class), in arrival order.
-    waiting: Vec<BTreeSet<(u64, JobId, u32)>>,
+    /// Per queue: its waiting jobs by rank, so in (submit, id) order (see
+    /// [`WaitingKeys`]). Sized at the first pass.
+    waiting: Vec<Ranks>,
     /// Per queue: its running jobs by rank (`tiresias_ranks.rs`), so that the running
     /// jobs in (queue, submit, id) order are the queues in order, each by rank; the last
     /// has the lowest priority. Sized at the first pass (empty before).
@@ -321,7 +321,7 @@ impl Tiresias {
         Tiresias {
             thresholds: t,
             factor,
-            waiting: vec![BTreeSet::new(); k],
+            waiting: vec![Ranks::default(); k],
             running: Vec::new(),
             rank_of: Vec::new(),
             job_at: Vec::new(),
@@ -392,6 +392,7 @@ impl Tiresias {
             self.state.resize(n, JobState::default());
         }
         self.running = vec![Ranks::new(n); self.waiting.len()];
+        self.waiting = vec![Ranks::new(n); self.waiting.len()];
         if jobs.windows(2).any(|w| w[0].submit > w[1].submit) {
             let mut order: Vec<JobId> = (0..n as JobId).collect();
             order.sort_by_key(|&id| (jobs[id as usize].submit, id));
@@ -445,7 +446,8 @@ impl Tiresias {
     /// Puts a job counted as waiting into queue `q`'s set.
     fn insert_waiting(&mut self, q: u8, key: (u64, JobId, u32)) {
         self.state[key.1 as usize].waiting = q;
-        self.waiting[q as usize].insert(key);
+        let r = self.rank(key.1);
+        self.waiting[q as usize].insert(r);
         self.fronts[q as usize].touch(key, true);
     }
 
@@ -530,8 +532,9 @@ impl Tiresias {
             self.uncount_waiting(c);
         } else if st.waiting != NONE {
             let (q, key) = (st.waiting as usize, (submit, id, c));
-            self.waiting[q].remove(&key);
             st.waiting = NONE;
+            let r = self.rank(id);
+            self.waiting[q].remove(r);
             self.uncount_waiting(c);
             self.fronts[q].touch(key, false);
         }
@@ -599,7 +602,8 @@ impl Tiresias {
             let st = self.state[id as usize];
             if st.waiting != NONE && st.waiting != ARRIVED && st.waiting > 0 {
                 let s = ctx.jobs[id as usize].submit.0;
-                self.waiting[st.waiting as usize].remove(&(s, id, st.class));
+                let r = self.rank(id);
+                self.waiting[st.waiting as usize].remove(r);
                 self.fronts[st.waiting as usize].touch((s, id, st.class), false);
                 self.uncount_waiting(st.class);
                 self.enqueue(id, &ctx.jobs[id as usize], 0);
@@ -848,6 +852,52 @@ impl Iterator for Victims<'_> {
     }
 }
 
+/// A queue's waiting jobs as its front reads them: each rank as the key (submit, id,
+/// shape class), in rank order, which is (submit, id) order.
+struct WaitingKeys<'a> {
+    set: &'a Ranks,
+    rank_of: &'a [u32],
+    job_at: &'a [JobId],
+    jobs: &'a [Job],
+    state: &'a [JobState],
+}
+
+impl WaitingKeys<'_> {
+    fn key(&self, r: usize) -> (u64, JobId, u32) {
+        let id = job_of(self.job_at, r);
+        (
+            self.jobs[id as usize].submit.0,
+            id,
+            self.state[id as usize].class,
+        )
+    }
+
+    /// Up to `n` keys of the ranks above `r` (`None`: from the first), onto `out`.
+    fn from_into(&self, mut r: Option<usize>, n: usize, out: &mut Vec<(u64, JobId, u32)>) {
+        for _ in 0..n {
+            let Some(x) = self.set.next_after(r) else {
+                break;
+            };
+            out.push(self.key(x));
+            r = Some(x);
+        }
+    }
+}
+
+impl front::Ordered<(u64, JobId, u32)> for WaitingKeys<'_> {
+    fn first_into(&self, n: usize, out: &mut Vec<(u64, JobId, u32)>) {
+        self.from_into(None, n, out);
+    }
+    fn after_into(&self, b: (u64, JobId, u32), n: usize, out: &mut Vec<(u64, JobId, u32)>) {
+        let r = if self.rank_of.is_empty() {
+            b.1 as usize
+        } else {
+            self.rank_of[b.1 as usize] as usize
+        };
+        self.from_into(Some(r), n, out);
+    }
+}
+
 /// The job of rank `r` (see [`Tiresias::rank`]).
 fn job_of(job_at: &[JobId], r: usize) -> JobId {
     if job_at.is_empty() {
@@ -895,6 +945,7 @@ impl QueuePolicy for Tiresias {
         self.len
     }
     fn schedule(&mut self, ctx: &mut SchedCtx) {
+        self.init_ranks(ctx);
         for (id, p) in std::mem::take(&mut self.inbox) {
             let a = p.attained_gpu_ms.saturating_sub(self.base(id));
             let q = self.queue_of(a);
@@ -905,13 +956,12 @@ impl QueuePolicy for Tiresias {
                 self.time_promotion(id, stop.plus(SimTime(wait.max(1))));
             }
         }
-        self.init_ranks(ctx);
         self.advance(ctx);
         // The arrivals are the top queue's front when its set is empty (they arrived
         // last; in order of submission, then id, as the set orders them); else they
         // join the set now.
         let mut arrivals = std::mem::take(&mut self.arrivals);
-        if self.waiting[0].is_empty() {
+        if self.waiting[0].len() == 0 {
             arrivals.sort_unstable();
         } else {
             self.flush_arrivals(&mut arrivals);
@@ -944,7 +994,14 @@ impl QueuePolicy for Tiresias {
             let n = if direct {
                 arrivals.len()
             } else {
-                self.fronts[q].read(&self.waiting[q]).len()
+                let keys = WaitingKeys {
+                    set: &self.waiting[q],
+                    rank_of: &self.rank_of,
+                    job_at: &self.job_at,
+                    jobs: ctx.jobs,
+                    state: &self.state,
+                };
+                self.fronts[q].read(&keys).len()
             }
             .min(VISIT_LIMIT - visits);
             // Entries of the view (bit k: entry k) whose class is dominated by a failed
