@@ -644,21 +644,25 @@ impl SchedCtx<'_> {
         ) else {
             return false;
         };
+        self.start_preempting_from(id, first, victims.into_iter().chain(source))
+    }
+
+    /// [`SchedCtx::start_preempting`] once its checks have passed, for a caller that
+    /// knows placement cannot succeed before the first `first` of `victims` are freed
+    /// (what [`victims_before_fit`] counts: a caller passing that count, and a request
+    /// that its whole free GPUs plus `victims`' cover, makes the same changes as
+    /// `start_preempting`). Victims are read only as far as the job needs.
+    pub fn start_preempting_from(
+        &mut self,
+        id: JobId,
+        first: usize,
+        victims: impl IntoIterator<Item = JobId>,
+    ) -> bool {
         // Victims stay in `running` while they are tried: only their capacity is given
         // back, and taken again from those the job does not need (the cluster sees the
         // same sequence of changes as if they had been stopped and restarted).
         let mut taken: Vec<JobId> = Vec::with_capacity(MAX_VICTIMS);
-        for i in 0.. {
-            let v = match victims.get(i) {
-                Some(&v) => v,
-                None => match source.next() {
-                    Some(v) => {
-                        victims.push(v);
-                        v
-                    }
-                    None => break,
-                },
-            };
+        for (i, v) in victims.into_iter().take(MAX_VICTIMS).enumerate() {
             let Some(r) = self.running.get(v) else {
                 continue;
             };

@@ -142,10 +142,9 @@
 //! rounding).
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
-use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx};
+use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
 use crate::engine::SimTime;
-use crate::model::{Job, JobId};
-use std::collections::BTreeSet;
+use crate::model::{GpuRequest, Job, JobId};
 
 #[path = "tiresias_room.rs"]
 mod room;
@@ -162,6 +161,9 @@ use classes::Classes;
 #[path = "tiresias_ranks.rs"]
 mod ranks;
 use ranks::Ranks;
+#[path = "tiresias_fit.rs"]
+mod fit;
+use fit::{Fit, Held};
 
 const SCAN_LIMIT: usize = 16;
 /// Most waiting jobs a pass looks at (jobs skipped because a smaller request of the
@@ -183,6 +185,8 @@ struct JobState {
     running: u8,
     /// Its pool while running (`u32::MAX`: not running).
     pool: u32,
+    /// What it holds while running (for the count of victims, `tiresias_fit.rs`).
+    held: Held,
     /// Its request's shape class.
     class: u32,
     /// When it crosses its next threshold while running (`NEVER`: not timed).
@@ -203,11 +207,32 @@ impl Default for JobState {
             waiting: NONE,
             running: NONE,
             pool: u32::MAX,
+            held: Held::Shares,
             class: NO_CLASS,
             crossing: SimTime::NEVER,
             promotion: SimTime::NEVER,
             base: 0,
             failed_at: u64::MAX,
+        }
+    }
+}
+
+/// A queue's front view by class: per class below 64, the view's entries of that class
+/// (bit k: entry k), as of the view's generation.
+#[derive(Debug, Clone)]
+struct ViewClasses {
+    generation: u64,
+    /// The classes with an entry in the view.
+    present: u64,
+    by_class: [u64; 64],
+}
+
+impl Default for ViewClasses {
+    fn default() -> ViewClasses {
+        ViewClasses {
+            generation: u64::MAX,
+            present: 0,
+            by_class: [0; 64],
         }
     }
 }
@@ -218,8 +243,9 @@ pub struct Tiresias {
     /// Thresholds in GPU-milliseconds, ascending.
     thresholds: Vec<u64>,
     factor: f64,
-    /// Per queue: waiting jobs as (submit, id, shape class), in arrival order.
-    waiting: Vec<BTreeSet<(u64, JobId, u32)>>,
+    /// Per queue: its waiting jobs by rank, so in (submit, id) order (see
+    /// [`WaitingKeys`]). Sized at the first pass.
+    waiting: Vec<Ranks>,
     /// Per queue: its running jobs by rank (`tiresias_ranks.rs`), so that the running
     /// jobs in (queue, submit, id) order are the queues in order, each by rank; the last
     /// has the lowest priority. Sized at the first pass (empty before).
@@ -264,6 +290,8 @@ pub struct Tiresias {
     /// before its memo).
     dom: u64,
     seen: u64,
+    /// Per queue: its front's view by class (see [`ViewClasses`]).
+    view_classes: Vec<ViewClasses>,
     /// Per shape class: waiting jobs of that class.
     class_waiting: Vec<u32>,
     /// The classes below 64 with a waiting job.
@@ -276,6 +304,10 @@ pub struct Tiresias {
     failed_preempt: Option<(JobId, u8, u64, u64)>,
     /// Per queue and pool, what stopping lower-priority jobs could free at most.
     room: Room,
+    /// The count of victims a preemption needs (`tiresias_fit.rs`).
+    fit: Fit,
+    /// The victims that count read (kept to reuse its memory).
+    listed: Vec<JobId>,
     len: usize,
 }
 
@@ -289,7 +321,7 @@ impl Tiresias {
         Tiresias {
             thresholds: t,
             factor,
-            waiting: vec![BTreeSet::new(); k],
+            waiting: vec![Ranks::default(); k],
             running: Vec::new(),
             rank_of: Vec::new(),
             job_at: Vec::new(),
@@ -300,6 +332,7 @@ impl Tiresias {
             inbox: Vec::new(),
             arrivals: Vec::new(),
             fronts: vec![Front::default(); k],
+            view_classes: vec![ViewClasses::default(); k],
             failed: Vec::new(),
             version: 0,
             dominance: Vec::new(),
@@ -311,6 +344,8 @@ impl Tiresias {
             memo: true,
             failed_preempt: None,
             room: Room::default(),
+            fit: Fit::default(),
+            listed: Vec::new(),
             len: 0,
         }
     }
@@ -357,6 +392,7 @@ impl Tiresias {
             self.state.resize(n, JobState::default());
         }
         self.running = vec![Ranks::new(n); self.waiting.len()];
+        self.waiting = vec![Ranks::new(n); self.waiting.len()];
         if jobs.windows(2).any(|w| w[0].submit > w[1].submit) {
             let mut order: Vec<JobId> = (0..n as JobId).collect();
             order.sort_by_key(|&id| (jobs[id as usize].submit, id));
@@ -410,7 +446,8 @@ impl Tiresias {
     /// Puts a job counted as waiting into queue `q`'s set.
     fn insert_waiting(&mut self, q: u8, key: (u64, JobId, u32)) {
         self.state[key.1 as usize].waiting = q;
-        self.waiting[q as usize].insert(key);
+        let r = self.rank(key.1);
+        self.waiting[q as usize].insert(r);
         self.fronts[q as usize].touch(key, true);
     }
 
@@ -450,6 +487,7 @@ impl Tiresias {
         let st = &mut self.state[id as usize];
         st.running = q;
         st.pool = run.map_or(u32::MAX, |r| r.alloc.pool);
+        st.held = run.map_or(Held::Shares, |r| Held::of(&r.alloc));
         if let Some(run) = run {
             self.room.start(id, &run.alloc, q);
         }
@@ -494,8 +532,9 @@ impl Tiresias {
             self.uncount_waiting(c);
         } else if st.waiting != NONE {
             let (q, key) = (st.waiting as usize, (submit, id, c));
-            self.waiting[q].remove(&key);
             st.waiting = NONE;
+            let r = self.rank(id);
+            self.waiting[q].remove(r);
             self.uncount_waiting(c);
             self.fronts[q].touch(key, false);
         }
@@ -563,7 +602,8 @@ impl Tiresias {
             let st = self.state[id as usize];
             if st.waiting != NONE && st.waiting != ARRIVED && st.waiting > 0 {
                 let s = ctx.jobs[id as usize].submit.0;
-                self.waiting[st.waiting as usize].remove(&(s, id, st.class));
+                let r = self.rank(id);
+                self.waiting[st.waiting as usize].remove(r);
                 self.fronts[st.waiting as usize].touch((s, id, st.class), false);
                 self.uncount_waiting(st.class);
                 self.enqueue(id, &ctx.jobs[id as usize], 0);
@@ -591,6 +631,35 @@ impl Tiresias {
             self.dom |= b;
         }
         d
+    }
+
+    /// The entries of queue `q`'s view (bit k: entry k) of the classes in `classes`
+    /// (below 64). Per view, the entries of each class are kept until the view changes.
+    #[inline(never)]
+    fn dominated_entries(&mut self, q: usize, classes: u64) -> u64 {
+        let generation = self.fronts[q].generation();
+        let v = &mut self.view_classes[q];
+        if v.generation != generation {
+            v.generation = generation;
+            let mut old = v.present;
+            while old != 0 {
+                v.by_class[old.trailing_zeros() as usize] = 0;
+                old &= old - 1;
+            }
+            v.present = 0;
+            for (k, &(_, _, c)) in self.fronts[q].view().iter().enumerate() {
+                if c < 64 {
+                    v.by_class[c as usize] |= 1 << k;
+                    v.present |= 1 << c;
+                }
+            }
+        }
+        let (mut b, mut entries) = (classes & v.present, 0);
+        while b != 0 {
+            entries |= v.by_class[b.trailing_zeros() as usize];
+            b &= b - 1;
+        }
+        entries
     }
 
     /// [`Tiresias::dominated`] from the class's memo, checking the failed requests it has
@@ -680,20 +749,28 @@ impl Tiresias {
         }
         // Every job in `running` runs (ended and stopped jobs leave it, and so do the
         // jobs this policy preempts), in the pool kept in its state. Victims are listed
-        // as `start_preempting` reads them (often far fewer than `MAX_VICTIMS`): the
-        // lowest queue first, each from its largest rank down.
-        let (state, pools, job_at) = (&self.state, ctx.pools, &self.job_at);
-        let victims = lower
-            .iter()
-            .rev()
-            .flat_map(|set| set.iter_rev())
-            .map(|r| job_of(job_at, r))
-            .filter(|&v| {
-                let p = state[v as usize].pool;
-                p != u32::MAX && pools.allows(job, p as usize)
-            });
+        // as they are read (often far fewer than `MAX_VICTIMS`): the lowest queue first,
+        // each from its largest rank down.
+        let mut source = Victims::new(lower, &self.state, &self.job_at, ctx.pools, job);
+        // How many victims the job needs freed, counted from the victims' state (see
+        // `tiresias_fit.rs`); the same preemption as `start_preempting` then, with its
+        // count not made again (whole requests: its check of the free GPUs and victims'
+        // against the request holds whenever a count finds a fit).
+        let mut listed = std::mem::take(&mut self.listed);
+        listed.clear();
+        let first = match job.gpus {
+            GpuRequest::Whole(1..) => self.fit.first(ctx, job, source.by_ref(), &mut listed),
+            _ => None,
+        };
         let before = ctx.preempted.len();
-        if !ctx.start_preempting(id, victims) {
+        let victims = listed.iter().copied().chain(source.map(|x| x.0));
+        let started = match first {
+            Some(None) => false,
+            Some(Some(first)) => ctx.start_preempting_from(id, first, victims),
+            None => ctx.start_preempting(id, victims),
+        };
+        self.listed = listed;
+        if !started {
             return false;
         }
         for i in before..ctx.preempted.len() {
@@ -701,6 +778,123 @@ impl Tiresias {
             self.untrack_running(v);
         }
         true
+    }
+}
+
+/// The victims a job of some queue may preempt, as (job, its pool, what it holds): the
+/// running jobs of the queues below it, the lowest queue first, each from its largest rank
+/// down, in pools the job may use (at most `MAX_VICTIMS`).
+struct Victims<'a> {
+    /// The queues below, read from the last.
+    sets: std::slice::Iter<'a, Ranks>,
+    cur: Option<ranks::RevIter<'a>>,
+    state: &'a [JobState],
+    job_at: &'a [JobId],
+    /// Pools below 64 the job may use (others are asked of `pools`).
+    allowed: u64,
+    pools: &'a super::PoolChoice,
+    job: &'a Job,
+    left: usize,
+}
+
+impl<'a> Victims<'a> {
+    fn new(
+        lower: &'a [Ranks],
+        state: &'a [JobState],
+        job_at: &'a [JobId],
+        pools: &'a super::PoolChoice,
+        job: &'a Job,
+    ) -> Victims<'a> {
+        let allowed = (0..pools.len().min(64))
+            .filter(|&p| pools.allows(job, p))
+            .fold(0u64, |m, p| m | 1 << p);
+        Victims {
+            sets: lower.iter(),
+            cur: None,
+            state,
+            job_at,
+            allowed,
+            pools,
+            job,
+            left: MAX_VICTIMS,
+        }
+    }
+}
+
+impl Iterator for Victims<'_> {
+    type Item = (JobId, u32, Held);
+    #[inline(always)]
+    fn next(&mut self) -> Option<(JobId, u32, Held)> {
+        if self.left == 0 {
+            return None;
+        }
+        loop {
+            let r = match self.cur.as_mut().and_then(|it| it.next()) {
+                Some(r) => r,
+                None => {
+                    self.cur = Some(self.sets.next_back()?.iter_rev());
+                    continue;
+                }
+            };
+            let v = job_of(self.job_at, r);
+            let st = &self.state[v as usize];
+            let p = st.pool;
+            let ok = if p < 64 {
+                self.allowed >> p & 1 != 0
+            } else {
+                p != u32::MAX && self.pools.allows(self.job, p as usize)
+            };
+            if ok {
+                self.left -= 1;
+                return Some((v, p, st.held));
+            }
+        }
+    }
+}
+
+/// A queue's waiting jobs as its front reads them: each rank as the key (submit, id,
+/// shape class), in rank order, which is (submit, id) order.
+struct WaitingKeys<'a> {
+    set: &'a Ranks,
+    rank_of: &'a [u32],
+    job_at: &'a [JobId],
+    jobs: &'a [Job],
+    state: &'a [JobState],
+}
+
+impl WaitingKeys<'_> {
+    fn key(&self, r: usize) -> (u64, JobId, u32) {
+        let id = job_of(self.job_at, r);
+        (
+            self.jobs[id as usize].submit.0,
+            id,
+            self.state[id as usize].class,
+        )
+    }
+
+    /// Up to `n` keys of the ranks above `r` (`None`: from the first), onto `out`.
+    fn from_into(&self, mut r: Option<usize>, n: usize, out: &mut Vec<(u64, JobId, u32)>) {
+        for _ in 0..n {
+            let Some(x) = self.set.next_after(r) else {
+                break;
+            };
+            out.push(self.key(x));
+            r = Some(x);
+        }
+    }
+}
+
+impl front::Ordered<(u64, JobId, u32)> for WaitingKeys<'_> {
+    fn first_into(&self, n: usize, out: &mut Vec<(u64, JobId, u32)>) {
+        self.from_into(None, n, out);
+    }
+    fn after_into(&self, b: (u64, JobId, u32), n: usize, out: &mut Vec<(u64, JobId, u32)>) {
+        let r = if self.rank_of.is_empty() {
+            b.1 as usize
+        } else {
+            self.rank_of[b.1 as usize] as usize
+        };
+        self.from_into(Some(r), n, out);
     }
 }
 
@@ -751,6 +945,7 @@ impl QueuePolicy for Tiresias {
         self.len
     }
     fn schedule(&mut self, ctx: &mut SchedCtx) {
+        self.init_ranks(ctx);
         for (id, p) in std::mem::take(&mut self.inbox) {
             let a = p.attained_gpu_ms.saturating_sub(self.base(id));
             let q = self.queue_of(a);
@@ -761,13 +956,12 @@ impl QueuePolicy for Tiresias {
                 self.time_promotion(id, stop.plus(SimTime(wait.max(1))));
             }
         }
-        self.init_ranks(ctx);
         self.advance(ctx);
         // The arrivals are the top queue's front when its set is empty (they arrived
         // last; in order of submission, then id, as the set orders them); else they
         // join the set now.
         let mut arrivals = std::mem::take(&mut self.arrivals);
-        if self.waiting[0].is_empty() {
+        if self.waiting[0].len() == 0 {
             arrivals.sort_unstable();
         } else {
             self.flush_arrivals(&mut arrivals);
@@ -800,17 +994,45 @@ impl QueuePolicy for Tiresias {
             let n = if direct {
                 arrivals.len()
             } else {
-                self.fronts[q].read(&self.waiting[q]).len()
+                let keys = WaitingKeys {
+                    set: &self.waiting[q],
+                    rank_of: &self.rank_of,
+                    job_at: &self.job_at,
+                    jobs: ctx.jobs,
+                    state: &self.state,
+                };
+                self.fronts[q].read(&keys).len()
             }
             .min(VISIT_LIMIT - visits);
+            // Entries of the view (bit k: entry k) whose class is dominated by a failed
+            // request of this pass, while the pass's bits answer `dominated` alone
+            // (`seen` untouched: every class below 64 has its row), with the dominated
+            // classes they were gathered for (`dom` only grows within a pass).
+            let (mut skippable, mut applied) = (0u64, 0u64);
+            let mut k = 0;
             // By index: the loop's body changes `self`, which holds the view.
-            #[allow(clippy::needless_range_loop)]
-            for k in 0..n {
+            while k < n {
+                if tried_preempt && !direct && self.seen == u64::MAX {
+                    if self.dom & !applied != 0 {
+                        skippable |= self.dominated_entries(q, self.dom & !applied);
+                        applied = self.dom;
+                    }
+                    // The entries `dominated` would skip, passed over at once: each
+                    // counts as a visit, and nothing else changes for them.
+                    let next = (!skippable >> k).trailing_zeros() as usize;
+                    let next = (k + next).min(n);
+                    visits += next - k;
+                    k = next;
+                    if k == n {
+                        break;
+                    }
+                }
                 let (s, id, c) = if direct {
                     arrivals[k]
                 } else {
                     self.fronts[q].view()[k]
                 };
+                k += 1;
                 if failures >= SCAN_LIMIT {
                     break 'queues;
                 }

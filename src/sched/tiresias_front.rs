@@ -14,6 +14,28 @@
 use std::collections::BTreeSet;
 use std::ops::Bound;
 
+/// An ordered set a front is read from.
+pub(super) trait Ordered<K> {
+    /// Its first `n` entries (fewer if it has fewer), in order, onto `out`.
+    fn first_into(&self, n: usize, out: &mut Vec<K>);
+    /// Its first `n` entries greater than `b` (fewer if it has fewer), in order, onto
+    /// `out`.
+    fn after_into(&self, b: K, n: usize, out: &mut Vec<K>);
+}
+
+impl<K: Ord + Copy> Ordered<K> for BTreeSet<K> {
+    fn first_into(&self, n: usize, out: &mut Vec<K>) {
+        out.extend(self.iter().take(n).copied());
+    }
+    fn after_into(&self, b: K, n: usize, out: &mut Vec<K>) {
+        out.extend(
+            self.range((Bound::Excluded(b), Bound::Unbounded))
+                .take(n)
+                .copied(),
+        );
+    }
+}
+
 /// A queue's first `LIMIT` entries (see the module doc).
 #[derive(Debug, Clone)]
 pub(super) struct Front<K, const LIMIT: usize> {
@@ -23,6 +45,8 @@ pub(super) struct Front<K, const LIMIT: usize> {
     pending: Vec<(K, bool)>,
     /// Copy it afresh at the next read.
     stale: bool,
+    /// Counts the reads that brought the view up to date (see [`Front::generation`]).
+    generation: u64,
 }
 
 impl<K, const LIMIT: usize> Default for Front<K, LIMIT> {
@@ -31,6 +55,7 @@ impl<K, const LIMIT: usize> Default for Front<K, LIMIT> {
             view: Vec::new(),
             pending: Vec::new(),
             stale: true,
+            generation: 0,
         }
     }
 }
@@ -58,10 +83,16 @@ impl<K: Ord + Copy, const LIMIT: usize> Front<K, LIMIT> {
         &self.view
     }
 
+    /// A number that changes whenever a read may have changed the view (so what a caller
+    /// derived from the view holds while it stands still).
+    pub(super) fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// The first `min(LIMIT, len)` entries of `set` (which every change since the last
     /// read was [`Front::touch`]ed for).
     #[inline]
-    pub(super) fn read(&mut self, set: &BTreeSet<K>) -> &[K] {
+    pub(super) fn read(&mut self, set: &impl Ordered<K>) -> &[K] {
         if self.stale || !self.pending.is_empty() {
             self.sync(set);
         }
@@ -70,11 +101,12 @@ impl<K: Ord + Copy, const LIMIT: usize> Front<K, LIMIT> {
 
     /// Brings the view up to date: copied afresh when stale, else patched.
     #[inline(never)]
-    fn sync(&mut self, set: &BTreeSet<K>) {
+    fn sync(&mut self, set: &impl Ordered<K>) {
+        self.generation += 1;
         let w = &mut self.view;
         if self.stale {
             w.clear();
-            w.extend(set.iter().take(LIMIT).copied());
+            set.first_into(LIMIT, w);
             self.stale = false;
             self.pending.clear();
         } else if !self.pending.is_empty() {
@@ -97,11 +129,7 @@ impl<K: Ord + Copy, const LIMIT: usize> Front<K, LIMIT> {
             w.truncate(LIMIT);
             if let (true, Some(b)) = (full && w.len() < LIMIT, bound) {
                 let more = LIMIT - w.len();
-                w.extend(
-                    set.range((Bound::Excluded(b), Bound::Unbounded))
-                        .take(more)
-                        .copied(),
-                );
+                set.after_into(b, more, w);
             }
         }
     }

@@ -101,14 +101,77 @@ impl Ranks {
         Some(x)
     }
 
-    /// The ranks from the largest down.
-    pub(super) fn iter_rev(&self) -> impl Iterator<Item = usize> + '_ {
-        let mut at = usize::MAX;
-        std::iter::from_fn(move || {
-            let r = self.prev(at)?;
-            at = r;
-            Some(r)
-        })
+    /// The smallest rank in the set above `r` (`None`: the smallest of all).
+    #[inline]
+    pub(super) fn next_after(&self, r: Option<usize>) -> Option<usize> {
+        if self.len == 0 {
+            return None;
+        }
+        // Climb: at level `l`, the smallest set bit at or above position `x`.
+        let (mut l, mut x) = (0, r.map_or(0, |r| r + 1));
+        let found = loop {
+            let level = self.levels.get(l)?;
+            let w = x >> 6;
+            let word = level.get(w)? & (!0u64 << (x & 63));
+            if word != 0 {
+                break (w << 6) | word.trailing_zeros() as usize;
+            }
+            // None at or above `x` in its word: the next level's bits after the word's.
+            x = w + 1;
+            l += 1;
+        };
+        // Descend along the lowest set bits.
+        let mut x = found;
+        while l > 0 {
+            l -= 1;
+            let word = self.levels[l][x];
+            x = (x << 6) | word.trailing_zeros() as usize;
+        }
+        Some(x)
+    }
+
+    /// The ranks from the largest down: a word of the lowest level at a time (the
+    /// summary levels are climbed only to find the next word that is not empty).
+    pub(super) fn iter_rev(&self) -> RevIter<'_> {
+        RevIter {
+            set: self,
+            word: 0,
+            bits: 0,
+            started: false,
+        }
+    }
+}
+
+/// [`Ranks::iter_rev`]: the word being read and its ranks not yet returned.
+pub(super) struct RevIter<'a> {
+    set: &'a Ranks,
+    word: usize,
+    bits: u64,
+    started: bool,
+}
+
+impl Iterator for RevIter<'_> {
+    type Item = usize;
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        if self.bits == 0 {
+            // The largest rank below this word (all of them at the start); its word
+            // holds nothing above it.
+            let below = if !self.started {
+                self.started = true;
+                usize::MAX
+            } else if self.word == 0 {
+                return None;
+            } else {
+                self.word << 6
+            };
+            let r = self.set.prev(below)?;
+            self.word = r >> 6;
+            self.bits = self.set.levels[0][self.word];
+        }
+        let b = 63 - self.bits.leading_zeros() as usize;
+        self.bits &= !(1u64 << b);
+        Some((self.word << 6) | b)
     }
 }
 
@@ -152,6 +215,12 @@ mod tests {
                     set.range(..q).next_back().copied(),
                     "n {n}, prev({q})"
                 );
+                assert_eq!(
+                    ranks.next_after(Some(q)),
+                    set.range(q + 1..).next().copied(),
+                    "n {n}, next_after({q})"
+                );
+                assert_eq!(ranks.next_after(None), set.first().copied(), "n {n}");
             }
         }
     }
