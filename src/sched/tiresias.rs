@@ -873,7 +873,7 @@ impl WaitingKeys<'_> {
     }
 
     /// Up to `n` keys of the ranks above `r` (`None`: from the first), onto `out`.
-    fn from_into(&self, mut r: Option<usize>, n: usize, out: &mut Vec<(u64, JobId, u32)>) {
+    fn keys_after(&self, mut r: Option<usize>, n: usize, out: &mut Vec<(u64, JobId, u32)>) {
         for _ in 0..n {
             let Some(x) = self.set.next_after(r) else {
                 break;
@@ -886,7 +886,7 @@ impl WaitingKeys<'_> {
 
 impl front::Ordered<(u64, JobId, u32)> for WaitingKeys<'_> {
     fn first_into(&self, n: usize, out: &mut Vec<(u64, JobId, u32)>) {
-        self.from_into(None, n, out);
+        self.keys_after(None, n, out);
     }
     fn after_into(&self, b: (u64, JobId, u32), n: usize, out: &mut Vec<(u64, JobId, u32)>) {
         let r = if self.rank_of.is_empty() {
@@ -894,7 +894,7 @@ impl front::Ordered<(u64, JobId, u32)> for WaitingKeys<'_> {
         } else {
             self.rank_of[b.1 as usize] as usize
         };
-        self.from_into(Some(r), n, out);
+        self.keys_after(Some(r), n, out);
     }
 }
 
