@@ -269,6 +269,10 @@ fn simulate_priced(
                 )
             });
             let result = sim.run();
+            tracing::debug!(
+                seconds = clock.elapsed().as_secs_f64(),
+                "simulation returned (the last rows still formatting)"
+            );
             // A worker that panicked only loses the head start: the rows are made after.
             (result, rows.join().ok())
         })

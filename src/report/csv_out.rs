@@ -237,14 +237,23 @@ fn text(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
 }
 
-/// Appends the first `n` bytes of `tmp` with one copy of fixed size (a few vector moves,
-/// not a call to `memcpy` for a handful of bytes): all of `tmp` goes in, then the length
-/// is cut back to `n` bytes more than it was.
+/// Gives `f` `N` bytes of room at the end of `buf` to write a number's text into, and keeps
+/// the first `n` it reports. The digits are written into the buffer itself, not into a
+/// scratch array copied in afterwards: that copy read back, as whole vectors, bytes just
+/// stored one or two at a time, which the processor cannot forward from its store buffer
+/// (a stall of a dozen cycles; 23 % of the row formatter's samples sat on that load).
 #[inline(always)]
-fn put<const N: usize>(buf: &mut Vec<u8>, tmp: &[u8; N], n: usize) {
+fn in_room<const N: usize>(buf: &mut Vec<u8>, f: impl FnOnce(&mut [u8; N]) -> usize) {
     let len = buf.len();
-    buf.extend_from_slice(tmp);
-    buf.truncate(len + n);
+    buf.extend_from_slice(&[0u8; N]);
+    let n = match buf
+        .get_mut(len..len + N)
+        .and_then(|r| <&mut [u8; N]>::try_from(r).ok())
+    {
+        Some(room) => f(room),
+        None => 0,
+    };
+    buf.truncate(len + n.min(N));
 }
 
 /// Two-digit pairs "00".."99", for formatting two digits per division.
@@ -304,9 +313,10 @@ fn digits_at(tmp: &mut [u8], at: usize, v: u64) -> usize {
 
 /// Appends `v` in decimal.
 pub fn int(buf: &mut Vec<u8>, v: i64) {
-    let mut tmp = [b'-'; 24];
-    let n = digits_at(&mut tmp, usize::from(v < 0), v.unsigned_abs());
-    put(buf, &tmp, n);
+    in_room::<24>(buf, |tmp| {
+        tmp[0] = b'-';
+        digits_at(tmp, usize::from(v < 0), v.unsigned_abs())
+    });
 }
 
 /// Writes `frac` (below `10^D`) at `tmp[at..]` as exactly `D` digits, trailing zeros
@@ -372,15 +382,17 @@ fn decimals<const D: usize, const KEEP: usize>(buf: &mut Vec<u8>, x: f64) {
     } else {
         -((0.5 - y) as i64)
     };
-    // Sign, up to 16 integer digits, the point and up to 9 decimals, in one copy.
-    let mut tmp = [b'-'; 32];
-    let a = v.unsigned_abs();
-    let mut n = digits_at(&mut tmp, usize::from(v < 0), a / scale);
-    if D > 0 {
-        tmp[n] = b'.';
-        n = frac_at::<D, KEEP>(&mut tmp, n + 1, a % scale);
-    }
-    put(buf, &tmp, n);
+    // Sign, up to 16 integer digits, the point and up to 9 decimals.
+    in_room::<32>(buf, |tmp| {
+        tmp[0] = b'-';
+        let a = v.unsigned_abs();
+        let mut n = digits_at(tmp, usize::from(v < 0), a / scale);
+        if D > 0 {
+            tmp[n] = b'.';
+            n = frac_at::<D, KEEP>(tmp, n + 1, a % scale);
+        }
+        n
+    });
 }
 
 /// Appends `x` to 6 decimals, trailing zeros trimmed, at least one decimal (`12.0`).
@@ -407,11 +419,11 @@ pub fn fixed(buf: &mut Vec<u8>, x: f64, d: u8) {
 /// Appends the seconds of `t` to the millisecond, trailing zeros trimmed, at least one
 /// decimal (`12.0`, `0.5`, `90.125`).
 pub fn secs(buf: &mut Vec<u8>, t: SimTime) {
-    let mut tmp = [0u8; 32];
-    let n = digits_at(&mut tmp, 0, t.0 / 1000);
-    tmp[n] = b'.';
-    let n = frac_at::<3, 1>(&mut tmp, n + 1, t.0 % 1000);
-    put(buf, &tmp, n);
+    in_room::<32>(buf, |tmp| {
+        let n = digits_at(tmp, 0, t.0 / 1000);
+        tmp[n] = b'.';
+        frac_at::<3, 1>(tmp, n + 1, t.0 % 1000)
+    });
 }
 
 #[cfg(test)]
