@@ -65,6 +65,17 @@
 //! bench (others paused): 1M jobs, replay 0.61 s, `gpufleet run` 1.31 s wall / 2.20 s CPU
 //! (2.16x), 800 MiB peak; 10M jobs with failures, replay 15.6 s, `gpufleet run` 26.8 s
 //! wall / 34.2 s CPU (1.72x; 43.1 s on 2026-12-01), 6.06 GB peak, `jobs.csv` 1.68 GB.
+//! Later on 2026-12-04: the row thread, not the simulation, still set the simulated
+//! phase's pace (with an unbounded hand-off the simulation returned at 0.67-0.68 s and
+//! the rows came 0.1 s after), and 23 % of its formatter's samples sat on one load: the
+//! copy of a number's digits from a scratch array, read back as vectors right after
+//! being stored a byte or two at a time (a failed store-to-load forward). With the
+//! digits written into the row buffer itself the simulated phase is 0.71-0.73 s (from
+//! 0.73-0.77); this bench (others paused, the undisturbed runs): replay 0.62-0.67 s,
+//! `gpufleet run` 1.21-1.31 s wall / 2.05-2.21 s CPU (1.95-1.96x), 773-784 MiB peak.
+//! Tried again and not kept: the job table taking the row thread's figures (0 gain in 4
+//! alternated runs, +70 MB). 1.5x is not met: the run's CPU (2.1-2.2 s, 0.5 s of it the
+//! kernel's, mostly fresh pages) is above what two cores give in 0.9 s.
 
 use gpufleet::engine::RngStreams;
 use gpufleet::scenario::Scenario;
