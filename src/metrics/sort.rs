@@ -28,7 +28,8 @@ fn unkey(k: u64) -> f64 {
 /// The values of 1-based `ranks` (ascending, each in 1..=v.len()) in `total_cmp` order of
 /// `v`; `v` is reordered.
 pub(super) fn at_ranks(v: &mut [f64], ranks: &[usize]) -> Vec<f64> {
-    if v.len() >= RADIX_FROM {
+    // (More ranks than a bucket slot can name go by comparison: no caller asks for them.)
+    if v.len() >= RADIX_FROM && ranks.len() < usize::from(u8::MAX) {
         return radix_ranks(v, ranks);
     }
     let mut out = Vec::with_capacity(ranks.len());
@@ -50,10 +51,26 @@ pub(super) fn at_ranks(v: &mut [f64], ranks: &[usize]) -> Vec<f64> {
 /// [`at_ranks`] by radix: a histogram of the keys' top 16 bits finds each rank's bucket
 /// and its rank inside it; one more pass gathers the members of those buckets (at most one
 /// per rank), and a selection over each bucket's keys finishes.
+///
+/// Both passes are written for inputs full of ties (half the waits are 0, most slowdowns
+/// 1): the histogram counts even and odd positions apart (a run of equal keys would
+/// otherwise increment one counter back to back, each increment waiting on the last),
+/// and the gathering writes every key without a branch (a key outside the target buckets
+/// goes to a scratch cell), since whether a key belongs is as unpredictable as the data.
 fn radix_ranks(v: &[f64], ranks: &[usize]) -> Vec<f64> {
-    let mut hist = vec![0u32; 1 << 16];
-    for &x in v {
+    const BUCKETS: usize = 1 << 16;
+    let mut counts = vec![0u32; 2 * BUCKETS];
+    let (hist, odd) = counts.split_at_mut(BUCKETS);
+    let mut pairs = v.chunks_exact(2);
+    for p in &mut pairs {
+        hist[(key(p[0]) >> 48) as usize] += 1;
+        odd[(key(p[1]) >> 48) as usize] += 1;
+    }
+    for &x in pairs.remainder() {
         hist[(key(x) >> 48) as usize] += 1;
+    }
+    for (h, o) in hist.iter_mut().zip(odd.iter()) {
+        *h += *o;
     }
     // Each rank's bucket and rank within it (ranks ascend, so one walk finds them all).
     let mut targets: Vec<(usize, usize)> = Vec::with_capacity(ranks.len());
@@ -68,29 +85,37 @@ fn radix_ranks(v: &[f64], ranks: &[usize]) -> Vec<f64> {
     }
     let mut buckets: Vec<usize> = targets.iter().map(|t| t.0).collect();
     buckets.dedup();
-    let mut members: Vec<Vec<u64>> = buckets
-        .iter()
-        .map(|&b| Vec::with_capacity(hist[b] as usize))
-        .collect();
-    // Each bucket's smallest and largest key: a bucket of ties (every wait 0, every
-    // slowdown 1) needs no selection.
-    let mut range = vec![(u64::MAX, 0u64); buckets.len()];
+    // Slot s >= 1 holds the members of `buckets[s - 1]` from `first[s]` in `flat`; slot 0,
+    // every other bucket's, is the one scratch cell at index 0.
+    let mut slot = vec![0u8; BUCKETS];
+    let mut first = vec![0usize; buckets.len() + 1];
+    let mut end = 1;
+    for (i, &b) in buckets.iter().enumerate() {
+        slot[b] = (i + 1) as u8;
+        first[i + 1] = end;
+        end += hist[b] as usize;
+    }
+    let mut flat = vec![0u64; end];
+    let mut next = first.clone();
     for &x in v {
         let k = key(x);
-        let b = (k >> 48) as usize;
-        if let Some(i) = buckets.iter().position(|&t| t == b) {
-            members[i].push(k);
-            range[i] = (range[i].0.min(k), range[i].1.max(k));
-        }
+        let s = usize::from(slot[(k >> 48) as usize]);
+        flat[next[s]] = k;
+        next[s] += usize::from(s != 0);
     }
     targets
         .iter()
         .map(|&(b, k)| {
-            let i = buckets.iter().position(|&t| t == b).unwrap_or(0);
-            if range[i].0 == range[i].1 {
-                return unkey(range[i].0);
+            let s = buckets.iter().position(|&t| t == b).unwrap_or(0) + 1;
+            let members = &mut flat[first[s]..next[s]];
+            // A bucket of ties (every wait 0, every slowdown 1) needs no selection.
+            let (lo, hi) = members
+                .iter()
+                .fold((u64::MAX, 0), |(lo, hi), &m| (lo.min(m), hi.max(m)));
+            if lo == hi {
+                return unkey(lo);
             }
-            let (_, x, _) = members[i].select_nth_unstable(k);
+            let (_, x, _) = members.select_nth_unstable(k);
             unkey(*x)
         })
         .collect()
