@@ -227,7 +227,7 @@ pub fn param_values(p: &RawParam) -> Result<Values, ParamError> {
         // the count passes u64 and an integer count wrapped round to 0 values (an empty,
         // "ok" sweep).
         let nf = ((b - a) / s + 1e-9).floor() + 1.0;
-        if !(nf <= 1e6) {
+        if nf.is_nan() || nf > 1e6 {
             return Err(ParamError::TooManyValues(if nf < 1e15 {
                 format!("{nf:.0}")
             } else {

@@ -471,3 +471,27 @@ fn an_unknown_chart_metric_of_a_sweep_is_named_not_dropped() {
         e.stderr
     );
 }
+
+#[test]
+fn a_thread_count_past_the_limit_is_refused_at_once() {
+    // --threads 100000 spawned threads one by one for minutes before any run.
+    let d = scratch();
+    let f = sweep_of(
+        d.path(),
+        "mode = \"grid\"",
+        "[[param]]\npath = \"seed\"\nvalues = [1]\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "sweep",
+            f.to_str().unwrap(),
+            "--out",
+            "o",
+            "--threads",
+            "100000",
+        ],
+    );
+    e.refused(2, &["--threads", "1024"]);
+    assert!(e.secs < 5.0, "{e:#?}");
+}
