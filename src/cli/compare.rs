@@ -40,8 +40,8 @@ pub struct CompareArgs {
     /// Output folder (default: out/<name>).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Worker threads (default: all cores).
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads (default: all cores; at most 1024).
+    #[arg(long, default_value_t = 0, value_parser = super::parse_threads)]
     pub threads: usize,
 }
 

@@ -46,6 +46,38 @@ impl std::fmt::Display for CliError {
     }
 }
 
+/// The most worker threads `--threads` may ask for: 100,000 threads were spawned one by
+/// one for minutes (and 5,000 ran out of processes), whatever the work.
+pub const MAX_THREADS: usize = 1024;
+
+/// `--threads N`: 0 (all cores) to [`MAX_THREADS`].
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n <= MAX_THREADS as u64 => Ok(n as usize),
+        Ok(n) => Err(format!(
+            "{n} threads is more than {MAX_THREADS} (0 means all cores)"
+        )),
+        Err(e) => Err(format!("{s:?} is not a thread count: {e}")),
+    }
+}
+
+/// The error of writing `path` (a file, or with `folder` a folder): bad input (2) when the
+/// path given is wrong (a folder where the file goes, a file where the folder goes, or a
+/// file where one of its folders should be), else the environment's failure (1).
+pub(crate) fn write_failed(path: &std::path::Path, folder: bool, e: std::io::Error) -> CliError {
+    let msg = anyhow::anyhow!("writing {}: {e}", path.display());
+    let wrong = if folder {
+        path.exists() && !path.is_dir()
+    } else {
+        path.is_dir()
+    };
+    if wrong || crate::run::file_in_path(path).is_some() {
+        CliError::BadInput(msg)
+    } else {
+        CliError::Failure(msg)
+    }
+}
+
 /// gpufleet: simulate a GPU fleet, its scheduler and its bill.
 #[derive(Debug, Parser)]
 #[command(name = "gpufleet", version, about, long_about = None, after_help = "Examples:\n  gpufleet run                                   # the built-in quickstart scenario\n  gpufleet run scenarios/quickstart.toml --out out/q --seed 7\n  gpufleet validate scenarios/quickstart.toml")]
@@ -237,8 +269,8 @@ fn man(out: Option<PathBuf>) -> Result<(), CliError> {
             std::io::stdout().write_all(&buf).map_err(fail)
         }
         Some(dir) => {
-            std::fs::create_dir_all(&dir).map_err(fail)?;
-            clap_mangen::generate_to(cmd, &dir).map_err(fail)?;
+            std::fs::create_dir_all(&dir).map_err(|e| write_failed(&dir, true, e))?;
+            clap_mangen::generate_to(cmd, &dir).map_err(|e| write_failed(&dir, true, e))?;
             println!("wrote {}", dir.display());
             Ok(())
         }

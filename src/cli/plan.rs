@@ -18,8 +18,8 @@ pub struct PlanArgs {
     /// Output folder (default: out/<plan name>).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Worker threads (default: all cores).
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads (default: all cores; at most 1024).
+    #[arg(long, default_value_t = 0, value_parser = super::parse_threads)]
     pub threads: usize,
     /// No progress output; print only the answer's first line (the global `-q`).
     #[arg(skip)]

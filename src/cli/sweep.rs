@@ -24,8 +24,8 @@ pub struct SweepArgs {
     /// Output folder.
     #[arg(long, required = true)]
     pub out: Option<PathBuf>,
-    /// Worker threads (default: all cores).
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads (default: all cores; at most 1024).
+    #[arg(long, default_value_t = 0, value_parser = super::parse_threads)]
     pub threads: usize,
     /// Keep runs already recorded in the output folder; run only the rest.
     #[arg(long)]

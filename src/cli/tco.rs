@@ -180,8 +180,7 @@ pub fn tco(
         Vec::new()
     };
     let dir = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-tco", s.name)));
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| CliError::Failure(anyhow!("creating {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir).map_err(|e| super::write_failed(&dir, true, e))?;
     let w = |name: &str, bytes: &[u8]| {
         write_atomic(&dir.join(name), bytes)
             .map_err(|e| CliError::Failure(anyhow!("writing {name}: {e}")))

@@ -246,7 +246,11 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     let tmp = path.with_extension("tmp-gpufleet");
     std::fs::write(&tmp, bytes)
         .and_then(|_| std::fs::rename(&tmp, path))
-        .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", path.display())))
+        .map_err(|e| {
+            // A rename onto a folder fails after the write: no temporary file left behind.
+            let _ = std::fs::remove_file(&tmp);
+            super::write_failed(path, false, e)
+        })
 }
 
 /// Prints to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.

@@ -38,6 +38,15 @@ pub fn read_failure_trace(path: &Path) -> Result<Vec<TraceFailure>, TraceError> 
             })
         }
     };
+    let mut seen = std::collections::HashSet::new();
+    if let Some(twice) = header.iter().find(|h| !h.is_empty() && !seen.insert(*h)) {
+        return Err(TraceError::Row {
+            file: path.to_path_buf(),
+            row: 1,
+            column: crate::workload::clip(twice, 80).into_owned(),
+            reason: "appears twice in the header row".into(),
+        });
+    }
     let col = |n: &str| header.iter().position(|h| h == n);
     let (Some(ct), Some(cn)) = (col("time_s"), col("node")) else {
         return Err(TraceError::File {
@@ -71,6 +80,12 @@ pub fn read_failure_trace(path: &Path) -> Result<Vec<TraceFailure>, TraceError> 
                     ),
                 )
             })?;
+        if t > crate::workload::MAX_TRACE_SECS {
+            return Err(bad(
+                "time_s",
+                crate::workload::too_many_secs(f.get(ct).unwrap_or(&"")),
+            ));
+        }
         let node_text = f.get(cn).copied().unwrap_or("");
         let (pool, idx) = match node_text.split_once('/') {
             Some((p, i)) => (Some(p.to_string()), i),
@@ -88,7 +103,14 @@ pub fn read_failure_trace(path: &Path) -> Result<Vec<TraceFailure>, TraceError> 
                 v.parse::<f64>()
                     .ok()
                     .filter(|x| x.is_finite() && *x >= 0.0)
-                    .ok_or_else(|| bad("repair_s", format!("{v:?} is not a number of seconds")))?,
+                    .ok_or_else(|| bad("repair_s", format!("{v:?} is not a number of seconds")))
+                    .and_then(|x| {
+                        if x > crate::workload::MAX_TRACE_SECS {
+                            Err(bad("repair_s", crate::workload::too_many_secs(v)))
+                        } else {
+                            Ok(x)
+                        }
+                    })?,
             )),
         };
         out.push(TraceFailure {

@@ -348,11 +348,9 @@ pub fn build_summary_from(
     let total = ledger.total();
     let mut cost_usd = IndexMap::new();
     cost_usd.insert("total".to_string(), round(total, 2));
-    for (p, pool) in r.pools.iter().enumerate() {
-        cost_usd.insert(
-            pool.name.clone(),
-            round(ledger.sum_where(|k| k.pool == p as u32), 2),
-        );
+    let by_pool = ledger.sums_by(r.pools.len(), |k| Some(k.pool as usize));
+    for (pool, usd) in r.pools.iter().zip(&by_pool) {
+        cost_usd.insert(pool.name.clone(), round(*usd, 2));
     }
     let mut by_kind = IndexMap::new();
     for kind in CostKind::ALL {
@@ -362,9 +360,8 @@ pub fn build_summary_from(
         );
     }
     let mut by_pool_rate = IndexMap::new();
-    for (p, pool) in r.pools.iter().enumerate() {
+    for (pool, &usd) in r.pools.iter().zip(&by_pool) {
         let busy_h = pool.busy_gpu_ms as f64 / 3.6e6;
-        let usd = ledger.sum_where(|k| k.pool == p as u32);
         by_pool_rate.insert(
             pool.name.clone(),
             if busy_h > 0.0 {
@@ -375,11 +372,9 @@ pub fn build_summary_from(
         );
     }
     let mut by_tenant = IndexMap::new();
-    for (t, name) in w.tenants.iter().enumerate() {
-        by_tenant.insert(
-            name.clone(),
-            round(ledger.sum_where(|k| k.tenant == Some(t as u32)), 2),
-        );
+    let tenant_usd = ledger.sums_by(w.tenants.len(), |k| k.tenant.map(|t| t as usize));
+    for (name, usd) in w.tenants.iter().zip(&tenant_usd) {
+        by_tenant.insert(name.clone(), round(*usd, 2));
     }
     Summary {
         seed: meta.seed,

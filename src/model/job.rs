@@ -230,6 +230,70 @@ impl Workload {
     }
 }
 
+/// A workload's tenant, class and dataset tables looked up by name in constant time, for
+/// readers that name one of each per row: `Workload::tenant_index` and its kin scan their
+/// table, which over a trace of a million distinct users is a million scans of a table
+/// growing to a million names (hours). Only lookups go through the hash maps; the tables
+/// keep their order, so outputs do not depend on hashing.
+#[derive(Debug, Default, Clone)]
+pub struct NameIndex {
+    tenants: std::collections::HashMap<String, usize>,
+    classes: std::collections::HashMap<String, usize>,
+    datasets: std::collections::HashMap<String, usize>,
+}
+
+impl NameIndex {
+    /// An index of `w`'s tables as they are; names added later must go through it.
+    pub fn of(w: &Workload) -> NameIndex {
+        let map = |t: &[String]| {
+            let mut m = std::collections::HashMap::with_capacity(t.len());
+            for (i, n) in t.iter().enumerate() {
+                m.entry(n.clone()).or_insert(i);
+            }
+            m
+        };
+        NameIndex {
+            tenants: map(&w.tenants),
+            classes: map(&w.classes),
+            datasets: map(&w.datasets),
+        }
+    }
+
+    /// As [`Workload::tenant_index`].
+    pub fn tenant(&mut self, w: &mut Workload, name: &str) -> u32 {
+        look(&mut self.tenants, &mut w.tenants, name, u32::MAX as usize).unwrap_or(0) as u32
+    }
+
+    /// As [`Workload::class_index`].
+    pub fn class(&mut self, w: &mut Workload, name: &str) -> Option<u16> {
+        look(&mut self.classes, &mut w.classes, name, u16::MAX as usize).map(|i| i as u16)
+    }
+
+    /// As [`Workload::dataset_index`].
+    pub fn dataset(&mut self, w: &mut Workload, name: &str) -> Option<u32> {
+        look(&mut self.datasets, &mut w.datasets, name, u32::MAX as usize).map(|i| i as u32)
+    }
+}
+
+/// Position of `name` in `table` through its index `map`, added to both if new and the
+/// table holds fewer than `max`.
+fn look(
+    map: &mut std::collections::HashMap<String, usize>,
+    table: &mut Vec<String>,
+    name: &str,
+    max: usize,
+) -> Option<usize> {
+    if let Some(&i) = map.get(name) {
+        return Some(i);
+    }
+    if table.len() >= max {
+        return None;
+    }
+    table.push(name.to_string());
+    map.insert(name.to_string(), table.len() - 1);
+    Some(table.len() - 1)
+}
+
 /// Position of `name` in `table`, added if new and the table holds fewer than `max`.
 fn intern(table: &mut Vec<String>, name: &str, max: usize) -> Option<usize> {
     if let Some(i) = table.iter().position(|t| t == name) {

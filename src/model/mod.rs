@@ -15,4 +15,6 @@ pub use cluster::{
     Allocation, Cluster, GpuSlice, Holding, NodeSpec, Pool, PoolSpec, ReservedNodes,
 };
 pub use gpu::{CapacityKind, GpuType, TypeMask};
-pub use job::{GpuRequest, Job, JobId, JobIdHasher, JobMap, JobTags, Workload, MILLI_PER_GPU};
+pub use job::{
+    GpuRequest, Job, JobId, JobIdHasher, JobMap, JobTags, NameIndex, Workload, MILLI_PER_GPU,
+};

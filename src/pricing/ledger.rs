@@ -98,6 +98,20 @@ impl Ledger {
         }
     }
 
+    /// Sums of the entries by bucket: `bucket` puts an entry in one of `n` buckets (or
+    /// none). One pass over the entries instead of one per bucket (a `sum_where` per
+    /// tenant over a trace of 100,000 users is 10^10 steps); each bucket adds its entries
+    /// in key order, as `sum_where` does, so the sums are the same to the bit.
+    pub fn sums_by(&self, n: usize, bucket: impl Fn(&LedgerKey) -> Option<usize>) -> Vec<f64> {
+        let mut parts: Vec<Vec<f64>> = vec![Vec::new(); n];
+        for (k, v) in &self.entries {
+            if let Some(b) = bucket(k).filter(|&b| b < n) {
+                parts[b].push(*v);
+            }
+        }
+        parts.iter().map(|p| p.iter().sum()).collect()
+    }
+
     /// Sum of the entries matching `f`.
     pub fn sum_where(&self, f: impl Fn(&LedgerKey) -> bool) -> f64 {
         self.entries

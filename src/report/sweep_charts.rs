@@ -514,7 +514,16 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
     let varying: Vec<usize> = (0..ps.len()).filter(|&k| ps[k].values.len() > 1).collect();
     let mut out = Vec::new();
     let mut metrics = strings("chart_metrics");
-    metrics.retain(|mm| t.col(&format!("{mm}_mean")).is_some());
+    metrics.retain(|mm| {
+        let known = t.col(&format!("{mm}_mean")).is_some();
+        if !known {
+            // Not dropped silently: a misspelt `[charts] metrics` entry draws nothing.
+            tracing::warn!(
+                "charts.metrics: {mm:?} is not a figure of points.csv (a column {mm}_mean), so it is not charted"
+            );
+        }
+        known
+    });
     for metric in &metrics {
         let cm = t.need(&format!("{metric}_mean"), "points.csv")?;
         let cc = t.need(&format!("{metric}_ci95"), "points.csv")?;

@@ -144,10 +144,15 @@ fn window(
             format!("{:?} is not a pool of this scenario", m.pool),
         );
     }
-    if m.nodes < 1 {
+    // More nodes than the pool has would be taken as all of them, silently.
+    let most = pool.map_or(i64::from(u32::MAX), |q| i64::from(pools[q].nodes));
+    if m.nodes < 1 || m.nodes > most {
         c.err(
             format!("{p}.nodes"),
-            format!("must be at least 1, got {}", m.nodes),
+            format!(
+                "must be between 1 and the pool's nodes ({most}), got {}",
+                m.nodes
+            ),
         );
     }
     let start = c.duration(&format!("{p}.start"), &m.start);
@@ -158,7 +163,7 @@ fn window(
     };
     Some(Maintenance {
         pool: pool?,
-        nodes: m.nodes.max(1) as u32,
+        nodes: m.nodes.clamp(1, most) as u32,
         start: start?,
         duration: duration?,
         notice: notice?,

@@ -9,8 +9,13 @@ use crate::pricing::PoolPricing;
 use crate::sched::Autoscale;
 use std::path::Path;
 
-/// Nodes a pool may have.
+/// Nodes a pool may have, and all pools together (about 56 bytes a node and 2 a GPU:
+/// a million 1,024-GPU nodes take 2 GB; 200 pools of a million nodes each took 11 GB and
+/// ended in an allocation failure).
 const MAX_NODES: i64 = 1_000_000;
+/// Pools a scenario may have (the shipped scenarios have at most 4; per-pool figures are
+/// summed over the cost ledger, and 20,000 pools took half a minute).
+const MAX_POOLS: usize = 1_000;
 /// GPUs a node may have.
 const MAX_GPUS_PER_NODE: i64 = 1024;
 /// GPU slots a fungible pool may have.
@@ -43,6 +48,25 @@ pub(super) fn pools(
 ) -> Pools {
     if raw.is_empty() {
         c.err("pools", "a scenario needs at least one pool");
+    }
+    if raw.len() > MAX_POOLS {
+        c.err(
+            "pools",
+            format!(
+                "{} pools, more than the {MAX_POOLS} a scenario may have",
+                raw.len()
+            ),
+        );
+        return Pools::default();
+    }
+    let total: i64 = raw.iter().map(|p| p.nodes.clamp(0, MAX_NODES)).sum();
+    if total > MAX_NODES {
+        c.err(
+            "pools",
+            format!(
+                "{total} nodes in all pools together, more than the {MAX_NODES} a scenario may have"
+            ),
+        );
     }
     let mut out = Pools::default();
     for i in 0..raw.len() {

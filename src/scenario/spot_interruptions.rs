@@ -39,6 +39,16 @@ const KNOWN: [&str; 10] = [
     "replace_after",
 ];
 
+/// The keys of one model or another (the rest apply to every model).
+const MODEL_KEYS: [&str; 6] = [
+    "bucket",
+    "per_node_hour",
+    "mean_up",
+    "mean_down",
+    "path",
+    "zone",
+];
+
 /// One `[[spot_interruptions]]` table, `spot_interruptions[i]`.
 struct Table<'a> {
     /// Its field path.
@@ -120,6 +130,32 @@ fn pool(c: &mut Problems, t: &Table, pools: &[PoolSpec]) -> Option<usize> {
 /// The interruption model the table's `model` names, with its parameters.
 fn model(c: &mut Problems, t: &Table, base: &Path) -> Option<SpotModel> {
     let p = &t.path;
+    // Another model's parameter would be ignored silently (`mean_up` beside a Poisson
+    // model): refused, naming the model's own.
+    let own: &[&str] = match t.str("model") {
+        Some("advisor") => &["bucket"],
+        Some("poisson") => &["per_node_hour"],
+        Some("bathtub") => &[],
+        Some("zone") => &["mean_up", "mean_down"],
+        Some("trace") => &["path", "zone"],
+        _ => &MODEL_KEYS,
+    };
+    for key in MODEL_KEYS {
+        if t.t.contains_key(key) && !own.contains(&key) {
+            c.err(
+                format!("{p}.{key}"),
+                format!(
+                    "not a parameter of the {:?} model (it takes: {})",
+                    t.str("model").unwrap_or(""),
+                    if own.is_empty() {
+                        "none".to_string()
+                    } else {
+                        own.join(", ")
+                    }
+                ),
+            );
+        }
+    }
     let model = match t.str("model") {
         Some("advisor") => SpotModel::Poisson(PoissonHazard::from_bucket(bucket(c, t)?)),
         Some("poisson") => match t.t.get("per_node_hour").and_then(num) {

@@ -3,8 +3,10 @@
 //! smallest (ties by tenant index). A tenant whose first job does not fit is passed over
 //! for the rest of the pass, so one tenant's big job does not block the others.
 //!
-//! Speed: per-tenant FIFO queues and an ordered set of tenants with waiting jobs keyed by
-//! their weighted share; a pass costs O((s + T) log T) for s starts and T tenants.
+//! Speed: per-tenant FIFO queues, the set of tenants with waiting jobs, and an ordered set
+//! of those keyed by their weighted share; a pass costs O((s + W) log W) for s starts and
+//! W tenants with waiting jobs (not all T tenants: a scan of 200,000 users' queues on every
+//! pass took a trace of one job each a quarter of a minute).
 
 use super::{QueuePolicy, SchedCtx};
 use crate::model::{Job, JobId};
@@ -16,6 +18,8 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 pub struct FairShare {
     weights: Vec<f64>,
     queues: Vec<VecDeque<JobId>>,
+    /// The tenants whose queue is not empty.
+    waiting: BTreeSet<usize>,
     /// Milli-GPU held by each tenant's running jobs.
     held: Vec<u64>,
     running: HashMap<JobId, (u32, u64)>,
@@ -57,6 +61,7 @@ impl QueuePolicy for FairShare {
         let t = job.tenant as usize;
         self.grow(t);
         self.queues[t].push_back(id);
+        self.waiting.insert(t);
         self.len += 1;
     }
     fn ended(&mut self, id: JobId, _job: &Job) {
@@ -68,10 +73,8 @@ impl QueuePolicy for FairShare {
         self.len
     }
     fn schedule(&mut self, ctx: &mut SchedCtx) {
-        let mut order: BTreeSet<(OrderedFloat<f64>, usize)> = (0..self.queues.len())
-            .filter(|&t| !self.queues[t].is_empty())
-            .map(|t| (self.share(t), t))
-            .collect();
+        let mut order: BTreeSet<(OrderedFloat<f64>, usize)> =
+            self.waiting.iter().map(|&t| (self.share(t), t)).collect();
         while let Some((_, t)) = order.pop_first() {
             let Some(&id) = self.queues[t].front() else {
                 continue;
@@ -90,6 +93,8 @@ impl QueuePolicy for FairShare {
             self.running.insert(id, (t as u32, m));
             if !self.queues[t].is_empty() {
                 order.insert((self.share(t), t));
+            } else {
+                self.waiting.remove(&t);
             }
         }
     }

@@ -155,9 +155,16 @@ pub struct Watch {
 impl<'w> Simulation<'w> {
     /// Prepares a run of `workload` (jobs must be in submit order) under `cfg`.
     pub fn new(mut cfg: SimConfig, workload: &'w Workload) -> Self {
-        // Tenant weights given by name take the workload's tenant indices.
+        // Tenant weights given by name take the workload's tenant indices (the first of a
+        // name, found by hash: a scan per name is quadratic over long lists).
+        let mut index = std::collections::HashMap::new();
+        if !cfg.options.tenant_weights_by_name.is_empty() {
+            for (i, t) in workload.tenants.iter().enumerate() {
+                index.entry(t.as_str()).or_insert(i);
+            }
+        }
         for (name, w) in cfg.options.tenant_weights_by_name.clone() {
-            if let Some(i) = workload.tenants.iter().position(|t| *t == name) {
+            if let Some(&i) = index.get(name.as_str()) {
                 if cfg.options.tenant_weights.len() <= i {
                     cfg.options.tenant_weights.resize(i + 1, 1.0);
                 }

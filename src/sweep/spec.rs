@@ -179,7 +179,7 @@ pub enum ParamError {
     },
     /// A `range` of too many values.
     #[error("`range` gives {0} values, more than 1000000")]
-    TooManyValues(u64),
+    TooManyValues(String),
     /// `num` out of bounds.
     #[error("`num` must be between 1 and 1000000, got {0}")]
     BadNum(i64),
@@ -223,10 +223,18 @@ pub fn param_values(p: &RawParam) -> Result<Values, ParamError> {
                 step: s,
             });
         }
-        let n = ((b - a) / s + 1e-9).floor() as u64 + 1;
-        if n > 1_000_000 {
-            return Err(ParamError::TooManyValues(n));
+        // Counted in floating point: from i64::MIN to i64::MAX, or with a step of 1e-300,
+        // the count passes u64 and an integer count wrapped round to 0 values (an empty,
+        // "ok" sweep).
+        let nf = ((b - a) / s + 1e-9).floor() + 1.0;
+        if nf.is_nan() || nf > 1e6 {
+            return Err(ParamError::TooManyValues(if nf < 1e15 {
+                format!("{nf:.0}")
+            } else {
+                format!("{nf:.1e}")
+            }));
         }
+        let n = nf as u64;
         let integer = [&r.start, &r.end, &step]
             .iter()
             .all(|v| matches!(v, toml::Value::Integer(_)));

@@ -30,12 +30,19 @@ pub fn fatal(path: &std::path::Path, e: &csv::Error) -> Option<TraceError> {
     }
 }
 
-/// A header row without a column the format requires.
+/// A header row without a column the format requires, or with one of its columns twice.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("missing required column {0:?} in the header row")]
-pub struct MissingColumn(pub &'static str);
+pub enum MissingColumn {
+    /// A required column is absent.
+    #[error("missing required column {0:?} in the header row")]
+    Missing(&'static str),
+    /// A column appears twice (which one holds the values?).
+    #[error("column {0:?} appears twice in the header row (columns {1} and {2})")]
+    Twice(&'static str, usize, usize),
+}
 
-/// Column positions of `names` in a header record; the first missing name is an error.
+/// Column positions of `names` in a header record; the first missing name, or a name
+/// given twice, is an error.
 pub fn columns<const N: usize>(
     header: &csv::StringRecord,
     names: [&'static str; N],
@@ -44,13 +51,16 @@ pub fn columns<const N: usize>(
     let mut col = [usize::MAX; N];
     for (i, h) in header.iter().enumerate() {
         if let Some(k) = names.iter().position(|n| *n == h.trim()) {
+            if col[k] != usize::MAX {
+                return Err(MissingColumn::Twice(names[k], col[k] + 1, i + 1));
+            }
             col[k] = i;
         }
     }
     for r in required {
         let k = names.iter().position(|n| n == r).unwrap_or(0);
         if col[k] == usize::MAX {
-            return Err(MissingColumn(r));
+            return Err(MissingColumn::Missing(r));
         }
     }
     Ok(col)
@@ -111,6 +121,11 @@ impl<R: Read> CsvRows<R> {
                 Ok(false) => break,
                 Ok(true) => {}
                 Err(e) => {
+                    // A line over the limit ends the read: skipped, it would silently take
+                    // every row after it along.
+                    if let Some(f) = fatal(sink.file(), &e) {
+                        return Err(f);
+                    }
                     let row = e.position().map(|p| p.line()).unwrap_or(line);
                     sink.bad_row(row, "", e.to_string())?;
                     continue;

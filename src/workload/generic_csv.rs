@@ -87,6 +87,14 @@ fn read_generic_from<R: Read>(
     for (i, h) in headers.iter().enumerate() {
         let h = h.trim();
         match (0..ALL).position(|k| column_name(k) == h) {
+            Some(k) if col[k] != usize::MAX => {
+                return Err(TraceError::Row {
+                    file: path.to_path_buf(),
+                    row: 1,
+                    column: h.to_string(),
+                    reason: format!("appears twice (columns {} and {})", col[k] + 1, i + 1),
+                })
+            }
             Some(k) => col[k] = i,
             None => {
                 return Err(TraceError::Row {
@@ -114,6 +122,7 @@ fn read_generic_from<R: Read>(
         }
     }
     let mut w = Workload::default();
+    let mut names = crate::model::NameIndex::default();
     let mut rec = csv::StringRecord::new();
     loop {
         let line = rdr.position().line() + 1;
@@ -141,7 +150,7 @@ fn read_generic_from<R: Read>(
             }
         }
         let row = rec.position().map(|p| p.line()).unwrap_or(line);
-        match parse_row(&rec, &col, &mut w) {
+        match parse_row(&rec, &col, &mut w, &mut names) {
             Ok(_) if max_jobs.is_some_and(|m| w.jobs.len() as u64 >= m) => {
                 return Err(file_err(super::trace::too_many_jobs(max_jobs.unwrap_or(0))))
             }
@@ -167,6 +176,7 @@ fn parse_row(
     rec: &csv::StringRecord,
     col: &[usize; ALL],
     w: &mut Workload,
+    names: &mut crate::model::NameIndex,
 ) -> Result<Job, (usize, String)> {
     let get =
         |k: usize| -> Option<&str> { (col[k] != usize::MAX).then(|| rec.get(col[k])).flatten() };
@@ -202,7 +212,7 @@ fn parse_row(
     };
     let cpu = num(6, "number of cores")?;
     let mem = num(7, "number of GiB")?;
-    let tenant = w.tenant_index(opt(8).unwrap_or("default"));
+    let tenant = names.tenant(w, opt(8).unwrap_or("default"));
     let priority = match opt(9) {
         None => 0,
         Some(v) => v
@@ -217,12 +227,13 @@ fn parse_row(
     let mut tags = crate::model::JobTags::NONE;
     if let Some(c) = opt(12) {
         tags.class = Some(
-            w.class_index(c)
+            names
+                .class(w, c)
                 .ok_or((12, "more than 65,535 classes".to_string()))?,
         );
     }
     if let Some(d) = opt(13) {
-        tags.dataset = w.dataset_index(d);
+        tags.dataset = names.dataset(w, d);
     }
     if let Some(v) = opt(14) {
         match v.parse::<f32>() {

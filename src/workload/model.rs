@@ -165,8 +165,9 @@ impl WorkloadModel {
     /// Generates the workload from `streams`.
     pub fn generate(&self, streams: &RngStreams) -> Workload {
         let mut w = Workload::default();
+        let mut names = crate::model::NameIndex::default();
         for t in &self.tenants {
-            w.tenant_index(&t.name);
+            names.tenant(&mut w, &t.name);
         }
         let mut arr_rng = streams.stream("arrivals");
         let mut ten_rng = streams.stream("tenants");

@@ -138,6 +138,14 @@ fn header_map(
     for (i, h) in headers.iter().enumerate() {
         let h = h.trim();
         match known.iter().position(|c| *c == h) {
+            Some(k) if col[k] != usize::MAX => {
+                return Err(TraceError::Row {
+                    file: path.to_path_buf(),
+                    row: 1,
+                    column: h.to_string(),
+                    reason: format!("appears twice (columns {} and {})", col[k] + 1, i + 1),
+                })
+            }
             Some(k) => col[k] = i,
             None => {
                 return Err(TraceError::Row {
@@ -190,12 +198,19 @@ fn each_row<R: Read, T>(
                     },
                 }
             }
-            Err(e) => super::csv_rows::fatal(path, &e).ok_or_else(|| TraceError::Row {
-                file: path.to_path_buf(),
-                row: e.position().map(|p| p.line()).unwrap_or(line),
-                column: String::new(),
-                reason: e.to_string(),
-            })?,
+            Err(e) => {
+                // A line over the limit ends the read whatever the bad-row rule (skipped,
+                // it would silently take every row after it along).
+                if let Some(f) = super::csv_rows::fatal(path, &e) {
+                    return Err(f);
+                }
+                TraceError::Row {
+                    file: path.to_path_buf(),
+                    row: e.position().map(|p| p.line()).unwrap_or(line),
+                    column: String::new(),
+                    reason: e.to_string(),
+                }
+            }
         };
         match bad {
             BadRows::Stop => return Err(err),
@@ -273,6 +288,14 @@ fn read_pods_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<OpenbP
         let creation = opt_u64(rec, &col, 8)?;
         let deletion = opt_u64(rec, &col, 9)?;
         let scheduled = opt_u64(rec, &col, 10)?;
+        for (k, t) in [(8, creation), (9, deletion), (10, scheduled)] {
+            if t.is_some_and(|t| t as f64 > super::value::MAX_TRACE_SECS) {
+                return Err((
+                    k,
+                    super::value::too_many_secs(field(rec, &col, k).unwrap_or("")),
+                ));
+            }
+        }
         if let (Some(c), Some(d)) = (creation, deletion) {
             if d < c {
                 return Err((9, format!("deletion time {d} is before creation time {c}")));
@@ -379,6 +402,7 @@ pub fn openb_workload(pods: &OpenbPods, path: &Path) -> Result<Workload, TraceEr
         skipped_rows: pods.skipped_rows,
         ..Workload::default()
     };
+    let mut names = crate::model::NameIndex::default();
     let mut no_times = 0u64;
     for p in &pods.pods {
         let (Some(c), Some(d)) = (p.creation, p.deletion) else {
@@ -395,7 +419,7 @@ pub fn openb_workload(pods: &OpenbPods, path: &Path) -> Result<Workload, TraceEr
                     reason: "more than 64 GPU models in gpu_spec".into(),
                 })?
         };
-        let tenant = w.tenant_index(if p.qos.is_empty() { "default" } else { &p.qos });
+        let tenant = names.tenant(&mut w, if p.qos.is_empty() { "default" } else { &p.qos });
         w.jobs.push(Job {
             name: p.name.clone(),
             submit: SimTime::from_secs(c),

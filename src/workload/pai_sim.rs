@@ -91,6 +91,14 @@ pub fn read_pai_sim_from<R: Read>(
     let mut col = [usize::MAX; 11];
     for (i, h) in headers.iter().enumerate() {
         if let Some(k) = PAI_SIM_COLUMNS.iter().position(|c| *c == h.trim()) {
+            if col[k] != usize::MAX {
+                return Err(TraceError::Row {
+                    file: path.to_path_buf(),
+                    row: 1,
+                    column: h.to_string(),
+                    reason: format!("appears twice (columns {} and {})", col[k] + 1, i + 1),
+                });
+            }
             col[k] = i;
         } else if !h.trim().is_empty() {
             return Err(TraceError::Row {
@@ -111,6 +119,7 @@ pub fn read_pai_sim_from<R: Read>(
         });
     }
     let mut w = Workload::default();
+    let mut names = crate::model::NameIndex::default();
     // (submit seconds, job id) per job, for the arrival rewrite.
     let mut keys: Vec<(f64, String)> = Vec::new();
     let mut rounded = 0u64;
@@ -119,7 +128,7 @@ pub fn read_pai_sim_from<R: Read>(
         let line = rdr.position().line() + 1;
         let res = match rdr.read_record(&mut rec) {
             Ok(false) => break,
-            Ok(true) => parse_row(&rec, &col, &mut w, opts),
+            Ok(true) => parse_row(&rec, &col, &mut w, &mut names, opts),
             Err(e) => {
                 if let Some(f) = super::csv_rows::fatal(path, &e) {
                     return Err(f);
@@ -195,6 +204,7 @@ fn parse_row(
     rec: &csv::StringRecord,
     col: &[usize; 11],
     w: &mut Workload,
+    names: &mut crate::model::NameIndex,
     o: PaiSimOptions,
 ) -> RowResult {
     let get = |k: usize| rec.get(col[k]).unwrap_or("").trim();
@@ -205,6 +215,14 @@ fn parse_row(
     let num = |k: usize, what: &'static str| {
         parse_non_negative(get(k), what).map_err(|e| (k, e.to_string()))
     };
+    // Times past MAX_TRACE_SECS are refused, not clamped to the largest time there is.
+    let secs = |k: usize| {
+        let x = num(k, "number of seconds")?;
+        if x > super::value::MAX_TRACE_SECS {
+            return Err((k, super::value::too_many_secs(get(k))));
+        }
+        Ok(x)
+    };
     let inst = num(3, "instance count")?;
     if inst.fract() != 0.0 || inst < 1.0 {
         return Err((
@@ -212,8 +230,8 @@ fn parse_row(
             format!("{:?} is not a whole number of instances >= 1", get(3)),
         ));
     }
-    let submit = num(4, "number of seconds")?;
-    let duration = num(5, "number of seconds")?;
+    let submit = secs(4)?;
+    let duration = secs(5)?;
     if duration <= 0.0 {
         return Err((5, "duration must be positive".into()));
     }
@@ -224,7 +242,7 @@ fn parse_row(
         *e = if get(8 + i).is_empty() {
             0.0
         } else {
-            num(8 + i, "number of seconds")?
+            secs(8 + i)?
         };
     }
     let total_milli = (inst * gpu * MILLI_PER_GPU as f64).round() as u64;
@@ -252,7 +270,7 @@ fn parse_row(
         PaiEstimate::GroupGpu => Some(ests[2]),
     };
     let user = get(1);
-    let tenant = w.tenant_index(if user.is_empty() { "default" } else { user });
+    let tenant = names.tenant(w, if user.is_empty() { "default" } else { user });
     let job = Job {
         name: name.to_string(),
         submit: SimTime::from_secs_f64(submit),

@@ -102,11 +102,19 @@ fn parse_line<'a>(
             })
             .map_err(|_| (FIELDS[k], format!("{v:?} is not an integer")))
     };
-    let submit = int(1)?;
+    // Times past MAX_TRACE_SECS are refused, not clamped to the largest time there is.
+    let secs = |k: usize| -> Result<i64, RowError> {
+        let v = int(k)?;
+        if v as f64 > super::value::MAX_TRACE_SECS {
+            return Err((FIELDS[k], super::value::too_many_secs(fields[k])));
+        }
+        Ok(v)
+    };
+    let submit = secs(1)?;
     if submit < 0 {
         return Err((FIELDS[1], format!("submit time {submit} is negative")));
     }
-    let run = int(3)?;
+    let run = secs(3)?;
     if run < 0 {
         return Err((FIELDS[3], "run time is unknown (-1)".into()));
     }
@@ -126,7 +134,7 @@ fn parse_line<'a>(
         g if g <= 1_000_000 => GpuRequest::Whole(g as u32),
         g => return Err((FIELDS[4], format!("{g} GPUs is more than 1000000"))),
     };
-    let req_time = int(8)?;
+    let req_time = secs(8)?;
     let status = match int(10)? {
         1 => JobStatus::Completed,
         0 => JobStatus::Failed,

@@ -159,8 +159,9 @@ impl SyntheticSpec {
     /// "tenants", "preemptible").
     pub fn generate(&self, streams: &RngStreams) -> Workload {
         let mut w = Workload::default();
+        let mut names = crate::model::NameIndex::default();
         for (name, _) in &self.tenants {
-            w.tenant_index(name);
+            names.tenant(&mut w, name);
         }
         let submits = self.arrivals(streams);
         let n = submits.len();

@@ -134,7 +134,7 @@ pub struct RowSink {
     filter: RowFilter,
     jobs: Vec<Job>,
     submits: Vec<i64>,
-    tenants: IndexMap<String, u32>,
+    names: crate::model::NameIndex,
     types: IndexMap<String, TypeMask>,
     w: Workload,
     filtered: IndexMap<String, u64>,
@@ -152,7 +152,7 @@ impl RowSink {
             filter,
             jobs: Vec::new(),
             submits: Vec::new(),
-            tenants: IndexMap::new(),
+            names: crate::model::NameIndex::default(),
             types: IndexMap::new(),
             w: Workload::default(),
             filtered: IndexMap::new(),
@@ -239,14 +239,7 @@ impl RowSink {
             let m = f.max_jobs.unwrap_or(0);
             return Err(self.file_error(too_many_jobs(m)));
         }
-        let tenant = match self.tenants.get(r.tenant) {
-            Some(&t) => t,
-            None => {
-                let t = self.w.tenant_index(r.tenant);
-                self.tenants.insert(r.tenant.to_string(), t);
-                t
-            }
-        };
+        let tenant = self.names.tenant(&mut self.w, r.tenant);
         let gpu_types = if r.gpu_types.is_empty() {
             TypeMask::ANY
         } else if let Some(&m) = self.types.get(r.gpu_types) {
@@ -290,7 +283,7 @@ impl RowSink {
         self.take(row, Ok(parsed))?;
         let class = class.trim();
         if self.jobs.len() > before && !class.is_empty() {
-            let Some(c) = self.w.class_index(class) else {
+            let Some(c) = self.names.class(&mut self.w, class) else {
                 return self.bad_row(row, "class", "more than 65,535 classes".into());
             };
             if let Some(j) = self.jobs.last_mut() {

@@ -23,7 +23,7 @@ pub enum ValueError {
     #[error("{0:?} is negative")]
     Negative(String),
     /// Too large to be a time.
-    #[error("{0:?} is too large")]
+    #[error("{}", too_many_secs(.0))]
     TooLarge(String),
     /// Not a finite number of zero or more (`what`: "number of cores", ...).
     #[error("{value:?} is not a non-negative {what}")]
@@ -42,6 +42,9 @@ pub enum ValueError {
     /// More GPUs than a job may ask for.
     #[error("{0} GPUs is more than 1000000")]
     TooManyGpus(u64),
+    /// A whole GPU count too large to hold (written as in the cell).
+    #[error("{0:?} GPUs is more than 1000000")]
+    TooManyGpusText(String),
     /// Not a GPU count.
     #[error("{0:?} is not a GPU count")]
     NotAGpuCount(String),
@@ -54,6 +57,16 @@ pub enum ValueError {
     /// Not `YYYY-MM-DD HH:MM:SS`.
     #[error("{0:?} is not a date-time (YYYY-MM-DD HH:MM:SS)")]
     NotADateTime(String),
+}
+
+/// The most seconds a trace time may hold (about 3 million years): a time past it (an
+/// SWF run time of 2^63 s, a duration of 1e308) is refused, not clamped to the largest
+/// time the simulator represents.
+pub const MAX_TRACE_SECS: f64 = 1e14;
+
+/// The message of a time past [`MAX_TRACE_SECS`]: the cell quoted.
+pub fn too_many_secs(v: &str) -> String {
+    format!("{v:?} seconds is too large (more than 1e14, about 3 million years)")
 }
 
 /// Parses a non-negative integer, naming the value in the error.
@@ -77,7 +90,7 @@ pub fn secs_to_ms(v: &str) -> Result<i64, ValueError> {
     if x < 0.0 {
         return Err(ValueError::Negative(v.to_string()));
     }
-    if x > 1e14 {
+    if x > MAX_TRACE_SECS {
         return Err(ValueError::TooLarge(v.to_string()));
     }
     Ok((x * 1000.0).round() as i64)
@@ -161,6 +174,9 @@ pub fn parse_secs(v: &str) -> Result<SimTime, ValueError> {
     if !x.is_finite() || x < 0.0 {
         return Err(ValueError::NegativeSeconds(v.to_string()));
     }
+    if x > MAX_TRACE_SECS {
+        return Err(ValueError::TooLarge(v.to_string()));
+    }
     Ok(SimTime::from_secs_f64(x))
 }
 
@@ -168,15 +184,15 @@ pub fn parse_secs(v: &str) -> Result<SimTime, ValueError> {
 pub fn parse_gpus(v: &str) -> Result<GpuRequest, ValueError> {
     let v = v.trim();
     if let Ok(n) = v.parse::<u32>() {
-        return Ok(if n == 0 {
-            GpuRequest::None
-        } else {
-            GpuRequest::Whole(n)
-        });
+        return whole_gpus(n.into());
     }
     let x: f64 = v
         .parse()
         .map_err(|_| ValueError::NotAGpuCount(v.to_string()))?;
+    if x > MAX_GPUS as f64 {
+        // A count past u32 (4294967296, 1e12, inf): too many, not a bad fraction.
+        return Err(ValueError::TooManyGpusText(v.to_string()));
+    }
     if !(x > 0.0 && x < 1.0) {
         return Err(ValueError::BadFraction(v.to_string()));
     }

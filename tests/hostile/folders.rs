@@ -200,3 +200,47 @@ fn a_rerun_killed_at_any_point_leaves_the_old_run_or_the_new() {
     }
     assert_eq!(contents(&d.path().join("o")), want_new);
 }
+
+#[test]
+fn an_output_path_in_the_way_of_a_file_is_bad_input_as_for_run() {
+    // `run --out notes.txt/run` is bad input (2); trace convert, trace fit, tco and man
+    // said 1 (a file system failure) for the same wrong paths, and convert left its
+    // temporary file beside a folder it could not replace.
+    let d = scratch();
+    put(
+        d.path(),
+        "t.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,60\nb,10,1,60\n",
+    );
+    put(d.path(), "taken", "not a folder");
+    std::fs::create_dir(d.path().join("folder")).unwrap();
+    let convert = |out: &str| {
+        gpufleet(
+            d.path(),
+            &["trace", "convert", "--from", "generic", "t.csv", out],
+        )
+    };
+    convert("folder").refused(2, &["folder"]);
+    assert!(
+        !d.path().join("folder.tmp-gpufleet").exists(),
+        "a temporary file left behind"
+    );
+    convert("taken/t.csv").refused(2, &["taken/t.csv"]);
+    let fit = |out: &str| {
+        gpufleet(
+            d.path(),
+            &["trace", "fit", "t.csv", "--format", "generic", "--out", out],
+        )
+    };
+    fit("folder").refused(2, &["folder"]);
+    fit("taken/w.toml").refused(2, &["taken/w.toml"]);
+    gpufleet(d.path(), &["man", "--out", "taken"]).refused(2, &["taken"]);
+    gpufleet(d.path(), &["man", "--out", "taken/man"]).refused(2, &["taken/man"]);
+    let tco = format!(
+        "{}/scenarios/buy-vs-rent-h100.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    gpufleet(d.path(), &["tco", &tco, "--out", "taken"]).refused(2, &["taken"]);
+    // The file system refusing is still the environment's failure.
+    convert("/proc/gpufleet-t.csv").refused(1, &["/proc/gpufleet-t.csv"]);
+}

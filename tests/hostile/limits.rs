@@ -359,3 +359,139 @@ fn a_renewing_savings_plan_of_a_millisecond_is_refused() {
     );
     gpufleet(d.path(), &["run", f.to_str().unwrap()]).refused(2, &["savings_plan.term", "1h"]);
 }
+
+#[test]
+fn fleets_past_the_node_and_pool_caps_are_refused_before_they_are_built() {
+    // 200 pools of a million nodes (each pool within its own cap) ended in an allocation
+    // failure (abort, 11 GB); 20,000 pools ran for half a minute summing the ledger.
+    let d = scratch();
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    let pool = |i: usize, nodes: u64| {
+        format!("[[pools]]\nname = \"q{i}\"\ngpu_type = \"H100\"\nkind = \"owned\"\nnodes = {nodes}\ngpus_per_node = 8\nprice_per_node_hour = 1.0\n")
+    };
+    let big: String = (0..200).map(|i| pool(i, 1_000_000)).collect();
+    let f = put(d.path(), "s.toml", &scenario("", &format!("{body}\n{big}")));
+    for cmd in ["validate", "run"] {
+        let e = gpufleet(d.path(), &[cmd, f.to_str().unwrap()]);
+        e.refused(2, &["s.toml", "pools", "nodes in all pools", "1000000"]);
+        assert!(e.secs < 10.0, "{e:#?}");
+    }
+    let many: String = (0..1_001).map(|i| pool(i, 1)).collect();
+    let f = put(
+        d.path(),
+        "m.toml",
+        &scenario("", &format!("{body}\n{many}")),
+    );
+    let e = gpufleet(d.path(), &["run", f.to_str().unwrap()]);
+    e.refused(2, &["m.toml", "pools", "1002 pools", "1000"]);
+    assert!(e.secs < 10.0, "{e:#?}");
+}
+
+#[test]
+fn maintenance_of_more_nodes_than_the_pool_has_is_refused() {
+    // 10^9 nodes of a 2-node pool was taken as "all of them" without a word (and a count
+    // past u32 wrapped round).
+    let d = scratch();
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n\n[[maintenance]]\npool = \"p\"\nnodes = 1000000000\nstart = \"1h\"\nduration = \"1h\"\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+        .refused(2, &["s.toml", "maintenance[0].nodes", "(2)"]);
+}
+
+#[test]
+fn a_spot_parameter_of_another_model_is_refused() {
+    // `mean_up` (a zone model's) beside a Poisson model was ignored silently.
+    let d = scratch();
+    let body = "[[pools]]\nname = \"s\"\ngpu_type = \"H100\"\nkind = \"spot\"\nnodes = 2\ngpus_per_node = 8\nprice_per_node_hour = 3.0\n\n[[spot_interruptions]]\npool = \"s\"\nmodel = \"poisson\"\nper_node_hour = 0.01\nmean_up = \"2m\"\n\n[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\npreemptible_share = 1.0\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(
+        2,
+        &["s.toml", "spot_interruptions[0].mean_up", "per_node_hour"],
+    );
+}
+
+#[test]
+fn a_sweep_range_past_u64_values_is_refused_not_empty() {
+    // From i64::MIN to i64::MAX (or a step of 1e-300) the count wrapped round to zero
+    // values: an "ok" sweep of 0 runs.
+    let d = scratch();
+    for p in [
+        "[[param]]\npath = \"pools[0].nodes\"\nrange = { start = -9223372036854775808, end = 9223372036854775807 }\n",
+        "[[param]]\npath = \"workload.rate_per_hour\"\nrange = { start = 1.0, end = 2.0, step = 1e-300 }\n",
+    ] {
+        let f = sweep_of(d.path(), "mode = \"grid\"", p);
+        let e = gpufleet(
+            d.path(),
+            &["sweep", f.to_str().unwrap(), "--out", "o", "--check"],
+        );
+        e.refused(2, &["sweep.toml", "range", "values, more than 1000000"]);
+    }
+}
+
+#[test]
+fn a_failure_trace_naming_missing_nodes_answers_at_once() {
+    // 2,000,000 failures of a node the cluster lacks: one problem each ran past a minute.
+    let d = scratch();
+    let mut t = String::with_capacity(24 << 20);
+    t.push_str("time_s,node\n");
+    for i in 0..2_000_000 {
+        t.push_str(&format!("{i},99\n"));
+    }
+    put(d.path(), "f.csv", &t);
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n\n[failures]\ntrace = \"f.csv\"\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    e.refused(2, &["s.toml", "failures.trace", "node 99", "1999999 more"]);
+    assert!(e.secs < 15.0, "{e:#?}");
+    // A failure a million millennia away is refused, not moved to the end of time.
+    put(
+        d.path(),
+        "g.csv",
+        "time_s,node,cause,repair_s\n100,0,x,1e308\n",
+    );
+    let f = put(
+        d.path(),
+        "t.toml",
+        &scenario("", &body.replace("f.csv", "g.csv")),
+    );
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+        .refused(2, &["g.csv", "repair_s", "too large"]);
+}
+
+#[test]
+fn an_unknown_chart_metric_of_a_sweep_is_named_not_dropped() {
+    let d = scratch();
+    let p = "[[param]]\npath = \"seed\"\nvalues = [1]\n\n[charts]\nmetrics = [\"wait_s_p95\", \"no_such_figure\"]\n";
+    let f = sweep_of(d.path(), "mode = \"grid\"", p);
+    let e = gpufleet(d.path(), &["sweep", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(
+        e.stderr.contains("charts.metrics") && e.stderr.contains("no_such_figure"),
+        "{}",
+        e.stderr
+    );
+}
+
+#[test]
+fn a_thread_count_past_the_limit_is_refused_at_once() {
+    // --threads 100000 spawned threads one by one for minutes before any run.
+    let d = scratch();
+    let f = sweep_of(
+        d.path(),
+        "mode = \"grid\"",
+        "[[param]]\npath = \"seed\"\nvalues = [1]\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "sweep",
+            f.to_str().unwrap(),
+            "--out",
+            "o",
+            "--threads",
+            "100000",
+        ],
+    );
+    e.refused(2, &["--threads", "1024"]);
+    assert!(e.secs < 5.0, "{e:#?}");
+}

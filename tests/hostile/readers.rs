@@ -141,3 +141,156 @@ fn an_error_quoting_a_huge_cell_stays_short() {
     e.refused(2, &["s.toml", "line 2"]);
     assert!(e.stderr.len() < 4_000, "{} bytes", e.stderr.len());
 }
+
+/// The committed fuzz corpus file of `format` (a small valid trace).
+fn corpus(format: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz/corpus")
+        .join(format);
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_file())
+        .unwrap();
+    std::fs::read_to_string(file).unwrap()
+}
+
+#[test]
+fn an_overlong_line_is_not_a_skipped_row_that_takes_the_rest_along() {
+    // A 2 MB line 3 under --skip-bad-rows: counted as one bad row, it silently dropped
+    // every row after it (tiresias and openb kept 1 of 11 jobs, "1 bad rows skipped").
+    let d = scratch();
+    for format in ["generic", "swf", "helios", "pai", "tiresias", "openb"] {
+        let text = corpus(format);
+        let mut lines: Vec<&str> = text.lines().collect();
+        let long = "9".repeat(2_000_000);
+        lines.insert(2, &long);
+        let f = put(d.path(), &format!("long.{format}"), &lines.join("\n"));
+        let e = gpufleet(
+            d.path(),
+            &[
+                "trace",
+                "inspect",
+                f.to_str().unwrap(),
+                "--format",
+                format,
+                "--skip-bad-rows",
+            ],
+        );
+        e.refused(2, &[&format!("long.{format}"), "line 3", "longer than"]);
+    }
+}
+
+#[test]
+fn a_column_given_twice_is_refused() {
+    // Which of the two holds the value? The last one was taken silently.
+    let d = scratch();
+    let cases = [
+        ("generic", "job_id,submit_s,gpus,duration_s,gpus\na,0,1,60,2\n", "gpus"),
+        (
+            "tiresias",
+            "job_id,num_gpu,submit_time,iterations,model_name,duration,interval,duration\n0,1,0,6,v,16,3,17\n",
+            "duration",
+        ),
+        (
+            "openb",
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time,num_gpu\np,1000,1000,1,1000,,LS,Running,0,50,0,2\n",
+            "num_gpu",
+        ),
+        (
+            "helios",
+            "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue,user\nh1,u1,vcA,1,4,1,COMPLETED,2020-04-01 00:00:00,,,3600,10,u2\n",
+            "user",
+        ),
+    ];
+    for (format, text, column) in cases {
+        let f = put(d.path(), &format!("twice.{format}"), text);
+        let e = gpufleet(
+            d.path(),
+            &["trace", "inspect", f.to_str().unwrap(), "--format", format],
+        );
+        e.refused(2, &[&format!("twice.{format}"), column, "twice"]);
+    }
+}
+
+#[test]
+fn times_past_millions_of_years_are_refused_not_clamped() {
+    // 1e308 s and 2^63 s became the largest time the simulator holds (292,000 years), and
+    // the run went on with it (a 60 s job's owned node billed for millennia).
+    let d = scratch();
+    let l = "-1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1";
+    let cases = [
+        ("generic", "job_id,submit_s,gpus,duration_s\na,0,1,1e308\n".to_string(), "duration_s"),
+        (
+            "generic",
+            "job_id,submit_s,gpus,duration_s\na,18446744073709551615,1,60\n".to_string(),
+            "submit_s",
+        ),
+        ("swf", format!("1 0 5 9223372036854775807 4 {l}\n"), "run_time"),
+        ("swf", format!("1 9223372036854775807 5 100 4 {l}\n"), "submit"),
+        (
+            "openb",
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\np,1000,1000,1,1000,,LS,Running,0,18446744073709551615,0\n".to_string(),
+            "deletion_time",
+        ),
+    ];
+    for (i, (format, text, column)) in cases.iter().enumerate() {
+        let name = format!("far{i}.{format}");
+        let f = put(d.path(), &name, text);
+        let e = gpufleet(
+            d.path(),
+            &["trace", "inspect", f.to_str().unwrap(), "--format", format],
+        );
+        e.refused(2, &[&name, column, "too large"]);
+    }
+}
+
+#[test]
+fn a_whole_gpu_count_past_the_limit_is_named_as_such() {
+    // 4294967296 GPUs was "a fractional GPU request must be between 0 and 1".
+    let d = scratch();
+    put(
+        d.path(),
+        "t.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,4294967296,60\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &["trace", "inspect", "t.csv", "--format", "generic"],
+    );
+    e.refused(2, &["t.csv", "gpus", "more than 1000000"]);
+    assert!(!e.stderr.contains("fractional"), "{}", e.stderr);
+}
+
+#[test]
+fn a_trace_of_200000_distinct_users_reads_and_runs_in_seconds() {
+    // Each new tenant name was looked up by a scan of the names so far (quadratic: 200,000
+    // rows took over 20 s to read), and every scheduling pass scanned the tenants' budget
+    // caps (Tiresias took 28 s) or queues (fair share 17 s).
+    let d = scratch();
+    let mut t = String::with_capacity(8 << 20);
+    t.push_str("job_id,submit_s,gpus,duration_s,tenant\n");
+    for i in 0..200_000 {
+        t.push_str(&format!("j{i},{i},1,60,user{i}\n"));
+    }
+    put(d.path(), "t.csv", &t);
+    let e = gpufleet(
+        d.path(),
+        &["trace", "inspect", "t.csv", "--format", "generic"],
+    );
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(e.stdout.contains("200000"), "{}", e.stdout);
+    assert!(e.secs < 15.0, "trace inspect took {:.1} s", e.secs);
+    let body = "[workload]\nkind = \"csv\"\npath = \"t.csv\"\n";
+    for policy in ["tiresias", "fair_share"] {
+        let s = super::scenario("", body).replace("nodes = 2\n", "nodes = 100\n");
+        let f = put(
+            d.path(),
+            "s.toml",
+            &format!("{s}\n[scheduler]\npolicy = \"{policy}\"\n"),
+        );
+        let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+        assert_eq!(e.code, 0, "{policy}: {e:#?}");
+        assert!(e.secs < 15.0, "{policy}: the run took {:.1} s", e.secs);
+    }
+}
