@@ -78,7 +78,7 @@ pub(super) fn pool_price(
     }
     let explicit = rp
         .price_per_node_hour
-        .map(|x| p.nonneg(&format!("{path}.price_per_node_hour"), x));
+        .map(|x| p.usd_per_hour(&format!("{path}.price_per_node_hour"), x));
     let ctx = PriceContext {
         nodes,
         kind: rp.kind,

@@ -6,6 +6,10 @@ use super::{locate, Problem, ScenarioError};
 use crate::engine::{parse_duration, SimTime};
 use std::path::Path;
 
+/// The largest hourly price a scenario may give: ten million dollars an hour (a whole
+/// 8-GPU node rents for tens).
+pub const MAX_USD_PER_HOUR: f64 = 1e7;
+
 /// Problems found so far, in the order the checks found them.
 #[derive(Debug, Default)]
 pub(super) struct Problems(Vec<Problem>);
@@ -68,6 +72,20 @@ impl Problems {
     pub(super) fn nonneg(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x >= 0.0) {
             self.err(path, format!("must be zero or more, got {x}"));
+            return 0.0;
+        }
+        x
+    }
+
+    /// `x`, a price in dollars an hour: zero or more and at most [`MAX_USD_PER_HOUR`] (a
+    /// larger one would not describe any machine, and bills of `1e308` overflow to
+    /// infinity); zero when it is not.
+    pub(super) fn usd_per_hour(&mut self, path: &str, x: f64) -> f64 {
+        if !(x.is_finite() && (0.0..=MAX_USD_PER_HOUR).contains(&x)) {
+            self.err(
+                path,
+                format!("must be between 0 and {MAX_USD_PER_HOUR:e} dollars an hour, got {x}"),
+            );
             return 0.0;
         }
         x

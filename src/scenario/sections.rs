@@ -200,7 +200,8 @@ pub(super) fn savings_plan(s: &RawSavingsPlan, p: &mut Problems) -> crate::prici
         );
     }
     crate::pricing::SavingsPlan {
-        commitment_per_hour: p.nonneg("savings_plan.commitment_per_hour", s.commitment_per_hour),
+        commitment_per_hour: p
+            .usd_per_hour("savings_plan.commitment_per_hour", s.commitment_per_hour),
         discount: d.clamp(0.0, 0.99),
         start: s
             .start
@@ -275,14 +276,14 @@ pub(super) fn spot_deadline(s: &RawSpotDeadline, base: &Path, p: &mut Problems) 
         .as_deref()
         .map(|c| p.dur("spot_deadline.changeover", c))
         .unwrap_or(SimTime::from_hours_f64(0.2));
-    let od = p.nonneg("spot_deadline.on_demand_per_hour", s.on_demand_per_hour);
+    let od = p.usd_per_hour("spot_deadline.on_demand_per_hour", s.on_demand_per_hour);
     let prices = match (&s.prices, &s.prices_zone, s.spot_per_hour) {
         (Some(f), Some(z), None) => DeadlinePrices::Trace {
             path: base.join(f),
             zone: z.clone(),
         },
         (None, None, Some(c)) => {
-            DeadlinePrices::Constant(p.nonneg("spot_deadline.spot_per_hour", c))
+            DeadlinePrices::Constant(p.usd_per_hour("spot_deadline.spot_per_hour", c))
         }
         _ => {
             p.err(

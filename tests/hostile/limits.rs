@@ -495,3 +495,29 @@ fn a_thread_count_past_the_limit_is_refused_at_once() {
     e.refused(2, &["--threads", "1024"]);
     assert!(e.secs < 5.0, "{e:#?}");
 }
+
+#[test]
+fn an_hourly_price_past_any_machine_is_refused_not_billed_as_infinity() {
+    // 1e308 dollars a node-hour ran with exit 0 and bills of infinity (`null` in the
+    // summary); a price over ten million dollars an hour is refused, naming the field.
+    let d = scratch();
+    let body = "[[pools]]\nname = \"q\"\ngpu_type = \"H100\"\nkind = \"on_demand\"\nnodes = 1\ngpus_per_node = 8\nprice_per_node_hour = 1e308\n\n[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(
+        2,
+        &["s.toml", "pools[1].price_per_node_hour", "dollars an hour"],
+    );
+    // A real price still passes.
+    let ok = body.replace("1e308", "98.32");
+    let f = put(d.path(), "ok.toml", &scenario("", &ok));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpufleet"))
+        .args(["validate", f.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
