@@ -379,6 +379,40 @@ fn bad_plan_files_exit_2_with_file_line_and_field() {
         assert!(err.contains(field), "case {i}: want {field}: {err}");
         assert!(!err.contains("panicked"), "case {i}: {err}");
     }
+    // `--check` runs nothing, yet names a figure no summary has (the objective's too).
+    let checks = [
+        (
+            format!("scenario = \"base.toml\"\n{ok_decision}{ok_target}[objective]\nminimize = \"costs.total\"\n"),
+            "line 8",
+            "objective `costs.total`: summary.json has no such figure",
+        ),
+        (
+            format!("scenario = \"base.toml\"\n{ok_decision}[[target]]\nmetric = \"wait_all_s.p97\"\nmax = \"1h\"\n"),
+            "line 5",
+            "wait_all_s.p95",
+        ),
+    ];
+    for (i, (text, line, field)) in checks.iter().enumerate() {
+        let p = write(d.path(), &format!("check{i}.toml"), text);
+        let a = gpufleet()
+            .args(["plan", p.to_str().unwrap(), "--check"])
+            .assert()
+            .code(2);
+        let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+        for want in [&format!("check{i}.toml"), *line, *field] {
+            assert!(err.contains(want), "check {i}: want {want}: {err}");
+        }
+    }
+    // A pool's cost column is named by the scenario: accepted by `--check`.
+    let p = write(
+        d.path(),
+        "ok.toml",
+        &format!("scenario = \"base.toml\"\n{ok_decision}{ok_target}[objective]\nminimize = \"cost_usd.small\"\n"),
+    );
+    gpufleet()
+        .args(["plan", p.to_str().unwrap(), "--check"])
+        .assert()
+        .success();
 }
 
 /// A burst pool may be set to 0 nodes: it is left out with the spot interruptions that name

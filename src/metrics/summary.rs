@@ -133,7 +133,7 @@ pub struct RunMeta {
 }
 
 /// Everything `summary.json` holds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Summary {
     /// Master seed.
     pub seed: u64,

@@ -58,6 +58,14 @@ pub(super) fn cloud(
         match table.resolve(&names) {
             Ok(mut s) => {
                 s.speeds.iter_mut().for_each(|x| *x *= ref_speed);
+                // Each class on each GPU type once (pools of one type share a speed).
+                for (i, &x) in s.speeds.iter().enumerate() {
+                    let (class, pool) = (&s.classes[i / s.pools], i % s.pools);
+                    if !names[..pool].contains(&names[pool]) {
+                        let path = format!("throughput.classes.{class}.{}", names[pool]);
+                        c.speed(&path, x);
+                    }
+                }
                 Some(s)
             }
             Err((class, ty)) => {

@@ -44,7 +44,7 @@ pub(super) fn gpu_types(c: &mut Problems, raw: &[RawGpuType]) -> Vec<GpuType> {
         }
         let base = builtin_gpu(&g.name);
         let from_base = |f: fn(&GpuType) -> f64| base.as_ref().map(f);
-        let speed = c.positive(
+        let speed = c.speed(
             &format!("{p}.speed"),
             g.speed.or(from_base(|b| b.speed)).unwrap_or(1.0),
         );

@@ -10,6 +10,11 @@ use std::path::Path;
 /// 8-GPU node rents for tens).
 pub const MAX_USD_PER_HOUR: f64 = 1e7;
 
+/// The slowest and fastest GPU speed relative to the reference (speed 1): a thousand times
+/// either way spans every GPU generation; beyond it a job's run time would pass any
+/// simulated span (a speed of `1e-300` makes a minute's job last past the clock's end).
+pub const SPEED_RANGE: (f64, f64) = (1e-3, 1e3);
+
 /// Problems found so far, in the order the checks found them.
 #[derive(Debug, Default)]
 pub(super) struct Problems(Vec<Problem>);
@@ -64,6 +69,20 @@ impl Problems {
     pub(super) fn positive(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x > 0.0) {
             self.err(path, format!("must be a positive number, got {x}"));
+        }
+        x
+    }
+
+    /// `x`, a speed relative to the reference GPU, within [`SPEED_RANGE`].
+    pub(super) fn speed(&mut self, path: &str, x: f64) -> f64 {
+        let (lo, hi) = SPEED_RANGE;
+        if !(x.is_finite() && (lo..=hi).contains(&x)) {
+            self.err(
+                path,
+                format!(
+                    "must be between {lo} and {hi} (a speed relative to the reference GPU), got {x}"
+                ),
+            );
         }
         x
     }

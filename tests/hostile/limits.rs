@@ -521,3 +521,39 @@ fn an_hourly_price_past_any_machine_is_refused_not_billed_as_infinity() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_gpu_speed_past_any_generation_is_refused() {
+    // `speed = 1e-300` ran with exit 0 and every run time clamped to the clock's end; a
+    // speed a thousand times off the reference either way is refused, naming the field.
+    let d = scratch();
+    let body = "[[gpu_types]]\nname = \"Slow\"\nspeed = 1e-300\n\n[[pools]]\nname = \"q\"\ngpu_type = \"Slow\"\nkind = \"on_demand\"\nnodes = 1\ngpus_per_node = 8\nprice_per_node_hour = 10.0\n\n[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    for bad in ["1e-300", "1e300", "0.0009"] {
+        let text = body.replace("1e-300", bad);
+        let f = put(d.path(), "s.toml", &scenario("", &text));
+        for cmd in ["validate", "run"] {
+            gpufleet(d.path(), &[cmd, f.to_str().unwrap()]).refused(
+                2,
+                &["s.toml", "gpu_types[0].speed", "between 0.001 and 1000"],
+            );
+        }
+    }
+    // The slowest and fastest allowed pass.
+    for ok in ["0.001", "1000.0"] {
+        let f = put(
+            d.path(),
+            "ok.toml",
+            &scenario("", &body.replace("1e-300", ok)),
+        );
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpufleet"))
+            .args(["validate", f.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{ok}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
