@@ -299,3 +299,67 @@ fn a_sweep_writes_typed_runs_and_points() {
         .unwrap();
     assert_eq!(mean.physical_type(), Physical::DOUBLE);
 }
+
+/// `gpufleet plot` of a Parquet-only folder reads the Parquet tables: the redrawn charts
+/// are the run's own, byte for byte (as a CSV folder's are). A folder with neither copy of
+/// a table is refused (exit 2, the table named), where it once drew nothing with exit 0.
+#[test]
+fn plot_redraws_a_parquet_only_folder_and_refuses_a_missing_table() {
+    let d = tempfile::tempdir().unwrap();
+    let s = root().join("tests/data/sweep-base.toml");
+    let (pq, csv) = (d.path().join("pq"), d.path().join("csv"));
+    for (dir, format) in [(&pq, "parquet"), (&csv, "csv")] {
+        gpufleet()
+            .args(["run", s.to_str().unwrap(), "--out"])
+            .arg(dir)
+            .args(["--format", format, "-q"])
+            .assert()
+            .success();
+    }
+    let charts = ["timeline", "queue", "cost", "cdf"];
+    let drawn: Vec<Vec<u8>> = charts
+        .iter()
+        .map(|c| std::fs::read(pq.join(format!("{c}.svg"))).unwrap())
+        .collect();
+    for c in charts {
+        std::fs::remove_file(pq.join(format!("{c}.svg"))).unwrap();
+    }
+    let out = gpufleet().arg("plot").arg(&pq).assert().success();
+    let listed = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    for (c, before) in charts.iter().zip(&drawn) {
+        assert!(listed.contains(&format!("{c}.svg")), "{c}: {listed}");
+        let again = std::fs::read(pq.join(format!("{c}.svg"))).unwrap();
+        assert!(again == *before, "{c}.svg redrawn differently");
+        // The same run written as CSV draws the same chart.
+        let from_csv = std::fs::read(csv.join(format!("{c}.svg"))).unwrap();
+        assert!(again == from_csv, "{c}.svg differs between formats");
+    }
+    for table in ["jobs", "pools", "timeline"] {
+        let dir = d.path().join(format!("without-{table}"));
+        std::fs::create_dir(&dir).unwrap();
+        for e in std::fs::read_dir(&pq).unwrap() {
+            let p = e.unwrap().path();
+            if p.file_name().unwrap() != format!("{table}.parquet").as_str() {
+                std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+            }
+        }
+        let a = gpufleet().arg("plot").arg(&dir).assert().code(2);
+        let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+        assert!(
+            e.contains(&format!("neither {table}.csv nor {table}.parquet")),
+            "{table}: {e}"
+        );
+    }
+    // A damaged Parquet table is an error naming it, not a panic.
+    let dir = d.path().join("damaged");
+    std::fs::create_dir(&dir).unwrap();
+    for e in std::fs::read_dir(&pq).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+    }
+    let jobs = std::fs::read(dir.join("jobs.parquet")).unwrap();
+    std::fs::write(dir.join("jobs.parquet"), &jobs[..jobs.len() / 2]).unwrap();
+    let a = gpufleet().arg("plot").arg(&dir).assert().code(2);
+    let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(e.contains("jobs.parquet") && !e.contains("panicked"), "{e}");
+}

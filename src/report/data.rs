@@ -32,6 +32,117 @@ pub enum TableError {
         /// The column.
         name: String,
     },
+    /// A run folder has neither the CSV nor the Parquet copy of a table.
+    #[error("neither {stem}.csv nor {stem}.parquet is in the folder (a run writes one of them; was it changed by hand?)")]
+    Missing {
+        /// The folder.
+        dir: PathBuf,
+        /// The table (`jobs`, `pools`, `timeline`).
+        stem: &'static str,
+    },
+    /// A Parquet table cannot be read.
+    #[error("{}: {message}", path.display())]
+    Parquet {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A Parquet-only folder, but this build reads no Parquet (an environment problem).
+    #[error("{}: this gpufleet was built without Parquet (the `parquet` feature), so it cannot read this Parquet-only folder", path.display())]
+    NoParquet {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// A table of a run folder, `<stem>.csv` or (in a Parquet-only folder) `<stem>.parquet`,
+/// read row by row: each row holds only the columns asked for, in that order.
+pub struct FolderTable {
+    source: Source,
+    rec: csv::StringRecord,
+}
+
+enum Source {
+    Csv(TableStream, Vec<usize>),
+    #[cfg(feature = "parquet")]
+    Parquet(super::parquet::ParquetRows, PathBuf),
+}
+
+impl FolderTable {
+    /// Opens the table `stem` of the folder `dir` for the columns `names`: an error when
+    /// neither copy is there or a column is missing.
+    pub fn open(dir: &Path, stem: &'static str, names: &[&str]) -> Result<FolderTable, TableError> {
+        let csv = dir.join(format!("{stem}.csv"));
+        let parquet = dir.join(format!("{stem}.parquet"));
+        let source = if csv.is_file() {
+            let t = TableStream::open(&csv)?;
+            let file = format!("{stem}.csv");
+            let cols = names
+                .iter()
+                .map(|n| t.need(n, &file))
+                .collect::<Result<Vec<_>, _>>()?;
+            Source::Csv(t, cols)
+        } else if parquet.is_file() {
+            Self::parquet(parquet, names)?
+        } else {
+            return Err(TableError::Missing {
+                dir: dir.to_path_buf(),
+                stem,
+            });
+        };
+        Ok(FolderTable {
+            source,
+            rec: csv::StringRecord::new(),
+        })
+    }
+
+    #[cfg(feature = "parquet")]
+    fn parquet(path: PathBuf, names: &[&str]) -> Result<Source, TableError> {
+        // The reader is a third party's: a damaged file must not end the program.
+        let opened = std::panic::catch_unwind(|| super::parquet::ParquetRows::open(&path, names))
+            .unwrap_or_else(|_| Err("the file is damaged".into()));
+        match opened {
+            Ok(rows) => Ok(Source::Parquet(rows, path)),
+            Err(message) => Err(TableError::Parquet { path, message }),
+        }
+    }
+
+    #[cfg(not(feature = "parquet"))]
+    fn parquet(path: PathBuf, _names: &[&str]) -> Result<Source, TableError> {
+        Err(TableError::NoParquet { path })
+    }
+
+    /// The next row (the columns asked for, in order), or `None` at the end.
+    pub fn next_row(&mut self) -> Result<Option<&csv::StringRecord>, TableError> {
+        match &mut self.source {
+            Source::Csv(t, cols) => {
+                let Some(row) = t.next_row()? else {
+                    return Ok(None);
+                };
+                self.rec.clear();
+                for &c in cols.iter() {
+                    self.rec.push_field(row.get(c).unwrap_or(""));
+                }
+                Ok(Some(&self.rec))
+            }
+            #[cfg(feature = "parquet")]
+            Source::Parquet(rows, path) => {
+                let rec = &mut self.rec;
+                let next =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rows.next_into(rec)))
+                        .unwrap_or_else(|_| Err("the file is damaged".into()));
+                match next {
+                    Ok(true) => Ok(Some(&self.rec)),
+                    Ok(false) => Ok(None),
+                    Err(message) => Err(TableError::Parquet {
+                        path: path.clone(),
+                        message,
+                    }),
+                }
+            }
+        }
+    }
 }
 
 /// A CSV file read row by row (lines at most [`crate::workload::MAX_LINE_BYTES`]), one

@@ -28,7 +28,7 @@ pub use csv_columns::{
     job_columns, pool_columns, timeline_columns, JobContext, JobRow, PoolRow, TimelineCell,
 };
 pub use csv_out::{write_table, Cell, Column, ColumnType, CsvOut};
-pub use data::{Table, TableError, TableStream};
+pub use data::{FolderTable, Table, TableError, TableStream};
 pub use deadline::write_deadline_csv;
 pub use fgd::{
     finite_mean, mean_curve, mean_frag_curve, write_fgd, FgdExpected, FgdPolicySummary, FgdSummary,

@@ -199,3 +199,66 @@ pub fn sweep_tables(dir: &Path) -> Result<Vec<Columns>, super::TableError> {
     }
     Ok(out)
 }
+
+/// A Parquet table of a run folder read row by row (one row group's pages at a time), only
+/// the columns asked for, each cell as the text its CSV twin holds (an empty cell for a
+/// null): what `gpufleet plot` reads from a Parquet-only folder.
+pub struct ParquetRows {
+    rows: parquet::record::reader::RowIter<'static>,
+    names: Vec<String>,
+}
+
+impl ParquetRows {
+    /// Opens `path` for the columns `names` (in that order); an error names a column the
+    /// file lacks.
+    pub fn open(path: &Path, names: &[&str]) -> Result<ParquetRows, String> {
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+        let reader = SerializedFileReader::new(file).map_err(|e| e.to_string())?;
+        let schema = reader.metadata().file_metadata().schema().clone();
+        let mut fields = Vec::new();
+        for f in schema.get_fields() {
+            if names.contains(&f.name()) {
+                fields.push(f.clone());
+            }
+        }
+        if let Some(n) = names
+            .iter()
+            .find(|n| !fields.iter().any(|f| f.name() == **n))
+        {
+            return Err(format!("no column `{n}`"));
+        }
+        let projection = Type::group_type_builder(schema.name())
+            .with_fields(fields)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let rows = parquet::record::reader::RowIter::from_file_into(Box::new(reader))
+            .project(Some(projection))
+            .map_err(|e| e.to_string())?;
+        Ok(ParquetRows {
+            rows,
+            names: names.iter().map(|n| n.to_string()).collect(),
+        })
+    }
+
+    /// Puts the next row into `rec` (the columns in the order asked); false at the end.
+    pub fn next_into(&mut self, rec: &mut csv::StringRecord) -> Result<bool, String> {
+        use parquet::record::Field;
+        let Some(row) = self.rows.next() else {
+            return Ok(false);
+        };
+        let row = row.map_err(|e| e.to_string())?;
+        rec.clear();
+        for name in &self.names {
+            let cell = row.get_column_iter().find(|(n, _)| *n == name);
+            match cell.map(|c| c.1) {
+                None | Some(Field::Null) => rec.push_field(""),
+                Some(Field::Double(x)) => rec.push_field(&x.to_string()),
+                Some(Field::Long(x)) => rec.push_field(&x.to_string()),
+                Some(Field::Str(s)) => rec.push_field(s),
+                Some(other) => rec.push_field(&other.to_string()),
+            }
+        }
+        Ok(true)
+    }
+}

@@ -80,6 +80,7 @@ impl ChartError {
                 source.kind(),
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::InvalidData
             ),
+            ChartError::Table(super::data::TableError::NoParquet { .. }) => false,
             ChartError::Json { .. } | ChartError::Table(_) => true,
             ChartError::Draw { .. } | ChartError::Encode { .. } | ChartError::Write { .. } => false,
         }

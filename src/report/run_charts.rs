@@ -1,7 +1,7 @@
 //! Charts of one run, drawn from its folder's files: GPUs busy and provisioned by pool over
 //! time, queue length over time, cost breakdown by pool, and wait / JCT distributions.
 
-use super::data::TableStream;
+use super::data::FolderTable;
 use super::files::RunRest;
 use super::render::{
     color, font, legend_box, legend_line, render, tick, Chart, ChartError, DrawResult,
@@ -100,17 +100,19 @@ fn timeline_of(out: &RunRest) -> Timeline {
 
 /// The timeline of a run folder's `timeline.csv`, streamed row by row.
 fn read_timeline(dir: &Path) -> Result<Timeline, ChartError> {
-    let path = dir.join("timeline.csv");
-    let f = "timeline.csv";
-    let mut t = TableStream::open(&path)?;
-    let (ch, cp, cb, cv, cq, cr) = (
-        t.need("time_h", f)?,
-        t.need("pool", f)?,
-        t.need("busy_gpus", f)?,
-        t.need("provisioned_gpus", f)?,
-        t.need("queued_jobs", f)?,
-        t.need("running_jobs", f)?,
-    );
+    let (ch, cp, cb, cv, cq, cr) = (0, 1, 2, 3, 4, 5);
+    let mut t = FolderTable::open(
+        dir,
+        "timeline",
+        &[
+            "time_h",
+            "pool",
+            "busy_gpus",
+            "provisioned_gpus",
+            "queued_jobs",
+            "running_jobs",
+        ],
+    )?;
     let mut pools: Vec<String> = Vec::new();
     let mut rows: Vec<Sample> = Vec::new();
     while let Some(rec) = t.next_row()? {
@@ -487,55 +489,41 @@ impl RunCharts {
     pub fn from_dir(dir: &Path) -> Result<RunCharts, ChartError> {
         let summary = read_json(dir, "summary.json")?;
         let title = summary["scenario"].as_str().unwrap_or("run").to_string();
-        let timeline = match dir.join("timeline.csv").is_file() {
-            true => Some(read_timeline(dir)?),
-            false => None,
-        };
-        let costs = match dir.join("pools.csv").is_file() {
-            true => {
-                let f = "pools.csv";
-                let mut t = TableStream::open(&dir.join(f))?;
-                let (cp, cb, ci) = (
-                    t.need("pool", f)?,
-                    t.need("busy_cost_usd", f)?,
-                    t.need("idle_cost_usd", f)?,
-                );
-                let mut c = Costs {
-                    title: title.clone(),
-                    pools: Vec::new(),
-                    busy: Vec::new(),
-                    idle: Vec::new(),
-                };
-                while let Some(rec) = t.next_row()? {
-                    let num = |k: usize| rec.get(k).and_then(|x| x.parse().ok()).unwrap_or(0.0);
-                    c.pools.push(rec.get(cp).unwrap_or("").to_string());
-                    c.busy.push(num(cb));
-                    c.idle.push(num(ci));
-                }
-                Some(c)
+        // Each table from its CSV or, in a Parquet-only folder, its Parquet copy; a folder
+        // with neither is an error, not a chart quietly left out.
+        let timeline = Some(read_timeline(dir)?);
+        let costs = {
+            let mut t =
+                FolderTable::open(dir, "pools", &["pool", "busy_cost_usd", "idle_cost_usd"])?;
+            let mut c = Costs {
+                title: title.clone(),
+                pools: Vec::new(),
+                busy: Vec::new(),
+                idle: Vec::new(),
+            };
+            while let Some(rec) = t.next_row()? {
+                let num = |k: usize| rec.get(k).and_then(|x| x.parse().ok()).unwrap_or(0.0);
+                c.pools.push(rec.get(0).unwrap_or("").to_string());
+                c.busy.push(num(1));
+                c.idle.push(num(2));
             }
-            false => None,
+            Some(c)
         };
-        let cdf = match dir.join("jobs.csv").is_file() {
-            true => {
-                let f = "jobs.csv";
-                let mut t = TableStream::open(&dir.join(f))?;
-                let (cw, cj) = (t.need("wait_s", f)?, t.need("jct_s", f)?);
-                let (mut waits, mut jcts) = (Vec::new(), Vec::new());
-                while let Some(rec) = t.next_row()? {
-                    let num = |k: usize| rec.get(k).and_then(|x| x.parse::<f64>().ok());
-                    waits.extend(num(cw).map(|s| s / 3600.0));
-                    jcts.extend(num(cj).map(|s| s / 3600.0));
-                }
-                Some(Cdf {
-                    title: title.clone(),
-                    series: vec![
-                        Distribution::of("wait", waits),
-                        Distribution::of("JCT", jcts),
-                    ],
-                })
+        let cdf = {
+            let mut t = FolderTable::open(dir, "jobs", &["wait_s", "jct_s"])?;
+            let (mut waits, mut jcts) = (Vec::new(), Vec::new());
+            while let Some(rec) = t.next_row()? {
+                let num = |k: usize| rec.get(k).and_then(|x| x.parse::<f64>().ok());
+                waits.extend(num(0).map(|s| s / 3600.0));
+                jcts.extend(num(1).map(|s| s / 3600.0));
             }
-            false => None,
+            Some(Cdf {
+                title: title.clone(),
+                series: vec![
+                    Distribution::of("wait", waits),
+                    Distribution::of("JCT", jcts),
+                ],
+            })
         };
         Ok(RunCharts {
             title,
