@@ -104,6 +104,7 @@ pub fn compare(a: CompareArgs, quiet: bool) -> Result<(), CliError> {
         },
         (None, None) => {}
     }
+    spec.check_size().map_err(err)?;
     let mut warned = std::collections::BTreeSet::new();
     for v in &spec.variants {
         for w in &v.scenario.warnings {

@@ -60,6 +60,7 @@ impl Comparison {
 /// Runs every variant of `spec` under every seed on `threads` threads (0: all cores).
 /// Same spec, same results, at any thread count.
 pub fn run_compare(spec: &CompareSpec, threads: usize) -> Result<Comparison, CompareError> {
+    spec.check_size()?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -22,7 +22,7 @@
 
 use super::CompareError;
 use crate::scenario::Scenario;
-use crate::sweep::{set_path, ParamValue};
+use crate::sweep::{resolve_names, set_path, ParamValue};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -86,6 +86,15 @@ pub struct Bootstrap {
 
 /// The most bootstrap resamples accepted.
 pub const MAX_RESAMPLES: usize = 1_000_000;
+/// The most variants a comparison may hold (each is a whole scenario, built before
+/// anything runs; a table of more than this is no longer read).
+pub const MAX_VARIANTS: usize = 1_000;
+/// The most seeds a comparison may run each variant under.
+pub const MAX_SEEDS: usize = 10_000;
+/// The most runs (variants times seeds) a comparison may make.
+pub const MAX_COMPARE_RUNS: usize = 1_000_000;
+/// The most bootstrap draws (resamples x seeds x compared variants x metrics).
+pub const MAX_BOOTSTRAP_DRAWS: f64 = 1e10;
 
 /// A bootstrap of `n` resamples with `seed`, if `n` is in 100..=[`MAX_RESAMPLES`].
 pub fn bootstrap_of(n: i64, seed: u64) -> Result<Bootstrap, String> {
@@ -147,8 +156,18 @@ pub fn is_compare_file_text(text: &str) -> bool {
 }
 
 /// Seeds from a count (the scenario's seed, +1, ...) or a list.
+fn too_many_variants(n: usize) -> String {
+    format!(
+        "{n} variants, more than {MAX_VARIANTS} (each is a whole scenario); split the comparison"
+    )
+}
+
 fn seeds_of(count: Option<i64>, list: Option<&[u64]>, base: u64) -> Result<Vec<u64>, String> {
     match (count, list) {
+        (_, Some(v)) if v.len() > MAX_SEEDS => Err(format!(
+            "`seeds` lists {} seeds, more than {MAX_SEEDS}",
+            v.len()
+        )),
         (_, Some(v)) => {
             let mut s = v.to_vec();
             s.sort_unstable();
@@ -161,10 +180,12 @@ fn seeds_of(count: Option<i64>, list: Option<&[u64]>, base: u64) -> Result<Vec<u
                 Ok(v.to_vec())
             }
         }
-        (Some(n), None) if (1..=10_000).contains(&n) => {
+        (Some(n), None) if (1..=MAX_SEEDS as i64).contains(&n) => {
             Ok((0..n as u64).map(|r| base.wrapping_add(r)).collect())
         }
-        (Some(n), None) => Err(format!("`seeds` must be between 1 and 10000, got {n}")),
+        (Some(n), None) => Err(format!(
+            "`seeds` must be between 1 and {MAX_SEEDS}, got {n}"
+        )),
         (None, None) => Ok(vec![base]),
     }
 }
@@ -190,14 +211,19 @@ impl CompareSpec {
         if raw.variants.is_empty() {
             problems.push((None, "a compare file needs at least one [[variant]]".into()));
         }
+        if raw.variants.len() > MAX_VARIANTS {
+            return Err(CompareError::one(
+                path,
+                Some(line(raw.variants[MAX_VARIANTS].span().start)),
+                too_many_variants(raw.variants.len()),
+            ));
+        }
         let mut variants = Vec::new();
+        let mut names = std::collections::HashSet::new();
         for v in &raw.variants {
             let l = Some(line(v.span().start));
             let v = v.get_ref();
-            if variants
-                .iter()
-                .any(|x: &(String, Vec<(String, ParamValue)>)| x.0 == v.name)
-            {
+            if !names.insert(v.name.as_str()) {
                 problems.push((l, format!("variant `{}` is given twice", v.name)));
             }
             if v.name.trim().is_empty() {
@@ -288,6 +314,33 @@ impl CompareSpec {
         Ok(spec)
     }
 
+    /// Refuses a comparison too large to finish in bounded time: more than
+    /// [`MAX_COMPARE_RUNS`] runs, or a bootstrap of more than [`MAX_BOOTSTRAP_DRAWS`] draws.
+    pub fn check_size(&self) -> Result<(), CompareError> {
+        let (v, n) = (self.variants.len(), self.seeds.len());
+        if v.saturating_mul(n) > MAX_COMPARE_RUNS {
+            return Err(CompareError::BadInput(format!(
+                "{v} variants x {n} seeds = {} runs, more than {MAX_COMPARE_RUNS}",
+                v * n
+            )));
+        }
+        if let Some(b) = &self.bootstrap {
+            let draws = b.resamples as f64
+                * n as f64
+                * v.saturating_sub(1).max(1) as f64
+                * self.metrics.len().max(1) as f64;
+            if draws > MAX_BOOTSTRAP_DRAWS {
+                return Err(CompareError::BadInput(format!(
+                    "a bootstrap of {} resamples x {n} seeds x {} compared variants x {} metrics = {draws:.2e} draws, more than {MAX_BOOTSTRAP_DRAWS:.0e}; use fewer resamples",
+                    b.resamples,
+                    v.saturating_sub(1).max(1),
+                    self.metrics.len().max(1)
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Replaces the seeds by `n` seeds from the base scenario's (the `--seeds` flag).
     pub fn set_seed_count(&mut self, n: usize) -> Result<(), CompareError> {
         self.seeds = seeds_of(Some(n as i64), None, self.variants[0].scenario.seed)
@@ -344,6 +397,13 @@ fn build(
             format!("scenario {}: {e}", scen_path.display()),
         )
     })?;
+    if variants.len() > MAX_VARIANTS {
+        return Err(CompareError::one(
+            file,
+            lines.get(MAX_VARIANTS).copied().flatten(),
+            too_many_variants(variants.len()),
+        ));
+    }
     let dir = scen_path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut problems = Vec::new();
     let mut out = Vec::new();
@@ -352,7 +412,10 @@ fn build(
         let mut d = doc.clone();
         let mut ok = true;
         for (p, v) in &set {
-            if let Err(e) = set_path(&mut d, p, &mut |old| Ok(v.to_edit(old)?)) {
+            // A name where an index would stand (`pools[owned-h100].nodes`), as in sweeps.
+            let done = resolve_names(&doc, p)
+                .and_then(|r| set_path(&mut d, &r, &mut |old| Ok(v.to_edit(old)?)));
+            if let Err(e) = done {
                 problems.push((l, format!("variant `{vname}`: `{p}` = {v}: {e}")));
                 ok = false;
             }

@@ -557,3 +557,45 @@ fn a_gpu_speed_past_any_generation_is_refused() {
         );
     }
 }
+
+#[test]
+fn a_comparison_too_large_to_run_is_refused_at_once() {
+    // 100,000 variants built every one as a whole scenario before refusing or running; a
+    // list of a million seeds and a bootstrap of 1e6 resamples x 10,000 seeds were taken.
+    let d = scratch();
+    let body = "[[pools]]\nname = \"q\"\ngpu_type = \"H100\"\nkind = \"on_demand\"\nnodes = 1\ngpus_per_node = 8\nprice_per_node_hour = 10.0\n\n[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    put(d.path(), "base.toml", &scenario("", body));
+    let mut many = String::from("scenario = \"base.toml\"\n");
+    for i in 0..100_000 {
+        many.push_str(&format!(
+            "[[variant]]\nname = \"v{i}\"\nset = {{ \"scheduler.policy\" = \"fifo\" }}\n"
+        ));
+    }
+    let f = put(d.path(), "many.toml", &many);
+    let e = gpufleet(d.path(), &["compare", f.to_str().unwrap(), "--out", "o"]);
+    e.refused(2, &["many.toml", "100000 variants, more than 1000"]);
+    assert!(e.secs < 10.0, "{e:#?}");
+    let two = "scenario = \"base.toml\"\n[[variant]]\nname = \"a\"\nset = { \"pools[q].nodes\" = 1 }\n[[variant]]\nname = \"b\"\nset = { \"pools[q].nodes\" = 2 }\n";
+    let seeds: Vec<String> = (0..20_000).map(|i| i.to_string()).collect();
+    let f = put(
+        d.path(),
+        "seeds.toml",
+        &format!("seeds = [{}]\n{two}", seeds.join(", ")),
+    );
+    gpufleet(d.path(), &["compare", f.to_str().unwrap(), "--out", "o"])
+        .refused(2, &["seeds.toml", "20000 seeds, more than 10000"]);
+    let f = put(d.path(), "boot.toml", two);
+    let args = [
+        "compare",
+        f.to_str().unwrap(),
+        "--out",
+        "o",
+        "--seeds",
+        "10000",
+        "--bootstrap",
+        "1000000",
+    ];
+    let e = gpufleet(d.path(), &args);
+    e.refused(2, &["bootstrap", "draws, more than 1e10"]);
+    assert!(!d.path().join("o").exists(), "nothing ran");
+}
