@@ -101,7 +101,8 @@ fn table(
     if let Some(v) = t.get("trace") {
         cfg.trace = trace(c, v, pools, base);
     }
-    if process.is_none() && cfg.trace.is_empty() {
+    // A trace given but unreadable has its own problem; this one would mislead.
+    if process.is_none() && t.get("trace").is_none() {
         c.err(
             "failures",
             "give a preset, a rate (rate_per_gpu_day or rate_per_node_day) or a trace",

@@ -454,8 +454,11 @@ fn a_failure_trace_naming_missing_nodes_answers_at_once() {
         "t.toml",
         &scenario("", &body.replace("f.csv", "g.csv")),
     );
-    gpufleet(d.path(), &["validate", f.to_str().unwrap()])
-        .refused(2, &["g.csv", "repair_s", "too large"]);
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    e.refused(2, &["g.csv", "repair_s", "too large"]);
+    // The trace's own problem is the only one: "give a preset, a rate or a trace" came
+    // first, though a trace was given.
+    assert!(!e.stderr.contains("give a preset"), "{}", e.stderr);
 }
 
 #[test]
