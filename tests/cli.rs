@@ -341,3 +341,53 @@ fn a_bad_sbatch_arg_is_bad_input() {
     let e = stderr(&a.code(2));
     assert!(e.contains("not an option"), "{e}");
 }
+
+/// `validate` checks every kind of file `run`, `sweep`, `compare` and `plan` take: a sweep
+/// or compare file is built point by point and variant by variant (it was read as a
+/// scenario: "unknown field `scenario`"), and a bad variant is named.
+#[test]
+fn validate_takes_sweep_and_compare_files() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sweep = root.join("scenarios/sweeps/heterogeneous.toml");
+    let a = gpufleet()
+        .args(["validate", sweep.to_str().unwrap()])
+        .assert()
+        .success();
+    // 3 rates x 3 pool orders, 2 seeds (the file says so).
+    assert!(
+        stdout(&a).contains("ok (sweep, 9 points x 2 seeds = 18 runs)"),
+        "{}",
+        stdout(&a)
+    );
+    let cmp = root.join("scenarios/compare/mm1-fifo-vs-sjf.toml");
+    let a = gpufleet()
+        .args(["validate", cmp.to_str().unwrap()])
+        .assert()
+        .success();
+    assert!(
+        stdout(&a).contains("ok (comparison, 2 variants"),
+        "{}",
+        stdout(&a)
+    );
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(&cmp).unwrap();
+    let scenario_line = text.lines().find(|l| l.starts_with("scenario")).unwrap();
+    let scen = root
+        .join("scenarios/compare")
+        .join(scenario_line.split('"').nth(1).unwrap());
+    let bad = d.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        format!(
+            "scenario = {:?}\n[[variant]]\nname = \"x\"\nset = {{ \"scheduler.policy\" = \"no-such-policy\" }}\n",
+            scen.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let a = gpufleet()
+        .args(["validate", bad.to_str().unwrap()])
+        .assert()
+        .code(2);
+    let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(e.contains("bad.toml") && e.contains("variant `x`"), "{e}");
+}

@@ -53,6 +53,27 @@ fn err(e: CompareError) -> CliError {
     }
 }
 
+/// True when `path` is a compare file (`[[variant]]` tables, no pools).
+pub fn is_compare_file(path: &std::path::Path) -> bool {
+    crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
+        .map(|t| crate::compare::is_compare_file_text(&t))
+        .unwrap_or(false)
+}
+
+/// `gpufleet validate` of a compare file: every variant built and checked, nothing run.
+pub fn validate(path: &std::path::Path) -> Result<(), CliError> {
+    let spec = CompareSpec::load(path).map_err(err)?;
+    spec.check_size().map_err(err)?;
+    println!(
+        "{}: ok (comparison, {} variants x {} seeds = {} runs)",
+        path.display(),
+        spec.variants.len(),
+        spec.seeds.len(),
+        spec.variants.len() * spec.seeds.len()
+    );
+    Ok(())
+}
+
 /// Runs `gpufleet compare`.
 pub fn compare(a: CompareArgs, quiet: bool) -> Result<(), CliError> {
     let text = crate::workload::read_small_text(&a.file, crate::workload::MAX_SCENARIO_BYTES)

@@ -139,12 +139,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Check a scenario file without running it.
+    /// Check a scenario file (or a sweep, compare, plan or FGD file) without running it.
     #[command(
-        after_help = "Examples:\n  gpufleet validate scenarios/quickstart.toml\n  gpufleet validate s.toml --json | jq .problems"
+        after_help = "Examples:\n  gpufleet validate scenarios/quickstart.toml\n  gpufleet validate s.toml --json | jq .problems\n  gpufleet validate scenarios/sweeps/heterogeneous.toml     # every point built and checked"
     )]
     Validate {
-        /// Scenario file (TOML).
+        /// Scenario file (TOML), or a sweep, compare, plan or FGD file.
         scenario: PathBuf,
         /// Print the result as JSON on stdout (`ok`, counts, or `problems` with path,
         /// line, column and message); the exit code is the same.
@@ -231,6 +231,12 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         }
         Command::Validate { scenario, .. } if plan::is_plan_file(&scenario) => {
             plan::validate(&scenario)
+        }
+        Command::Validate { scenario, .. } if compare::is_compare_file(&scenario) => {
+            compare::validate(&scenario)
+        }
+        Command::Validate { scenario, .. } if sweep::is_sweep_file(&scenario) => {
+            sweep::validate(&scenario)
         }
         Command::Validate { scenario, json } => run::validate(&scenario, json),
         Command::Trace(cmd) => trace::trace(cmd),

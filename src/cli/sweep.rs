@@ -108,6 +108,27 @@ fn parquet_too(a: &SweepArgs, out: &Path) -> Result<(), CliError> {
     }
 }
 
+/// True when `path` is a sweep file (`[[param]]` tables, no pools).
+pub fn is_sweep_file(path: &Path) -> bool {
+    crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
+        .ok()
+        .and_then(|t| t.parse::<toml::Table>().ok())
+        .is_some_and(|t| t.contains_key("param") && !t.contains_key("pools"))
+}
+
+/// `gpufleet validate` of a sweep file: every point built and checked, nothing run.
+pub fn validate(path: &Path) -> Result<(), CliError> {
+    let plan = Plan::load(path).map_err(err)?;
+    println!(
+        "{}: ok (sweep, {} points x {} seeds = {} runs)",
+        path.display(),
+        plan.points.len(),
+        plan.seeds.len(),
+        plan.runs()
+    );
+    Ok(())
+}
+
 /// Runs `gpufleet sweep`.
 pub fn sweep(a: SweepArgs, quiet: bool) -> Result<(), CliError> {
     if let Some(SweepAction::Merge { dirs, out }) = &a.action {

@@ -6,6 +6,13 @@ use crate::engine::{parse_duration, SimTime};
 use crate::model::CapacityKind;
 use std::path::Path;
 
+/// The largest hourly price a scenario may give: ten million dollars an hour (a whole
+/// 8-GPU node rents for tens; bills of `1e308` an hour overflow to infinity).
+pub const MAX_USD_PER_HOUR: f64 = 1e7;
+/// The largest dollar amount a scenario may give (a node's price, a year's staff): a
+/// trillion dollars, past any fleet.
+pub const MAX_USD: f64 = 1e12;
+
 /// Where problems in a pool's pricing go. Field paths are relative to the pool
 /// (`pricing.billing`, `price_per_node_hour`); the scenario's collector adds the pool's
 /// path and keeps collecting, so one pass reports every problem.
@@ -27,7 +34,40 @@ pub trait Problems {
     /// `x` if it is finite and not negative, else zero after recording why.
     fn nonneg(&mut self, field: &str, x: f64) -> f64 {
         if !(x.is_finite() && x >= 0.0) {
-            self.err(field, format!("must be zero or more, got {x}"));
+            self.err(
+                field,
+                format!(
+                    "must be zero or more, got {}",
+                    crate::engine::short_number(x)
+                ),
+            );
+            return 0.0;
+        }
+        x
+    }
+
+    /// `x`, dollars an hour, if it lies in `0..=`[`MAX_USD_PER_HOUR`], else zero after
+    /// recording why.
+    fn usd_per_hour(&mut self, field: &str, x: f64) -> f64 {
+        self.within(field, x, MAX_USD_PER_HOUR, "dollars an hour")
+    }
+
+    /// `x`, dollars, if it lies in `0..=`[`MAX_USD`], else zero after recording why.
+    fn usd(&mut self, field: &str, x: f64) -> f64 {
+        self.within(field, x, MAX_USD, "dollars")
+    }
+
+    /// `x` if it lies in `0..=max` (in `unit`), else zero after recording why.
+    fn within(&mut self, field: &str, x: f64, max: f64, unit: &str) -> f64 {
+        if !(x.is_finite() && (0.0..=max).contains(&x)) {
+            self.err(
+                field,
+                format!(
+                    "must be between 0 and {} {unit}, got {}",
+                    crate::engine::short_number(max),
+                    crate::engine::short_number(x)
+                ),
+            );
             return 0.0;
         }
         x
@@ -36,7 +76,13 @@ pub trait Problems {
     /// `x` if it lies in `0..=1`, else zero after recording why.
     fn share(&mut self, field: &str, x: f64) -> f64 {
         if !(0.0..=1.0).contains(&x) {
-            self.err(field, format!("must be between 0 and 1, got {x}"));
+            self.err(
+                field,
+                format!(
+                    "must be between 0 and 1, got {}",
+                    crate::engine::short_number(x)
+                ),
+            );
             return 0.0;
         }
         x

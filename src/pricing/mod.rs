@@ -71,7 +71,7 @@ pub use catalog::{
     catalog, egress, lookup, CatalogEntry, CatalogError, CATALOG_CSV, DEFAULT_EGRESS_CLOUD,
     EGRESS_CSV,
 };
-pub use config::{FromConfig, PriceContext, Problems};
+pub use config::{FromConfig, PriceContext, Problems, MAX_USD, MAX_USD_PER_HOUR};
 pub use held::HeldInterval;
 pub use ledger::{CostKind, Ledger, LedgerKey};
 pub use links::LinkPrices;

@@ -163,14 +163,21 @@ pub struct OwnedConfig {
 impl OwnedHardware {
     /// The figures of `o`, with problems under `path` (`pricing` in a pool, `tco.owned`).
     pub fn from_fields(path: &str, o: &OwnedConfig, problems: &mut dyn Problems) -> Self {
+        // Each figure from zero to a bound past any real one (a bill of `1e308` overflows).
+        let within = |p: &mut dyn Problems, name: &str, v: f64, max: f64, unit: &str| {
+            p.within(&format!("{path}.{name}"), v, max, unit)
+        };
         let f = |p: &mut dyn Problems, name: &str, v: Option<f64>, default: f64| {
-            p.nonneg(&format!("{path}.{name}"), v.unwrap_or(default))
+            p.usd(&format!("{path}.{name}"), v.unwrap_or(default))
         };
         let life = o.life_years;
-        if !(life.is_finite() && life > 0.0) {
+        if !(life.is_finite() && life > 0.0 && life <= 100.0) {
             problems.err(
                 &format!("{path}.life_years"),
-                format!("must be positive, got {life}"),
+                format!(
+                    "must be above 0 and at most 100 years, got {}",
+                    crate::engine::short_number(life)
+                ),
             );
         }
         let lead = o
@@ -179,14 +186,20 @@ impl OwnedHardware {
             .map(|l| problems.duration(&format!("{path}.lead_time"), l))
             .unwrap_or(SimTime::ZERO);
         let pue = o.pue.unwrap_or(1.4);
-        if !(pue.is_finite() && pue >= 1.0) {
+        if !(pue.is_finite() && (1.0..=10.0).contains(&pue)) {
             problems.err(
                 &format!("{path}.pue"),
-                format!("must be 1 or more, got {pue}"),
+                format!(
+                    "must be between 1 and 10, got {}",
+                    crate::engine::short_number(pue)
+                ),
             );
         }
-        let idle = f(problems, "idle_kw_per_node", o.idle_kw_per_node, 0.0);
-        let full = f(problems, "full_kw_per_node", o.full_kw_per_node, 0.0);
+        let kw = |p: &mut dyn Problems, name: &str, v: Option<f64>| {
+            within(p, name, v.unwrap_or(0.0), 1e3, "kW")
+        };
+        let idle = kw(problems, "idle_kw_per_node", o.idle_kw_per_node);
+        let full = kw(problems, "full_kw_per_node", o.full_kw_per_node);
         if idle > full {
             problems.err(
                 &format!("{path}.idle_kw_per_node"),
@@ -194,27 +207,41 @@ impl OwnedHardware {
             );
         }
         OwnedHardware {
-            capex_per_node: problems.nonneg(&format!("{path}.capex_per_node"), o.capex_per_node),
+            capex_per_node: problems.usd(&format!("{path}.capex_per_node"), o.capex_per_node),
             residual_per_node: f(problems, "residual_per_node", o.residual_per_node, 0.0),
-            life_years: life.max(1e-9),
-            cost_of_capital: f(problems, "cost_of_capital", o.cost_of_capital, 0.0),
+            life_years: life.clamp(1e-9, 100.0),
+            cost_of_capital: within(
+                problems,
+                "cost_of_capital",
+                o.cost_of_capital.unwrap_or(0.0),
+                1.0,
+                "(a share a year)",
+            ),
             idle_kw_per_node: idle,
             full_kw_per_node: full,
             pue: pue.max(1.0),
             // EIA US industrial ~7-9 c/kWh; Epoch AI uses $0.0771 (ECONOMICS.md).
-            usd_per_kwh: f(problems, "usd_per_kwh", o.usd_per_kwh, 0.0771),
-            colo_usd_per_kw_month: f(
+            usd_per_kwh: within(
+                problems,
+                "usd_per_kwh",
+                o.usd_per_kwh.unwrap_or(0.0771),
+                1e3,
+                "dollars a kWh",
+            ),
+            colo_usd_per_kw_month: within(
                 problems,
                 "colo_usd_per_kw_month",
-                o.colo_usd_per_kw_month,
-                0.0,
+                o.colo_usd_per_kw_month.unwrap_or(0.0),
+                1e6,
+                "dollars a kW-month",
             ),
             staff_usd_per_year: f(problems, "staff_usd_per_year", o.staff_usd_per_year, 0.0),
-            maintenance_share_per_year: f(
+            maintenance_share_per_year: within(
                 problems,
                 "maintenance_share_per_year",
-                o.maintenance_share_per_year,
-                0.0,
+                o.maintenance_share_per_year.unwrap_or(0.0),
+                1.0,
+                "(a share a year)",
             ),
             lead_time_days: lead.hours_f64() / 24.0,
         }

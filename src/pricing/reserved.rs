@@ -307,7 +307,10 @@ impl FromConfig for Reserved {
         };
         let od = ctx.on_demand.unwrap_or(0.0);
         let (mut upfront, recurring) = match (c.recurring_per_node_hour, c.discount) {
-            (Some(r), None) => (0.0, problems.nonneg("pricing.recurring_per_node_hour", r)),
+            (Some(r), None) => (
+                0.0,
+                problems.usd_per_hour("pricing.recurring_per_node_hour", r),
+            ),
             (None, Some(d)) => {
                 let d = problems.share("pricing.discount", d);
                 if ctx.on_demand.is_none() {
@@ -350,7 +353,7 @@ impl FromConfig for Reserved {
                     "give payment (with discount) or upfront_per_node, not both".into(),
                 );
             }
-            upfront += problems.nonneg("pricing.upfront_per_node", u);
+            upfront += problems.usd("pricing.upfront_per_node", u);
         }
         let outside_term = match c.outside_term.as_deref() {
             None | Some("on_demand") => OutsideTerm::OnDemand,

@@ -181,7 +181,7 @@ impl FromConfig for Spot {
                 SpotPrice::Constant(ctx.spot.unwrap_or_else(|| ctx.need(problems, "spot price")))
             }
             Some(SpotPriceConfig::Constant { value }) => {
-                SpotPrice::Constant(problems.nonneg("pricing.price.value", *value))
+                SpotPrice::Constant(problems.usd_per_hour("pricing.price.value", *value))
             }
             Some(SpotPriceConfig::Trace { path, zone, tick }) => {
                 let tick = problems
@@ -202,11 +202,11 @@ impl FromConfig for Spot {
                 floor,
             }) => {
                 let spec = MeanRevertingSpec {
-                    mean: problems.nonneg("pricing.price.mean", *mean),
+                    mean: problems.usd_per_hour("pricing.price.mean", *mean),
                     theta_per_hour: problems.share("pricing.price.theta_per_hour", *theta_per_hour),
                     sigma_per_hour: problems
-                        .nonneg("pricing.price.sigma_per_hour", *sigma_per_hour),
-                    floor: problems.nonneg("pricing.price.floor", floor.unwrap_or(0.0)),
+                        .usd_per_hour("pricing.price.sigma_per_hour", *sigma_per_hour),
+                    floor: problems.usd_per_hour("pricing.price.floor", floor.unwrap_or(0.0)),
                 };
                 process = Some(spec);
                 SpotPrice::Constant(spec.mean)

@@ -127,12 +127,19 @@ pub fn read_spot_price_json(
             map.keys().cloned().collect::<Vec<_>>().join(", ")
         ),
     })?;
-    if let Some(i) = prices.iter().position(|p| !(p.is_finite() && *p >= 0.0)) {
+    let max = super::MAX_USD_PER_HOUR;
+    if let Some(i) = prices
+        .iter()
+        .position(|p| !(p.is_finite() && (0.0..=max).contains(p)))
+    {
         return Err(SpotTraceError::Row {
             file,
             line: 1,
             field: format!("{zone}[{i}]"),
-            message: "a price must be a non-negative number".into(),
+            message: format!(
+                "a price must be between 0 and {max:e} dollars an hour, got {}",
+                prices[i]
+            ),
         });
     }
     Ok(SpotPrice::Trace {

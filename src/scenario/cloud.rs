@@ -144,7 +144,7 @@ fn data(c: &mut Problems, raw: &RawScenario, tags: &mut TagSpec) -> Option<DataO
                 );
                 0.0
             }),
-            (None, Some(g)) => c.nonneg(&format!("{f}.size_gb"), g),
+            (None, Some(g)) => c.within(&format!("{f}.size_gb"), g, super::sections::MAX_GB, "GB"),
             _ => {
                 c.err(format!("{f}.size"), "give one of size and size_gb");
                 0.0

@@ -97,7 +97,12 @@ fn checkpoint(c: &mut Problems, ck: &RawCheckpoint, bandwidth_gbps: &mut f64) ->
         }
         k.max_retries = m.clamp(0, u32::MAX as i64) as u32;
     }
-    k.size_gb = c.nonneg("checkpoint.size_gb", ck.size_gb.unwrap_or(0.0));
+    k.size_gb = c.within(
+        "checkpoint.size_gb",
+        ck.size_gb.unwrap_or(0.0),
+        super::sections::MAX_GB,
+        "GB",
+    );
     if let Some(bw) = ck.transfer_gbps {
         *bandwidth_gbps = c.positive("checkpoint.transfer_gbps", bw);
     }

@@ -6,9 +6,7 @@ use super::{locate, Problem, ScenarioError};
 use crate::engine::{parse_duration, SimTime};
 use std::path::Path;
 
-/// The largest hourly price a scenario may give: ten million dollars an hour (a whole
-/// 8-GPU node rents for tens).
-pub const MAX_USD_PER_HOUR: f64 = 1e7;
+pub use crate::pricing::MAX_USD_PER_HOUR;
 
 /// The slowest and fastest GPU speed relative to the reference (speed 1): a thousand times
 /// either way spans every GPU generation; beyond it a job's run time would pass any
@@ -68,7 +66,13 @@ impl Problems {
     /// `x`, which must be a finite number above zero.
     pub(super) fn positive(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x > 0.0) {
-            self.err(path, format!("must be a positive number, got {x}"));
+            self.err(
+                path,
+                format!(
+                    "must be a positive number, got {}",
+                    crate::engine::short_number(x)
+                ),
+            );
         }
         x
     }
@@ -80,7 +84,8 @@ impl Problems {
             self.err(
                 path,
                 format!(
-                    "must be between {lo} and {hi} (a speed relative to the reference GPU), got {x}"
+                    "must be between {lo} and {hi} (a speed relative to the reference GPU), got {}",
+                    crate::engine::short_number(x)
                 ),
             );
         }
@@ -90,7 +95,13 @@ impl Problems {
     /// `x`, which must be finite and zero or more; zero when it is not.
     pub(super) fn nonneg(&mut self, path: &str, x: f64) -> f64 {
         if !(x.is_finite() && x >= 0.0) {
-            self.err(path, format!("must be zero or more, got {x}"));
+            self.err(
+                path,
+                format!(
+                    "must be zero or more, got {}",
+                    crate::engine::short_number(x)
+                ),
+            );
             return 0.0;
         }
         x
@@ -103,7 +114,27 @@ impl Problems {
         if !(x.is_finite() && (0.0..=MAX_USD_PER_HOUR).contains(&x)) {
             self.err(
                 path,
-                format!("must be between 0 and {MAX_USD_PER_HOUR:e} dollars an hour, got {x}"),
+                format!(
+                    "must be between 0 and {MAX_USD_PER_HOUR:e} dollars an hour, got {}",
+                    crate::engine::short_number(x)
+                ),
+            );
+            return 0.0;
+        }
+        x
+    }
+
+    /// `x`, which must be finite, zero or more and at most `max` (in `unit`: a bound past
+    /// any real figure, so that sums of figures stay finite); zero when it is not.
+    pub(super) fn within(&mut self, path: &str, x: f64, max: f64, unit: &str) -> f64 {
+        if !(x.is_finite() && (0.0..=max).contains(&x)) {
+            self.err(
+                path,
+                format!(
+                    "must be between 0 and {} {unit}, got {}",
+                    crate::engine::short_number(max),
+                    crate::engine::short_number(x)
+                ),
             );
             return 0.0;
         }
@@ -113,7 +144,13 @@ impl Problems {
     /// `x`, which must be a share between 0 and 1; zero when it is not.
     pub(super) fn share(&mut self, path: &str, x: f64) -> f64 {
         if !(0.0..=1.0).contains(&x) {
-            self.err(path, format!("must be between 0 and 1, got {x}"));
+            self.err(
+                path,
+                format!(
+                    "must be between 0 and 1, got {}",
+                    crate::engine::short_number(x)
+                ),
+            );
             return 0.0;
         }
         x

@@ -29,7 +29,12 @@ pub(super) fn tco(t: &RawTco, base: &Path, p: &mut Problems) -> TcoSpec {
     let candidates = candidates(p, &t.candidates);
     TcoSpec {
         horizon_years: t.horizon_years,
-        discount_rate: p.nonneg("tco.discount_rate", t.discount_rate.unwrap_or(0.08)),
+        discount_rate: p.within(
+            "tco.discount_rate",
+            t.discount_rate.unwrap_or(0.08),
+            1.0,
+            "(a share a year)",
+        ),
         price_decline_per_year: p.share(
             "tco.price_decline_per_year",
             t.price_decline_per_year.unwrap_or(0.0),
@@ -94,13 +99,16 @@ fn tco_prices(p: &mut Problems, t: &RawTco) -> (f64, f64) {
             Err(e) => p.err("tco.instance", e.to_string()),
         }
     }
-    let od = od.unwrap_or_else(|| {
-        p.err(
-            "tco.on_demand_per_node_hour",
-            "give on_demand_per_node_hour, or instance and region from the price catalog",
-        );
-        0.0
-    });
+    let od = match od {
+        Some(x) => p.usd_per_hour("tco.on_demand_per_node_hour", x),
+        None => {
+            p.err(
+                "tco.on_demand_per_node_hour",
+                "give on_demand_per_node_hour, or instance and region from the price catalog",
+            );
+            0.0
+        }
+    };
     let spot = match t.spot_discount {
         Some(d) => od * (1.0 - p.share("tco.spot_discount", d)),
         None => spot.unwrap_or(od * 0.3),
@@ -114,7 +122,7 @@ fn demand(p: &mut Problems, t: &RawTco) -> Vec<(f64, f64)> {
     let mut total_share = 0.0;
     for (i, d) in t.demand.iter().enumerate() {
         demand.push((
-            p.nonneg(&format!("tco.demand[{i}].gpus"), d.gpus),
+            p.within(&format!("tco.demand[{i}].gpus"), d.gpus, 1e8, "GPUs"),
             p.share(&format!("tco.demand[{i}].share"), d.share),
         ));
         total_share += d.share;
@@ -213,14 +221,24 @@ pub(super) fn savings_plan(s: &RawSavingsPlan, p: &mut Problems) -> crate::prici
     }
 }
 
+/// The most gigabytes a size may give: an exabyte.
+pub(super) const MAX_GB: f64 = 1e9;
+/// The highest price of a gigabyte moved: a thousand dollars (clouds charge cents).
+const MAX_USD_PER_GB: f64 = 1e3;
+
 /// Validates `[transfer]` (the catalog's tiers for its `cloud`, AWS by default, unless given).
 pub(super) fn transfer(t: &RawTransfer, p: &mut Problems) -> crate::pricing::TransferSpec {
     let mut egress = super::pricing::catalog_egress(p, "transfer.cloud", t.cloud.as_deref());
     if let Some(f) = t.free_gb_per_month {
-        egress.free_gb = p.nonneg("transfer.free_gb_per_month", f);
+        egress.free_gb = p.within("transfer.free_gb_per_month", f, MAX_GB, "GB");
     }
     if let Some(c) = t.cross_zone_per_gb {
-        egress.cross_zone_per_gb = p.nonneg("transfer.cross_zone_per_gb", c);
+        egress.cross_zone_per_gb = p.within(
+            "transfer.cross_zone_per_gb",
+            c,
+            MAX_USD_PER_GB,
+            "dollars a GB",
+        );
     }
     if let Some(tiers) = &t.tiers {
         let mut out = Vec::new();
@@ -236,20 +254,29 @@ pub(super) fn transfer(t: &RawTransfer, p: &mut Problems) -> crate::pricing::Tra
             last = up;
             out.push((
                 up,
-                p.nonneg(&format!("transfer.tiers[{i}].usd_per_gb"), tier.usd_per_gb),
+                p.within(
+                    &format!("transfer.tiers[{i}].usd_per_gb"),
+                    tier.usd_per_gb,
+                    MAX_USD_PER_GB,
+                    "dollars a GB",
+                ),
             ));
         }
         egress.tiers = out;
     }
     crate::pricing::TransferSpec {
         egress,
-        egress_gb_per_job: p.nonneg(
+        egress_gb_per_job: p.within(
             "transfer.egress_gb_per_job",
             t.egress_gb_per_job.unwrap_or(0.0),
+            MAX_GB,
+            "GB",
         ),
-        cross_zone_gb_per_job: p.nonneg(
+        cross_zone_gb_per_job: p.within(
             "transfer.cross_zone_gb_per_job",
             t.cross_zone_gb_per_job.unwrap_or(0.0),
+            MAX_GB,
+            "GB",
         ),
     }
 }

@@ -602,3 +602,92 @@ fn a_comparison_too_large_to_run_is_refused_at_once() {
     e.refused(2, &["bootstrap", "draws, more than 1e10"]);
     assert!(!d.path().join("o").exists(), "nothing ran");
 }
+
+#[test]
+fn money_and_sizes_past_any_real_figure_are_refused_in_every_pricing_model() {
+    // Prices inside the pricing models (reserved, spot, owned), transfer prices and sizes
+    // took 1e308 with exit 0 and bills of infinity; each is refused, naming its field.
+    let d = scratch();
+    let work = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    let pool = |kind: &str, pricing: &str| {
+        format!("[[pools]]\nname = \"q\"\ngpu_type = \"H100\"\nkind = \"{kind}\"\nnodes = 1\ngpus_per_node = 8\nprice_per_node_hour = 10.0\n[pools.pricing]\n{pricing}\n\n{work}")
+    };
+    let owned = "kind = \"owned\"\ncapex_per_node = 400000\nlife_years = 5\n";
+    let cases: Vec<(String, &str)> = vec![
+        (
+            pool(
+                "reserved",
+                "kind = \"reserved\"\nterm = \"365d\"\nrecurring_per_node_hour = 1e308",
+            ),
+            "pricing.recurring_per_node_hour",
+        ),
+        (
+            pool(
+                "reserved",
+                "kind = \"reserved\"\nterm = \"365d\"\nupfront_per_node = 1e308",
+            ),
+            "pricing.upfront_per_node",
+        ),
+        (
+            pool(
+                "spot",
+                "kind = \"spot\"\nprice = { kind = \"constant\", value = 1e308 }",
+            ),
+            "pricing.price.value",
+        ),
+        (
+            pool(
+                "owned",
+                "kind = \"owned\"\ncapex_per_node = 1e308\nlife_years = 5",
+            ),
+            "pricing.capex_per_node",
+        ),
+        (pool("owned", &format!("{owned}pue = 1e308")), "pricing.pue"),
+        (
+            pool("owned", &format!("{owned}usd_per_kwh = 1e308")),
+            "pricing.usd_per_kwh",
+        ),
+        (
+            pool("owned", &format!("{owned}cost_of_capital = 1e308")),
+            "pricing.cost_of_capital",
+        ),
+        (
+            pool(
+                "owned",
+                "kind = \"owned\"\ncapex_per_node = 400000\nlife_years = 1e308",
+            ),
+            "pricing.life_years",
+        ),
+        (
+            format!("{work}\n[transfer]\ncross_zone_per_gb = 1e308\n"),
+            "transfer.cross_zone_per_gb",
+        ),
+        (
+            format!("{work}\n[transfer]\negress_gb_per_job = 1e308\n"),
+            "transfer.egress_gb_per_job",
+        ),
+    ];
+    for (i, (body, field)) in cases.iter().enumerate() {
+        let f = put(d.path(), &format!("s{i}.toml"), &scenario("", body));
+        gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+            .refused(2, &[&format!("s{i}.toml"), field, "must be", "got 1e308"]);
+        // The same scenario with a real figure passes.
+        let real = if field.contains("cost_of_capital") {
+            "0.1"
+        } else {
+            "2"
+        };
+        let ok = body.replace("1e308", real);
+        let f = put(d.path(), &format!("ok{i}.toml"), &scenario("", &ok));
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpufleet"))
+            .args(["validate", f.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "case {i} ({field}) with 2: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
