@@ -648,25 +648,6 @@ const NAMED_PARTS: &[&str] = &[
 impl SummaryShape {
     fn new() -> SummaryShape {
         use crate::metrics::{CloudFigures, Summary};
-        fn walk(prefix: &str, v: &serde_json::Value, out: &mut Vec<String>) {
-            match v {
-                serde_json::Value::Object(m) => {
-                    for (k, v) in m {
-                        let name = if prefix.is_empty() {
-                            k.clone()
-                        } else {
-                            format!("{prefix}.{k}")
-                        };
-                        walk(&name, v, out);
-                    }
-                }
-                // As a replication records them: numbers, but not the seed or event count.
-                serde_json::Value::Number(_) if prefix != "seed" && prefix != "events" => {
-                    out.push(prefix.to_string())
-                }
-                _ => {}
-            }
-        }
         let full = Summary {
             cloud: Some(CloudFigures {
                 data: Some(Default::default()),
@@ -674,10 +655,10 @@ impl SummaryShape {
             }),
             ..Default::default()
         };
-        let mut fixed = Vec::new();
-        if let Ok(v) = serde_json::to_value(&full) {
-            walk("", &v, &mut fixed);
-        }
+        let fixed = crate::sweep::summary_leaves(&full, '.')
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
         SummaryShape { fixed }
     }
 

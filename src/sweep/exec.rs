@@ -93,16 +93,23 @@ pub fn run_once(s: &Scenario, seed: u64) -> Result<Summary, String> {
 /// Numeric leaves of the summary as `(a_b_c, value)`, in the summary's order; the seed
 /// (a column of its own) and the event count (a speed figure) are left out.
 pub fn flatten_summary(s: &Summary) -> Vec<(String, String)> {
-    fn walk(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    summary_leaves(s, '_')
+}
+
+/// Numeric leaves of the summary as `(path, value)`, the path's parts joined by `sep`
+/// (`.` gives summary.json's dotted paths), in the summary's order, without the seed and
+/// the event count.
+pub fn summary_leaves(s: &Summary, sep: char) -> Vec<(String, String)> {
+    fn walk(prefix: &str, sep: char, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
         match v {
             serde_json::Value::Object(m) => {
                 for (k, v) in m {
                     let name = if prefix.is_empty() {
                         k.clone()
                     } else {
-                        format!("{prefix}_{k}")
+                        format!("{prefix}{sep}{k}")
                     };
-                    walk(&name, v, out);
+                    walk(&name, sep, v, out);
                 }
             }
             serde_json::Value::Number(n) if prefix != "seed" && prefix != "events" => {
@@ -113,7 +120,7 @@ pub fn flatten_summary(s: &Summary) -> Vec<(String, String)> {
     }
     let mut out = Vec::new();
     if let Ok(v) = serde_json::to_value(s) {
-        walk("", &v, &mut out);
+        walk("", sep, &v, &mut out);
     }
     out
 }

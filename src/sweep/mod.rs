@@ -14,7 +14,10 @@ mod stats;
 mod table;
 mod value;
 
-pub use exec::{flatten_summary, run_once, run_sweep, Progress, Shard, SweepOptions, SweepOutcome};
+pub use exec::{
+    flatten_summary, run_once, run_sweep, summary_leaves, Progress, Shard, SweepOptions,
+    SweepOutcome,
+};
 pub use merge::merge;
 pub use overrides::{get_path, parse_path, resolve_names, set_path, PathError, Segment};
 pub use plan::{describe, latin_hypercube, Plan, Point, RunId};
