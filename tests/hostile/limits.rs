@@ -513,16 +513,8 @@ fn an_hourly_price_past_any_machine_is_refused_not_billed_as_infinity() {
     // A real price still passes.
     let ok = body.replace("1e308", "98.32");
     let f = put(d.path(), "ok.toml", &scenario("", &ok));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpufleet"))
-        .args(["validate", f.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    assert_eq!(e.code, 0, "{e:#?}");
 }
 
 #[test]
@@ -548,16 +540,8 @@ fn a_gpu_speed_past_any_generation_is_refused() {
             "ok.toml",
             &scenario("", &body.replace("1e-300", ok)),
         );
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpufleet"))
-            .args(["validate", f.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{ok}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+        assert_eq!(e.code, 0, "{e:#?}");
     }
 }
 
@@ -679,15 +663,7 @@ fn money_and_sizes_past_any_real_figure_are_refused_in_every_pricing_model() {
         };
         let ok = body.replace("1e308", real);
         let f = put(d.path(), &format!("ok{i}.toml"), &scenario("", &ok));
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpufleet"))
-            .args(["validate", f.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "case {i} ({field}) with 2: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+        assert_eq!(e.code, 0, "{e:#?}");
     }
 }
