@@ -228,3 +228,52 @@ fn fuzz_tiresias() {
 fn fuzz_openb() {
     fuzz("openb", "t.trace", trace(TraceFormat::Openb));
 }
+
+#[test]
+fn fuzz_compare() {
+    fuzz(
+        "compare",
+        "c.toml",
+        |p| match gpufleet::compare::CompareSpec::load(p) {
+            Ok(spec) => spec.check_size().err().map(|e| e.to_string()),
+            Err(e) => Some(e.to_string()),
+        },
+    );
+}
+
+#[test]
+fn fuzz_plan() {
+    fuzz("plan", "p.toml", |p| {
+        gpufleet::plan::PlanSpec::load(p)
+            .err()
+            .map(|e| e.to_string())
+    });
+}
+
+#[test]
+fn fuzz_failure_trace() {
+    fuzz("failure_trace", "f.csv", |p| {
+        gpufleet::faults::read_failure_trace(p)
+            .err()
+            .map(|e| e.to_string())
+    });
+}
+
+#[test]
+fn fuzz_spot_prices() {
+    fuzz("spot_prices", "p.json", |p| {
+        let tick = gpufleet::engine::SimTime::from_secs(195);
+        gpufleet::pricing::read_spot_price_json(p, "z1", tick)
+            .err()
+            .map(|e| e.to_string())
+    });
+}
+
+#[test]
+fn fuzz_spot_availability() {
+    fuzz("spot_availability", "a.csv", |p| {
+        gpufleet::pricing::read_availability_csv(p)
+            .err()
+            .map(|e| e.to_string())
+    });
+}
