@@ -126,21 +126,50 @@ fn a_sweep_whose_chart_cannot_be_written_is_an_environment_failure() {
 #[test]
 fn a_rerun_killed_at_any_point_leaves_the_old_run_or_the_new() {
     let d = scratch();
-    let old = put(d.path(), "old.toml", &medium(1));
-    let new = put(d.path(), "new.toml", &medium(2));
+    put(d.path(), "old.toml", &medium(1));
+    put(d.path(), "new.toml", &medium(2));
+    killed_reruns(d.path(), &["run", "-q"], "old.toml", "new.toml");
+}
+
+#[test]
+fn a_comparison_killed_at_any_point_leaves_the_old_one_or_the_new() {
+    // A comparison wrote its files one by one into the folder: killed between two, the
+    // folder held some of each; and an `--out` naming a file was found after every run.
+    let d = scratch();
+    put(d.path(), "base.toml", &medium(1));
+    let two = |seed: u64| {
+        format!("scenario = \"base.toml\"\nseeds = [{seed}]\n[[variant]]\nname = \"two\"\nset = {{ \"pools[p].nodes\" = 2 }}\n[[variant]]\nname = \"three\"\nset = {{ \"pools[p].nodes\" = 3 }}\n")
+    };
+    put(d.path(), "old.toml", &two(1));
+    put(d.path(), "new.toml", &two(2));
+    put(d.path(), "taken", "not a folder");
+    let e = gpufleet(d.path(), &["compare", "-q", "new.toml", "--out", "taken"]);
+    e.refused(2, &["taken", "not a folder"]);
+    assert!(e.secs < 0.5, "refused before running: {e:#?}");
+    killed_reruns(d.path(), &["compare", "-q"], "old.toml", "new.toml");
+}
+
+/// Runs `cmd old --out o`, then `cmd new --out o` killed at 12 points over its wall time:
+/// each time the folder `o` is the old output or the new one, never a mix.
+fn killed_reruns(dir: &Path, cmd: &[&str], old: &str, new: &str) {
+    let args = |file: &str, out: &str| {
+        let mut v: Vec<String> = cmd.iter().map(|s| s.to_string()).collect();
+        v.extend([file.to_string(), "--out".into(), out.into()]);
+        v
+    };
+    let ok = |file: &str, out: &str| {
+        let a = args(file, out);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let e = gpufleet(dir, &a);
+        assert_eq!(e.code, 0, "{e:#?}");
+    };
     // The two complete folders, for reference.
     let clock = Instant::now();
-    assert_eq!(
-        gpufleet(d.path(), &["run", "-q", "new.toml", "--out", "ref"]).code,
-        0
-    );
+    ok(new, "ref");
     let wall = clock.elapsed();
-    let want_new = contents(&d.path().join("ref"));
-    assert_eq!(
-        gpufleet(d.path(), &["run", "-q", "old.toml", "--out", "o"]).code,
-        0
-    );
-    let want_old = contents(&d.path().join("o"));
+    let want_new = contents(&dir.join("ref"));
+    ok(old, "o");
+    let want_old = contents(&dir.join("o"));
     assert_ne!(want_old, want_new);
     let (mut saw_old, mut saw_new) = (0, 0);
     // Kill points spread over 0 .. 1.3x a run's wall time (a fixed LCG: reproducible).
@@ -151,8 +180,8 @@ fn a_rerun_killed_at_any_point_leaves_the_old_run_or_the_new() {
             .wrapping_add(1442695040888963407);
         let at = wall.mul_f64((x >> 11) as f64 / (1u64 << 53) as f64 * 1.3);
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpufleet"))
-            .args(["run", "-q", new.to_str().unwrap(), "--out", "o"])
-            .current_dir(d.path())
+            .args(args(new, "o"))
+            .current_dir(dir)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -160,26 +189,17 @@ fn a_rerun_killed_at_any_point_leaves_the_old_run_or_the_new() {
         std::thread::sleep(at);
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
-        let now = contents(&d.path().join("o"));
+        let now = contents(&dir.join("o"));
         if now == want_old {
             saw_old += 1;
         } else if now == want_new {
             saw_new += 1;
+            // Back to the old output for the next try (complete, not killed).
+            ok(old, "o");
         } else {
             panic!(
-                "killed after {at:?}: the folder is neither run: {:?}",
+                "killed after {at:?}: the folder is neither output: {:?}",
                 now.keys().collect::<Vec<_>>()
-            );
-        }
-        // Back to the old run for the next try (a complete run, not killed).
-        if now == want_new {
-            assert_eq!(
-                gpufleet(
-                    d.path(),
-                    &["run", "-q", old.to_str().unwrap(), "--out", "o"]
-                )
-                .code,
-                0
             );
         }
         // Nothing of a killed run but its hidden temporary folder, removed by the next.
@@ -187,18 +207,15 @@ fn a_rerun_killed_at_any_point_leaves_the_old_run_or_the_new() {
     }
     assert!(saw_old + saw_new == 12);
     // A final complete run leaves no temporary folders or *.tmp files behind.
-    assert_eq!(
-        gpufleet(d.path(), &["run", "-q", "new.toml", "--out", "o"]).code,
-        0
-    );
-    for e in std::fs::read_dir(d.path()).unwrap() {
+    ok(new, "o");
+    for e in std::fs::read_dir(dir).unwrap() {
         let name = e.unwrap().file_name().to_string_lossy().into_owned();
         assert!(
             !name.starts_with(".o") && !name.ends_with(".tmp"),
             "left: {name}"
         );
     }
-    assert_eq!(contents(&d.path().join("o")), want_new);
+    assert_eq!(contents(&dir.join("o")), want_new);
 }
 
 #[test]
