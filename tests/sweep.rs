@@ -616,3 +616,51 @@ fn progress_is_plain_lines_off_a_terminal_and_quiet_silences_it() {
         .success();
     assert!(a.get_output().stderr.is_empty() && a.get_output().stdout.is_empty());
 }
+
+/// A parameter may set a field of a section the base scenario leaves out (its defaults):
+/// `scheduler.policy` on a scenario without `[scheduler]` runs each policy (it was "no
+/// `scheduler` in the top level"), and a misspelt section is named with a suggestion.
+#[test]
+fn a_parameter_may_set_a_section_the_scenario_leaves_out() {
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("tests/data/sweep-base.toml")).unwrap();
+    let start = text.find("[scheduler]").unwrap();
+    let end = text[start + 1..]
+        .find("\n[")
+        .map_or(text.len(), |i| start + 1 + i);
+    std::fs::write(
+        d.path().join("base.toml"),
+        format!("{}{}", &text[..start], &text[end..]),
+    )
+    .unwrap();
+    let body = "seeds = 1\n[[param]]\npath = \"scheduler.policy\"\nvalues = [\"fifo\", \"sjf\"]\n";
+    std::fs::write(
+        d.path().join("w.toml"),
+        format!("scenario = \"base.toml\"\n{body}"),
+    )
+    .unwrap();
+    let out = d.path().join("o");
+    gpufleet()
+        .args(["sweep", "-q", "w.toml", "--out"])
+        .arg(&out)
+        .current_dir(d.path())
+        .assert()
+        .success();
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert!(runs.contains("sjf") && runs.contains("fifo"), "{runs}");
+    std::fs::write(
+        d.path().join("typo.toml"),
+        format!(
+            "scenario = \"base.toml\"\n{}",
+            body.replace("scheduler.policy", "schedular.policy")
+        ),
+    )
+    .unwrap();
+    let a = gpufleet()
+        .args(["sweep", "typo.toml", "--out", "o2", "--check"])
+        .current_dir(d.path())
+        .assert()
+        .code(2);
+    let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(e.contains("schedular") && e.contains("scheduler"), "{e}");
+}

@@ -236,6 +236,12 @@ fn set_in_table(
     } else {
         format!("`{done}`")
     };
+    if seg.index.is_none() && t.get(&seg.key).is_none() {
+        // A table the scenario leaves out (`scheduler.policy` on a scenario without a
+        // `[scheduler]`) is made, as writing it would; the scenario's validation then
+        // names a key that is no section (`schedular`), with a suggestion.
+        t.insert(&seg.key, toml_edit::table());
+    }
     let child = t.get_mut(&seg.key).ok_or_else(|| PathError::Missing {
         key: seg.key.clone(),
         within: where_,
@@ -318,6 +324,17 @@ mod tests {
             .unwrap()
             .contains("\"2h\""));
         assert!(set("seed", 3.into()).unwrap().contains("seed = 3"));
+        // A section the document leaves out is made, at the top level or inline.
+        let t = set("scheduler.policy", "sjf".into()).unwrap();
+        let back: toml::Table = t.parse().unwrap();
+        assert_eq!(back["scheduler"]["policy"].as_str(), Some("sjf"), "{t}");
+        let t = set("workload.duration.by.x", 1.into()).unwrap();
+        let back: toml::Table = t.parse().unwrap();
+        assert_eq!(
+            back["workload"]["duration"]["by"]["x"].as_integer(),
+            Some(1),
+            "{t}"
+        );
         let d: DocumentMut = DOC.parse().unwrap();
         assert_eq!(
             get_path(&d, "pools[1].nodes").unwrap().as_integer(),
@@ -352,8 +369,10 @@ mod tests {
             set("pools[5].nodes", 1.into()).unwrap_err(),
             "no `pools[5]`: `pools` has 2 entries"
         );
+        // A missing table is made (the scenario's validation judges its name).
+        assert!(set("nope.x", 1.into()).is_ok());
         assert_eq!(
-            set("nope.x", 1.into()).unwrap_err(),
+            set("nope[0].x", 1.into()).unwrap_err(),
             "no `nope` in the top level"
         );
         assert!(set("pools", 1.into()).is_err());
