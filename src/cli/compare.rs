@@ -53,13 +53,6 @@ fn err(e: CompareError) -> CliError {
     }
 }
 
-fn folder_err(e: crate::run::FolderError) -> CliError {
-    match e {
-        crate::run::FolderError::Target { .. } => CliError::BadInput(anyhow!("{e}")),
-        crate::run::FolderError::Io { .. } => CliError::Failure(anyhow!("{e}")),
-    }
-}
-
 /// True when `path` is a compare file (`[[variant]]` tables, no pools).
 pub fn is_compare_file(path: &std::path::Path) -> bool {
     crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
@@ -147,11 +140,11 @@ pub fn compare(a: CompareArgs, quiet: bool) -> Result<(), CliError> {
         .unwrap_or_else(|| PathBuf::from("out").join(&spec.name));
     // The folder is checked before anything runs, written beside its target and swapped
     // into place once whole: it is always the previous comparison or this one.
-    let folder = crate::run::FreshFolder::begin(&dir).map_err(folder_err)?;
+    let folder = crate::run::FreshFolder::begin(&dir).map_err(super::folder_err)?;
     let c = run_compare(&spec, a.threads).map_err(err)?;
     write_comparison(folder.path(), &c)
         .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
-    folder.commit().map_err(folder_err)?;
+    folder.commit().map_err(super::folder_err)?;
     if quiet {
         println!("{}", dir.display());
         return Ok(());

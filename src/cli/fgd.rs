@@ -109,6 +109,9 @@ pub fn run(
     }
     let (exp, trace_pods) = build(&s)?;
     let expected = expected(&s)?;
+    // The folder is checked before anything runs and swapped into place once whole.
+    let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
+    let folder = crate::run::FreshFolder::begin(&dir).map_err(super::folder_err)?;
     let clock = Instant::now();
     let runs = exp.run_all(&s.policies, &s.seeds);
     let wall = clock.elapsed().as_secs_f64();
@@ -136,9 +139,9 @@ pub fn run(
         trace_pods,
         policies,
     };
-    let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
-    write_fgd(&dir, &runs, &summary, &s.policies, &expected)
+    write_fgd(folder.path(), &runs, &summary, &s.policies, &expected)
         .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
+    folder.commit().map_err(super::folder_err)?;
     if quiet {
         println!("{}", dir.display());
         return Ok(());

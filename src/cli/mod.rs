@@ -263,6 +263,12 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
     }
 }
 
+/// An output folder that cannot be begun or put in place, with the exit code it deserves
+/// (its target is bad input; the file system failing is the environment).
+pub(crate) fn folder_err(e: crate::run::FolderError) -> CliError {
+    run::run_error(e.into())
+}
+
 /// `gpufleet man [--out DIR]`.
 fn man(out: Option<PathBuf>) -> Result<(), CliError> {
     let cmd = <Cli as clap::CommandFactory>::command();

@@ -148,6 +148,9 @@ pub fn validate(path: &Path) -> Result<(), CliError> {
 pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliError> {
     let s = CompareScenario::load(path).map_err(bad)?;
     let (base, jobs) = build(&s)?;
+    // The folder is checked before anything runs and swapped into place once whole.
+    let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
+    let folder = crate::run::FreshFolder::begin(&dir).map_err(super::folder_err)?;
     let rows: Vec<CompareRow> = s
         .placements
         .par_iter()
@@ -172,9 +175,8 @@ pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliErro
             })
         })
         .collect::<Result<_, _>>()?;
-    let dir = out.unwrap_or_else(|| PathBuf::from("out").join(&s.name));
     let fail = |e: std::io::Error| CliError::Failure(anyhow!("writing {}: {e}", dir.display()));
-    std::fs::create_dir_all(&dir).map_err(fail)?;
+    let into = folder.path();
     let mut csv = String::from("placement,completed,rejected,wait_mean_s,wait_p95_s,jct_mean_s,jct_p95_s,utilization,jain_slowdown,cost_usd\n");
     for r in &rows {
         csv.push_str(&format!(
@@ -191,13 +193,14 @@ pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliErro
             r.cost_usd
         ));
     }
-    write_atomic(&dir.join("comparison.csv"), csv.as_bytes()).map_err(fail)?;
+    write_atomic(&into.join("comparison.csv"), csv.as_bytes()).map_err(fail)?;
     let json = serde_json::json!({
         "scenario": s.name, "scenario_hash": s.hash, "version": crate::VERSION,
         "queue_policy": s.queue_policy.as_str(), "jobs": jobs, "placements": rows,
     });
     let text = serde_json::to_string_pretty(&json).map_err(|e| fail(std::io::Error::other(e)))?;
-    write_atomic(&dir.join("summary.json"), text.as_bytes()).map_err(fail)?;
+    write_atomic(&into.join("summary.json"), text.as_bytes()).map_err(fail)?;
+    folder.commit().map_err(super::folder_err)?;
     if quiet {
         println!("{}", dir.display());
         return Ok(());

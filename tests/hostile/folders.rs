@@ -261,3 +261,21 @@ fn an_output_path_in_the_way_of_a_file_is_bad_input_as_for_run() {
     // The file system refusing is still the environment's failure.
     convert("/proc/gpufleet-t.csv").refused(1, &["/proc/gpufleet-t.csv"]);
 }
+
+#[test]
+fn an_experiment_into_a_file_is_refused_before_it_runs() {
+    // An FGD experiment or a placement comparison with `--out` naming a file ran every
+    // policy first, then failed to write with exit 1 (the environment).
+    let d = scratch();
+    put(d.path(), "taken", "not a folder");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    for s in ["fgd-openb-default.toml", "compare-schedulers-openb.toml"] {
+        let f = root.join(s);
+        let e = gpufleet(
+            d.path(),
+            &["run", "-q", f.to_str().unwrap(), "--out", "taken"],
+        );
+        e.refused(2, &["taken", "not a folder"]);
+        assert!(e.secs < 0.5, "{s}: refused before running: {e:#?}");
+    }
+}
