@@ -109,6 +109,9 @@ pub fn tco(
             )));
         }
     }
+    // The folder is checked before anything runs and swapped into place once whole.
+    let dir = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-tco", s.name)));
+    let folder = crate::run::FreshFolder::begin(&dir).map_err(super::folder_err)?;
     let (demand, steps, source) = if spec.demand.is_empty() {
         let (profile, steps) = measured_demand(&s, &spec, seed)?;
         (
@@ -179,18 +182,18 @@ pub fn tco(
     } else {
         Vec::new()
     };
-    let dir = out.unwrap_or_else(|| PathBuf::from("out").join(format!("{}-tco", s.name)));
-    std::fs::create_dir_all(&dir).map_err(|e| super::write_failed(&dir, true, e))?;
+    let into = folder.path();
     let w = |name: &str, bytes: &[u8]| {
-        write_atomic(&dir.join(name), bytes)
+        write_atomic(&into.join(name), bytes)
             .map_err(|e| CliError::Failure(anyhow!("writing {name}: {e}")))
     };
     let csv = tco_csv(&rows, &sims).map_err(|e| CliError::Failure(anyhow!("tco.csv: {e}")))?;
     w("tco.csv", &csv)?;
     let csv = years_csv(&years).map_err(|e| CliError::Failure(anyhow!("tco_years.csv: {e}")))?;
     w("tco_years.csv", &csv)?;
-    crate::report::write_tco_charts(&dir, &spec, &s.name, &years)
+    crate::report::write_tco_charts(into, &spec, &s.name, &years)
         .map_err(|e| CliError::Failure(anyhow!("{e}")))?;
+    folder.commit().map_err(super::folder_err)?;
     if json {
         println!("{}", tco_json(&s.name, &spec, &rows, &sims, &dir));
     }

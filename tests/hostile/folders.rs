@@ -264,7 +264,7 @@ fn an_output_path_in_the_way_of_a_file_is_bad_input_as_for_run() {
 
 #[test]
 fn an_experiment_into_a_file_is_refused_before_it_runs() {
-    // An FGD experiment or a placement comparison with `--out` naming a file ran every
+    // An FGD experiment, a placement comparison or `tco --simulate` with `--out` naming a file ran every
     // policy first, then failed to write with exit 1 (the environment).
     let d = scratch();
     put(d.path(), "taken", "not a folder");
@@ -278,4 +278,21 @@ fn an_experiment_into_a_file_is_refused_before_it_runs() {
         e.refused(2, &["taken", "not a folder"]);
         assert!(e.secs < 0.5, "{s}: refused before running: {e:#?}");
     }
+    // `tco --simulate` likewise (it replays the demand on every candidate first).
+    let f = root.join("buy-vs-rent-h100.toml");
+    let tco = |out: &str| {
+        gpufleet(
+            d.path(),
+            &["tco", f.to_str().unwrap(), "--simulate", "--out", out],
+        )
+    };
+    let e = tco("taken");
+    e.refused(2, &["taken", "not a folder"]);
+    assert!(e.secs < 0.5, "tco: refused before running: {e:#?}");
+    // Into a folder of its own, twice: the second replaces the first.
+    for _ in 0..2 {
+        let e = tco("t");
+        assert_eq!(e.code, 0, "{e:#?}");
+    }
+    assert!(d.path().join("t/tco.csv").is_file());
 }
