@@ -8,6 +8,10 @@ use std::path::Path;
 
 pub use crate::pricing::MAX_USD_PER_HOUR;
 
+/// The largest relative weight (of a size, a tenant, an hour of an arrival profile):
+/// far past any real ratio, and a million of them still add up to a finite sum.
+pub const MAX_WEIGHT: f64 = crate::workload::MAX_WEIGHT;
+
 /// The slowest and fastest GPU speed relative to the reference (speed 1): a thousand times
 /// either way spans every GPU generation; beyond it a job's run time would pass any
 /// simulated span (a speed of `1e-300` makes a minute's job last past the clock's end).
@@ -70,6 +74,22 @@ impl Problems {
                 path,
                 format!(
                     "must be a positive number, got {}",
+                    crate::engine::short_number(x)
+                ),
+            );
+        }
+        x
+    }
+
+    /// `x`, a relative weight (of a size, a tenant): above zero and at most
+    /// [`MAX_WEIGHT`], so that a mix's weights add up to a finite sum (two weights of
+    /// `1e308` add up to infinity, and the mix then drew its last entry only).
+    pub(super) fn weight(&mut self, path: &str, x: f64) -> f64 {
+        if !(x.is_finite() && x > 0.0 && x <= MAX_WEIGHT) {
+            self.err(
+                path,
+                format!(
+                    "must be a positive weight of at most {MAX_WEIGHT:e} (weights are relative), got {}",
                     crate::engine::short_number(x)
                 ),
             );

@@ -23,7 +23,7 @@ pub(super) fn scheduler(c: &mut Problems, s: &RawScheduler, pools: &mut Pools) -
     let budget = s.budget.as_ref().map(|b| budget(c, b)).unwrap_or_default();
     let mut weights = Vec::new();
     for (name, &w) in &s.tenant_weights {
-        c.positive(&format!("scheduler.tenant_weights.{name}"), w);
+        c.weight(&format!("scheduler.tenant_weights.{name}"), w);
         weights.push((name.clone(), w));
     }
     let gpu_hour_usd: Vec<f64> = pools

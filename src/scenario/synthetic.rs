@@ -33,7 +33,7 @@ pub(super) fn synthetic(
     let duration = duration(c, "workload.duration", &w.duration, base);
     let mut tenants = Vec::new();
     for (i, t) in w.tenants.iter().enumerate() {
-        c.positive(&format!("workload.tenants[{i}].weight"), t.weight);
+        c.weight(&format!("workload.tenants[{i}].weight"), t.weight);
         tenants.push((t.name.clone(), t.weight));
     }
     if tenants.is_empty() {

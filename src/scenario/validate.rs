@@ -185,6 +185,10 @@ fn timing(c: &mut Problems, raw: &RawScenario) -> (Option<SimTime>, Option<SimTi
     if sample == Some(SimTime::ZERO) {
         c.err("timeline_interval", "must be longer than zero");
     }
+    // A run that stops at once simulates nothing: its jobs would vanish with exit 0.
+    if horizon == Some(SimTime::ZERO) {
+        c.err("horizon", "must be longer than zero");
+    }
     (horizon, sample)
 }
 

@@ -55,7 +55,7 @@ pub(super) fn duration(c: &mut Problems, p: &str, d: &RawDuration, base: &Path) 
 /// One entry of a size mix at field path `p`: a GPU request and its weight. A request of
 /// zero GPUs (a CPU-only job) is allowed only where `allow_zero` says so.
 pub(super) fn size(c: &mut Problems, p: &str, s: &RawSize, allow_zero: bool) -> (GpuRequest, f64) {
-    c.positive(&format!("{p}.weight"), s.weight);
+    c.weight(&format!("{p}.weight"), s.weight);
     let req = if s.gpus >= 1.0 && s.gpus.fract() == 0.0 && s.gpus <= 1e6 {
         GpuRequest::Whole(s.gpus as u32)
     } else if s.gpus > 0.0 && s.gpus < 1.0 {
@@ -276,7 +276,7 @@ fn mmpp(c: &mut Problems, rates: &[f64], dwell: &[String]) -> ArrivalProcess {
 
 /// One `[[workload.tenants]]` of a model, at field path `p`.
 fn tenant(c: &mut Problems, p: &str, t: &RawTenantMix, base: &Path) -> TenantMix {
-    c.positive(&format!("{p}.weight"), t.weight);
+    c.weight(&format!("{p}.weight"), t.weight);
     if t.sizes.is_empty() {
         c.err(format!("{p}.sizes"), "give at least one size");
     }

@@ -15,6 +15,10 @@ use rand_distr::{Distribution, Exp};
 /// Seconds in the month used by growth rates (30 days).
 pub const MONTH_SECS: f64 = 30.0 * 86_400.0;
 
+/// The largest relative weight a mix or profile may give (a size, a tenant, an hour):
+/// past any real ratio, and a million of them still add up to a finite sum.
+pub const MAX_WEIGHT: f64 = 1e12;
+
 /// How jobs arrive.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ArrivalProcess {
@@ -79,7 +83,9 @@ impl ArrivalProcess {
             }
         };
         let weights = |w: &[f64], n: usize| {
-            w.len() == n && w.iter().all(|&x| ok(x)) && w.iter().sum::<f64>() > 0.0
+            w.len() == n
+                && w.iter().all(|&x| ok(x) && x <= MAX_WEIGHT)
+                && w.iter().sum::<f64>() > 0.0
         };
         match self {
             ArrivalProcess::Poisson { rate_per_hour } => positive_rate(*rate_per_hour),
@@ -92,13 +98,13 @@ impl ArrivalProcess {
                 if !weights(hourly, 24) {
                     return Err(ArrivalError::new(
                         "hourly",
-                        "needs 24 non-negative weights, not all zero",
+                        "needs 24 non-negative weights of at most 1e12, not all zero",
                     ));
                 }
                 if !weights(weekly, 7) {
                     return Err(ArrivalError::new(
                         "weekly",
-                        "needs 7 non-negative weights (Monday first), not all zero",
+                        "needs 7 non-negative weights of at most 1e12 (Monday first), not all zero",
                     ));
                 }
                 Ok(())
@@ -185,6 +191,7 @@ pub struct Arrivals<'a> {
     seg_rate: f64,
     state: usize,
     norm: f64,
+    end: f64,
 }
 
 impl<'a> Arrivals<'a> {
@@ -208,7 +215,16 @@ impl<'a> Arrivals<'a> {
             seg_rate: 0.0,
             state: 1,
             norm,
+            end: 1e13,
         }
+    }
+
+    /// Stops drawing at `secs`: [`Arrivals::next_secs`] answers `None` once no arrival
+    /// can come before it (a rate of `1e-300` an hour would otherwise step through
+    /// segments for ever, finding none).
+    pub fn until(mut self, secs: f64) -> Arrivals<'a> {
+        self.end = secs.min(1e13);
+        self
     }
 
     fn growth_at(&self, t: f64) -> f64 {
@@ -254,6 +270,9 @@ impl<'a> Arrivals<'a> {
     pub fn next_secs(&mut self, rng: &mut impl Rng) -> Option<f64> {
         let mut idle_segments = 0u32;
         loop {
+            if self.t > self.end {
+                return None;
+            }
             if self.t >= self.seg_end {
                 self.next_segment(rng);
             }
@@ -263,7 +282,7 @@ impl<'a> Arrivals<'a> {
                 self.t = self.seg_end;
                 idle_segments += 1;
                 // A whole year of zero-rate segments: nothing will ever arrive.
-                if idle_segments > 24 * 366 || self.t > 1e13 {
+                if idle_segments > 24 * 366 {
                     return None;
                 }
                 continue;

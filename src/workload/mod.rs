@@ -31,7 +31,8 @@ mod value;
 pub use value::{too_many_secs, MAX_TRACE_SECS};
 
 pub use arrivals::{
-    expected_arrivals, expected_time_of, ArrivalError, ArrivalProcess, Arrivals, MONTH_SECS,
+    expected_arrivals, expected_time_of, ArrivalError, ArrivalProcess, Arrivals, MAX_WEIGHT,
+    MONTH_SECS,
 };
 pub use durations::{to_reference_work, Estimates};
 pub use empirical::read_duration_column;

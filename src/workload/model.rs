@@ -180,12 +180,13 @@ impl WorkloadModel {
             .enumerate()
             .map(|(i, t)| (i, t.weight))
             .collect();
-        let mut arrivals =
-            Arrivals::new(&self.arrivals, self.rate_multiplier, self.growth_per_month);
         let limit = self.jobs.unwrap_or(u64::MAX);
         w.jobs.reserve(self.estimate().capacity_hint(limit));
         // Without a job count or end time the model is unbounded: stop at ten years.
         let until = self.until.unwrap_or(Self::DEFAULT_UNTIL);
+        let mut arrivals =
+            Arrivals::new(&self.arrivals, self.rate_multiplier, self.growth_per_month)
+                .until(until.secs_f64());
         let mut i = 0u64;
         while i < limit {
             let Some(t) = arrivals.next_secs(&mut arr_rng) else {

@@ -667,3 +667,93 @@ fn money_and_sizes_past_any_real_figure_are_refused_in_every_pricing_model() {
         assert_eq!(e.code, 0, "{e:#?}");
     }
 }
+
+/// A model workload table with `extra` keys, `arrivals` and `tenants` (TOML text).
+fn model(extra: &str, arrivals: &str, tenant_weight: &str) -> String {
+    format!(
+        "[workload]\nkind = \"model\"\n{extra}\n[workload.arrivals]\n{arrivals}\n\
+         [[workload.tenants]]\nname = \"t\"\nweight = {tenant_weight}\n\
+         sizes = [{{ gpus = 1, weight = 1 }}]\nduration = {{ kind = \"fixed\", value = \"1h\" }}\n"
+    )
+}
+
+#[test]
+fn a_model_whose_rate_is_all_but_zero_ends() {
+    // A rate of 2e-300 an hour drew no arrival and stepped through day segments for ever
+    // (the generator hung); it ends with no arrivals in its ten days.
+    let d = scratch();
+    let body = model(
+        "rate_multiplier = 1e-300",
+        "kind = \"poisson\"\nrate_per_hour = 2",
+        "1",
+    );
+    let f = put(d.path(), "s.toml", &scenario("horizon = \"10d\"", &body));
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    let summary = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(v["jobs"]["submitted"], 0, "{summary}");
+}
+
+#[test]
+fn weights_whose_sum_is_infinite_are_refused() {
+    // Two weights of 1e308 add up to infinity: the mix then drew its last entry only
+    // (every job 2 GPUs, every job tenant b) and an arrival profile drew no job at all,
+    // with exit 0.
+    let d = scratch();
+    let sizes = "[workload]\nkind = \"synthetic\"\njobs = 10\nrate_per_hour = 2\n\
+        sizes = [{ gpus = 1, weight = 1e308 }, { gpus = 2, weight = 1e308 }]\n\
+        tenants = [{ name = \"a\", weight = 1 }, { name = \"b\", weight = 1e308 }]\n\
+        duration = { kind = \"fixed\", value = \"1h\" }\n";
+    let f = put(d.path(), "s.toml", &scenario("", sizes));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(
+        2,
+        &[
+            "s.toml",
+            "workload.sizes[0].weight",
+            "workload.sizes[1].weight",
+            "workload.tenants[1].weight",
+            "at most 1e12",
+        ],
+    );
+    let hourly = vec!["1e308"; 24].join(", ");
+    let body = model(
+        "",
+        &format!("kind = \"profile\"\nrate_per_hour = 2\nhourly = [{hourly}]"),
+        "1",
+    );
+    let f = put(d.path(), "m.toml", &scenario("horizon = \"10d\"", &body));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+        .refused(2, &["m.toml", "workload.arrivals.hourly", "at most 1e12"]);
+    let f = put(
+        d.path(),
+        "w.toml",
+        &scenario(
+            "",
+            &format!(
+                "{}[scheduler]\npolicy = \"fair_share\"\ntenant_weights = {{ default = inf }}\n",
+                synthetic("jobs = 3", "1", "1h")
+            ),
+        ),
+    );
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+        .refused(2, &["w.toml", "scheduler.tenant_weights.default"]);
+    // Large but real weights still validate.
+    let body = model("", "kind = \"poisson\"\nrate_per_hour = 2", "1e9");
+    let f = put(d.path(), "ok.toml", &scenario("horizon = \"10d\"", &body));
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    assert_eq!(e.code, 0, "{e:#?}");
+}
+
+#[test]
+fn a_horizon_of_zero_is_refused() {
+    // A run stopping at 0 generated nothing and reported nothing lost, with exit 0.
+    let d = scratch();
+    let body = synthetic("jobs = 50", "2", "1h");
+    let f = put(d.path(), "s.toml", &scenario("horizon = \"0s\"", &body));
+    gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"])
+        .refused(2, &["s.toml", "horizon", "longer than zero"]);
+    let f = put(d.path(), "ok.toml", &scenario("horizon = \"1ms\"", &body));
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    assert_eq!(e.code, 0, "{e:#?}");
+}
