@@ -57,6 +57,7 @@ impl Default for RunLimits {
 pub(super) const RULES: &[fn(&mut Problems, &Sections)] = &[
     spans,
     job_cap,
+    job_lengths,
     timeline_cap,
     bounded_retries,
     progress_under_failures,
@@ -196,8 +197,8 @@ fn spans(c: &mut Problems, s: &Sections) {
         c.err(
             end_field(s, &e),
             format!(
-                "arrivals would span about {:.0} years, more than the {years:.0} gpufleet simulates",
-                span / (365.0 * 86_400.0)
+                "arrivals would span about {} years, more than the {years:.0} gpufleet simulates",
+                count(span / (365.0 * 86_400.0))
             ),
         );
         return;
@@ -247,7 +248,8 @@ fn timeline_cap(c: &mut Problems, s: &Sections) {
     let (Some(dt), Some(span)) = (s.sample_every, run_span_secs(s)) else {
         return;
     };
-    if dt.0 == 0 {
+    // A span past the longest is its own problem (`spans`, `job_lengths` name it).
+    if dt.0 == 0 || !(span <= MAX_SPAN.secs_f64()) {
         return;
     }
     let pools = s.pools.specs.len().max(1) as f64;
@@ -266,6 +268,40 @@ fn timeline_cap(c: &mut Problems, s: &Sections) {
                 if s.horizon.is_none() { " (or set a horizon)" } else { "" }
             ),
         );
+    }
+}
+
+/// Without a horizon the run lasts until its jobs end: a duration distribution whose mean
+/// passes the longest span (a lognormal `sigma` of 1e300, a Weibull `shape` of 1e-300) is
+/// refused at its own field, not as a timeline without bound.
+fn job_lengths(c: &mut Problems, s: &Sections) {
+    if s.horizon.is_some() {
+        return;
+    }
+    let mut check = |path: String, hours: f64| {
+        if !(hours * 3600.0 <= MAX_SPAN.secs_f64()) {
+            c.err(
+                path,
+                format!(
+                    "{}, past the longest span (100 years): jobs would not end; give a distribution with a smaller mean (a smaller sigma, a larger shape) or a horizon",
+                    if hours.is_finite() {
+                        format!("a mean run time of {} hours", count(hours))
+                    } else {
+                        "an unbounded mean run time".into()
+                    }
+                ),
+            );
+        }
+    };
+    match &s.workload {
+        WorkloadSource::Synthetic(x) => check("workload.duration".into(), x.duration.mean_hours()),
+        WorkloadSource::Model(m) => {
+            for (i, t) in m.tenants.iter().enumerate() {
+                let hours = t.duration.mean_hours() * m.duration_multiplier;
+                check(format!("workload.tenants[{i}].duration"), hours);
+            }
+        }
+        _ => {}
     }
 }
 

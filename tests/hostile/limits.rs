@@ -757,3 +757,47 @@ fn a_horizon_of_zero_is_refused() {
     let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
     assert_eq!(e.code, 0, "{e:#?}");
 }
+
+#[test]
+fn a_duration_without_a_finite_mean_is_named_at_its_field() {
+    // A lognormal sigma of 1e300 (or a Weibull shape of 1e-300) without a horizon was
+    // refused as "unbounded timeline rows" at `timeline_interval`, blaming the wrong field.
+    let d = scratch();
+    for (dist, ok) in [
+        (
+            "{ kind = \"lognormal\", median = \"1h\", sigma = 1e300 }",
+            "{ kind = \"lognormal\", median = \"1h\", sigma = 2.0 }",
+        ),
+        (
+            "{ kind = \"weibull\", scale = \"1h\", shape = 1e-300 }",
+            "{ kind = \"weibull\", scale = \"1h\", shape = 0.5 }",
+        ),
+    ] {
+        let body = |d: &str| {
+            format!("[workload]\nkind = \"synthetic\"\nrate_per_hour = 2.0\njobs = 50\nsizes = [{{ gpus = 1, weight = 1 }}]\nduration = {d}\n")
+        };
+        let f = put(d.path(), "s.toml", &scenario("", &body(dist)));
+        let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+        e.refused(
+            2,
+            &[
+                "s.toml",
+                "workload.duration",
+                "mean run time",
+                "past the longest span",
+            ],
+        );
+        assert!(!e.stderr.contains("timeline_interval"), "{}", e.stderr);
+        let f = put(d.path(), "ok.toml", &scenario("", &body(ok)));
+        let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+        assert_eq!(e.code, 0, "{e:#?}");
+        // With a horizon the run is bounded by it, and runs.
+        let f = put(
+            d.path(),
+            "h.toml",
+            &scenario("horizon = \"2d\"", &body(dist)),
+        );
+        let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+        assert_eq!(e.code, 0, "{e:#?}");
+    }
+}
