@@ -249,7 +249,7 @@ fn timeline_cap(c: &mut Problems, s: &Sections) {
         return;
     };
     // A span past the longest is its own problem (`spans`, `job_lengths` name it).
-    if dt.0 == 0 || !(span <= MAX_SPAN.secs_f64()) {
+    if dt.0 == 0 || span.is_nan() || span > MAX_SPAN.secs_f64() {
         return;
     }
     let pools = s.pools.specs.len().max(1) as f64;
@@ -279,7 +279,7 @@ fn job_lengths(c: &mut Problems, s: &Sections) {
         return;
     }
     let mut check = |path: String, hours: f64| {
-        if !(hours * 3600.0 <= MAX_SPAN.secs_f64()) {
+        if hours.is_nan() || hours * 3600.0 > MAX_SPAN.secs_f64() {
             c.err(
                 path,
                 format!(
