@@ -444,6 +444,18 @@ fn every_shipped_scenario_validates_and_runs() {
         }
     }
     assert!(n >= 1);
+    // Every shipped sweep and compare file validates too (each point or variant built).
+    let mut m = 0;
+    for sub in ["sweeps", "compare"] {
+        for e in std::fs::read_dir(root().join("scenarios").join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                bin().arg("validate").arg(&p).assert().success();
+                m += 1;
+            }
+        }
+    }
+    assert!(m >= 2);
 }
 
 #[test]
