@@ -76,6 +76,8 @@
 //! Tried again and not kept: the job table taking the row thread's figures (0 gain in 4
 //! alternated runs, +70 MB). 1.5x is not met: the run's CPU (2.1-2.2 s, 0.5 s of it the
 //! kernel's, mostly fresh pages) is above what two cores give in 0.9 s.
+//! 2026-12-05 (no change to the run's code; other work paused): replay 0.62-0.65 s,
+//! `gpufleet run` 1.25-1.53 s wall / 2.09-2.40 s CPU (1.97-2.35x), 777-788 MiB peak.
 
 use gpufleet::engine::RngStreams;
 use gpufleet::scenario::Scenario;
