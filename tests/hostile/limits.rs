@@ -801,3 +801,40 @@ fn a_duration_without_a_finite_mean_is_named_at_its_field() {
         assert_eq!(e.code, 0, "{e:#?}");
     }
 }
+
+#[test]
+fn an_unknown_compare_metric_is_refused_before_the_runs() {
+    // `--metric no_such_metric` (or a misspelt `metrics` entry) ran every variant, printed
+    // "no run has this metric" (nothing at all under -q) and exited 0.
+    let d = scratch();
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    let s = put(d.path(), "s.toml", &scenario("", body));
+    let args = [
+        "compare",
+        "-q",
+        s.to_str().unwrap(),
+        "--policies",
+        "fifo,sjf",
+        "--seeds",
+        "2",
+        "--out",
+        "o",
+    ];
+    let mut bad = args.to_vec();
+    bad.extend(["--metric", "wait_s_p95", "--metric", "no_such_metric"]);
+    gpufleet(d.path(), &bad).refused(2, &["--metric", "no_such_metric"]);
+    assert!(!d.path().join("o").exists());
+    let c = put(
+        d.path(),
+        "c.toml",
+        "name = \"c\"\nscenario = \"s.toml\"\nseeds = 2\nmetrics = [\"utilisation\"]\n\n[[variant]]\nname = \"a\"\nset = { \"scheduler.policy\" = \"fifo\" }\n",
+    );
+    for cmd in ["validate", "compare"] {
+        gpufleet(d.path(), &[cmd, c.to_str().unwrap()])
+            .refused(2, &["c.toml", "metrics", "utilisation"]);
+    }
+    // Real figures, a per-pool cost among them, still run.
+    let mut good = args.to_vec();
+    good.extend(["--metric", "wait_s_p95", "--metric", "cost_usd_p"]);
+    assert_eq!(gpufleet(d.path(), &good).code, 0);
+}
