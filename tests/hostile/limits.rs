@@ -838,3 +838,31 @@ fn an_unknown_compare_metric_is_refused_before_the_runs() {
     good.extend(["--metric", "wait_s_p95", "--metric", "cost_usd_p"]);
     assert_eq!(gpufleet(d.path(), &good).code, 0);
 }
+
+#[test]
+fn a_time_compression_near_zero_is_refused_not_clamped() {
+    // time_compression = 1e-300 put every job at the largest time there is (584 million
+    // years), each "run" in 0 s, and the run exited 0.
+    let d = scratch();
+    put(
+        d.path(),
+        "t.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,60\nb,50,1,60\n",
+    );
+    let body = "[workload]\nkind = \"trace\"\nformat = \"generic\"\npath = \"t.csv\"\ntime_compression = 1e-300\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    for cmd in ["validate", "run"] {
+        gpufleet(d.path(), &[cmd, f.to_str().unwrap()])
+            .refused(2, &["t.csv", "time_compression", "1e-300"]);
+    }
+    // A real compression still runs.
+    let f = put(
+        d.path(),
+        "ok.toml",
+        &scenario("", &body.replace("1e-300", "0.5")),
+    );
+    assert_eq!(
+        gpufleet(d.path(), &["validate", f.to_str().unwrap()]).code,
+        0
+    );
+}
