@@ -389,3 +389,25 @@ fn philly_work_summed_past_the_limit_is_refused() {
     );
     e.refused(2, &["long.json", "attempts", "too large"]);
 }
+
+#[test]
+fn a_date_past_its_months_end_is_refused() {
+    // 2020-02-31 was read as 2020-03-02: a typo moved the job two days, silently.
+    let d = scratch();
+    let f = put(
+        d.path(),
+        "feb.helios",
+        "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\nh1,u1,vcA,1,4,1,COMPLETED,2020-02-31 00:00:00,,,3600,10\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "inspect",
+            f.to_str().unwrap(),
+            "--format",
+            "helios",
+        ],
+    );
+    e.refused(2, &["feb.helios", "2", "submit_time"]);
+}
