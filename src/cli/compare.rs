@@ -104,6 +104,12 @@ pub fn compare(a: CompareArgs, quiet: bool) -> Result<(), CliError> {
         spec.set_baseline(b).map_err(err)?;
     }
     if !a.metrics.is_empty() {
+        if let Some(m) = a.metrics.iter().find(|m| !crate::compare::is_run_metric(m)) {
+            return Err(CliError::BadInput(anyhow!(
+                "--metric: {}",
+                crate::compare::unknown_metric(m)
+            )));
+        }
         spec.metrics = a.metrics.clone();
     }
     spec.log_x |= a.log_x;

@@ -17,8 +17,8 @@ mod stats;
 pub use exec::{run_compare, Comparison, RunFigures};
 pub use output::{headline, pooled_sketches, write_comparison, MetricRow};
 pub use spec::{
-    bootstrap_of, is_compare_file_text, Bootstrap, CompareSpec, Variant, DEFAULT_METRICS,
-    MAX_RESAMPLES,
+    bootstrap_of, is_compare_file_text, is_run_metric, unknown_metric, Bootstrap, CompareSpec,
+    Variant, DEFAULT_METRICS, MAX_RESAMPLES,
 };
 pub use stats::{estimate, paired, paired_bootstrap, test_name, Estimate, PairedDifference, TEST};
 

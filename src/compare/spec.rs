@@ -268,6 +268,13 @@ impl CompareSpec {
                 })?;
         }
         if !raw.metrics.is_empty() {
+            if let Some(m) = raw.metrics.iter().find(|m| !is_run_metric(m)) {
+                return Err(CompareError::one(
+                    path,
+                    None,
+                    format!("metrics: {}", unknown_metric(m)),
+                ));
+            }
             spec.metrics = raw.metrics.clone();
         }
         spec.log_x = raw.log_x;
@@ -323,6 +330,11 @@ impl CompareSpec {
                 "{v} variants x {n} seeds = {} runs, more than {MAX_COMPARE_RUNS}",
                 v * n
             )));
+        }
+        if let Some(m) = self.metrics.iter().find(|m| !is_run_metric(m)) {
+            // A misspelt metric was run for nothing: no run reports it, and under -q the
+            // comparison ended with exit 0 and no word of it.
+            return Err(CompareError::BadInput(unknown_metric(m)));
         }
         if let Some(b) = &self.bootstrap {
             let draws = b.resamples as f64
@@ -457,4 +469,49 @@ fn build(
         log_x: false,
         bootstrap: None,
     })
+}
+
+/// True when `m` can be a column of `runs.csv`: a leaf of `summary.json` (every field, the
+/// cloud figures included) flattened with `_`, or a key under one of its maps (per pool,
+/// kind, tenant, cause: their keys are the scenario's names).
+pub fn is_run_metric(m: &str) -> bool {
+    fn walk(prefix: &str, v: &serde_json::Value, leaves: &mut Vec<String>, maps: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(o) if o.is_empty() => maps.push(format!("{prefix}_")),
+            serde_json::Value::Object(o) => {
+                for (k, v) in o {
+                    let name = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}_{k}")
+                    };
+                    walk(&name, v, leaves, maps);
+                }
+            }
+            _ => leaves.push(prefix.to_string()),
+        }
+    }
+    static KNOWN: std::sync::OnceLock<(Vec<String>, Vec<String>)> = std::sync::OnceLock::new();
+    let (leaves, maps) = KNOWN.get_or_init(|| {
+        let s = crate::metrics::Summary {
+            cloud: Some(crate::metrics::CloudFigures::default()),
+            ..Default::default()
+        };
+        let (mut leaves, mut maps) = (Vec::new(), Vec::new());
+        if let Ok(v) = serde_json::to_value(&s) {
+            walk("", &v, &mut leaves, &mut maps);
+        }
+        (leaves, maps)
+    });
+    leaves.iter().any(|l| l == m)
+        || maps
+            .iter()
+            .any(|p| m.starts_with(p.as_str()) && m.len() > p.len())
+}
+
+/// The message of a metric no run reports.
+pub fn unknown_metric(m: &str) -> String {
+    format!(
+        "{m:?} is not a figure a run reports (a runs.csv column: a summary.json path joined by `_`, such as wait_s_p95 or jct_all_s_mean)"
+    )
 }

@@ -266,6 +266,9 @@ fn read_pods_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<OpenbP
         let mem_mib = need_u64(rec, &col, 2)?;
         let num_gpu = small(need_u64(rec, &col, 3)?, 3)?;
         let gpu_milli = small(need_u64(rec, &col, 4)?, 4)?;
+        if num_gpu > 1_000_000 {
+            return Err((3, format!("{num_gpu} GPUs is more than 1000000")));
+        }
         if gpu_milli > MILLI_PER_GPU {
             return Err((4, format!("{gpu_milli} is more than one GPU (1000)")));
         }

@@ -147,19 +147,28 @@ pub fn read_pai_job_table_from<R: Read>(
     Ok(users)
 }
 
-fn gpu_request(inst: u64, plan_gpu: f64, rounded: &mut bool) -> GpuRequest {
+fn gpu_request(inst: u64, plan_gpu: f64, rounded: &mut bool) -> Result<GpuRequest, String> {
     if plan_gpu <= 0.0 || inst == 0 {
-        return GpuRequest::None;
+        return Ok(GpuRequest::None);
     }
     let pct = plan_gpu.round() as u64;
     if inst == 1 && pct < 100 {
-        return GpuRequest::Fraction((pct * 10).clamp(1, 999) as u16);
+        return Ok(GpuRequest::Fraction((pct * 10).clamp(1, 999) as u16));
     }
+    // More GPUs than a job may ask for is refused, not clamped to the limit (2,000,000
+    // GPUs became 1,000,000 silently).
+    let total = |g: u64| -> Result<GpuRequest, String> {
+        super::value::whole_gpus(g).map_err(|e| e.to_string())
+    };
     if pct.is_multiple_of(100) && (plan_gpu - pct as f64).abs() < 1e-9 {
-        return GpuRequest::Whole((inst * pct / 100).min(1_000_000) as u32);
+        return total((inst * pct / 100).max(1));
     }
     *rounded = true;
-    GpuRequest::Whole(((inst as f64 * plan_gpu / 100.0).ceil() as u64).clamp(1, 1_000_000) as u32)
+    let g = (inst as f64 * plan_gpu / 100.0).ceil();
+    if g > 1e6 {
+        return Err(format!("{g} GPUs is more than 1000000"));
+    }
+    total((g as u64).max(1))
 }
 
 fn parse_task<'r>(
@@ -204,7 +213,7 @@ fn parse_task<'r>(
     }
     let (cpu, mem, gpu) = (num(6)?, num(7)?, num(8)?);
     let inst = inst as u64;
-    let gpus = gpu_request(inst, gpu, rounded);
+    let gpus = gpu_request(inst, gpu, rounded).map_err(|e| (TASK[8], e))?;
     let [name_buf, tenant_buf] = buf;
     name_buf.clear();
     name_buf.push_str(f(0));

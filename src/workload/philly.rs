@@ -148,7 +148,17 @@ fn map_job<'j>(j: &'j Job<'_>) -> Result<TraceRow<'j>, RowError> {
         if e < s {
             return Err(("attempts.end_time", "end_time is before start_time".into()));
         }
-        work += (e - s) as u64;
+        work = work.saturating_add((e - s) as u64);
+        // Summed over many attempts, the work may pass the longest time a trace holds.
+        if work as f64 > super::value::MAX_TRACE_SECS * 1000.0 {
+            return Err((
+                "attempts",
+                format!(
+                    "the attempts sum to {} seconds: too large (more than 1e14, about 3 million years)",
+                    work / 1000
+                ),
+            ));
+        }
         gpus = Some(
             a.detail
                 .iter()

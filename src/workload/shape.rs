@@ -67,6 +67,14 @@ pub enum ShapeError {
     /// `time_compression` is not a positive number.
     #[error("time_compression must be positive, got {0}")]
     TimeCompression(f64),
+    /// `time_compression` stretches the trace past the longest time a trace may hold.
+    #[error("time_compression {factor:e}: the last submit, {secs} s after the first, would be more than 1e14 s later (about 3 million years); use a larger time_compression")]
+    TimeCompressionSpan {
+        /// The factor.
+        factor: f64,
+        /// The last submit before compression, seconds.
+        secs: f64,
+    },
     /// `load_scale` is not a positive number.
     #[error("load scale factor must be positive, got {0}")]
     LoadScale(f64),
@@ -124,6 +132,15 @@ impl Shaping {
         if let Some(f) = self.time_compression {
             if !(f.is_finite() && f > 0.0) {
                 return Err(ShapeError::TimeCompression(f));
+            }
+            // A factor near zero stretched every submit to the largest time there is
+            // (1e-300 put all jobs 584 million years out, each run in 0 s): refused.
+            let last = w.jobs.iter().map(|j| j.submit.0).max().unwrap_or(0) as f64;
+            if last / f > super::MAX_TRACE_SECS * 1000.0 {
+                return Err(ShapeError::TimeCompressionSpan {
+                    factor: f,
+                    secs: last / 1000.0,
+                });
             }
             for j in &mut w.jobs {
                 j.submit = SimTime((j.submit.0 as f64 / f).round() as u64);

@@ -212,7 +212,8 @@ pub fn read_swf_from<R: BufRead>(
             sink.bad_row(line_no, "", "not UTF-8 text".into())?;
             continue;
         };
-        let line = line.trim();
+        // A UTF-8 byte-order mark (as some editors save) opens the first line.
+        let line = line.strip_prefix('\u{feff}').unwrap_or(line).trim();
         if line.is_empty() {
             continue;
         }
@@ -220,10 +221,33 @@ pub fn read_swf_from<R: BufRead>(
             header_line(&mut header, line);
             continue;
         }
-        let base = *base_ms.get_or_insert_with(|| match header.unix_start {
-            Some(u) => (u + header.time_zone.unwrap_or(0)) * 1000,
-            None => 0,
-        });
+        let base = match base_ms {
+            Some(b) => b,
+            None => {
+                // A start or zone past any clock wrapped (release arithmetic) or saturated
+                // every submit time to the same instant: refused, not replayed.
+                let u = header.unix_start.unwrap_or(0);
+                let tz = header.time_zone.unwrap_or(0);
+                if u.unsigned_abs() as f64 > super::value::MAX_TRACE_SECS {
+                    return Err(sink.file_error(format!(
+                        "header UnixStartTime: {}",
+                        super::value::too_many_secs(&u.to_string())
+                    )));
+                }
+                if tz.unsigned_abs() > 86_400 {
+                    return Err(sink.file_error(format!(
+                        "header TimeZone: {tz} seconds is more than a day from UTC"
+                    )));
+                }
+                let b = if header.unix_start.is_some() {
+                    (u + tz) * 1000
+                } else {
+                    0
+                };
+                base_ms = Some(b);
+                b
+            }
+        };
         let mut fields = [""; 18];
         let mut n = 0;
         for f in line.split_ascii_whitespace() {

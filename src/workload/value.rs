@@ -150,6 +150,17 @@ pub fn parse_datetime_ms(v: &str) -> Result<i64, ValueError> {
     if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 60 {
         return Err(err());
     }
+    // A day past its month's end (2020-02-31) was read as a day of the next month.
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let month_days = match mo {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if d > month_days {
+        return Err(err());
+    }
     let days = days_from_civil(y as i64, mo, d);
     Ok(((days * 86_400 + h as i64 * 3600 + mi as i64 * 60 + s as i64) * 1000) + frac_ms)
 }
@@ -221,11 +232,15 @@ mod tests {
             Ok(1_593_561_600_000)
         );
         assert_eq!(parse_datetime_ms("1970-01-02T00:00:01"), Ok(86_401_000));
+        assert!(parse_datetime_ms("2020-02-29 00:00:00").is_ok());
         for bad in [
             "",
             "2020-13-01 00:00:00",
             "2020-07-01",
             "2020-07-01 25:00:00",
+            "2020-02-30 00:00:00",
+            "2019-02-29 00:00:00",
+            "2020-04-31 00:00:00",
             "abcd-ef-gh ij:kl:mn",
         ] {
             assert!(parse_datetime_ms(bad).is_err(), "{bad}");

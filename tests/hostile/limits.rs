@@ -801,3 +801,68 @@ fn a_duration_without_a_finite_mean_is_named_at_its_field() {
         assert_eq!(e.code, 0, "{e:#?}");
     }
 }
+
+#[test]
+fn an_unknown_compare_metric_is_refused_before_the_runs() {
+    // `--metric no_such_metric` (or a misspelt `metrics` entry) ran every variant, printed
+    // "no run has this metric" (nothing at all under -q) and exited 0.
+    let d = scratch();
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    let s = put(d.path(), "s.toml", &scenario("", body));
+    let args = [
+        "compare",
+        "-q",
+        s.to_str().unwrap(),
+        "--policies",
+        "fifo,sjf",
+        "--seeds",
+        "2",
+        "--out",
+        "o",
+    ];
+    let mut bad = args.to_vec();
+    bad.extend(["--metric", "wait_s_p95", "--metric", "no_such_metric"]);
+    gpufleet(d.path(), &bad).refused(2, &["--metric", "no_such_metric"]);
+    assert!(!d.path().join("o").exists());
+    let c = put(
+        d.path(),
+        "c.toml",
+        "name = \"c\"\nscenario = \"s.toml\"\nseeds = 2\nmetrics = [\"utilisation\"]\n\n[[variant]]\nname = \"a\"\nset = { \"scheduler.policy\" = \"fifo\" }\n",
+    );
+    for cmd in ["validate", "compare"] {
+        gpufleet(d.path(), &[cmd, c.to_str().unwrap()])
+            .refused(2, &["c.toml", "metrics", "utilisation"]);
+    }
+    // Real figures, a per-pool cost among them, still run.
+    let mut good = args.to_vec();
+    good.extend(["--metric", "wait_s_p95", "--metric", "cost_usd_p"]);
+    assert_eq!(gpufleet(d.path(), &good).code, 0);
+}
+
+#[test]
+fn a_time_compression_near_zero_is_refused_not_clamped() {
+    // time_compression = 1e-300 put every job at the largest time there is (584 million
+    // years), each "run" in 0 s, and the run exited 0.
+    let d = scratch();
+    put(
+        d.path(),
+        "t.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,60\nb,50,1,60\n",
+    );
+    let body = "[workload]\nkind = \"trace\"\nformat = \"generic\"\npath = \"t.csv\"\ntime_compression = 1e-300\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    for cmd in ["validate", "run"] {
+        gpufleet(d.path(), &[cmd, f.to_str().unwrap()])
+            .refused(2, &["t.csv", "time_compression", "1e-300"]);
+    }
+    // A real compression still runs.
+    let f = put(
+        d.path(),
+        "ok.toml",
+        &scenario("", &body.replace("1e-300", "0.5")),
+    );
+    assert_eq!(
+        gpufleet(d.path(), &["validate", f.to_str().unwrap()]).code,
+        0
+    );
+}

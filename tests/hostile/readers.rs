@@ -294,3 +294,120 @@ fn a_trace_of_200000_distinct_users_reads_and_runs_in_seconds() {
         assert!(e.secs < 15.0, "{policy}: the run took {:.1} s", e.secs);
     }
 }
+
+#[test]
+fn an_swf_start_past_any_clock_is_refused_not_collapsed() {
+    // UnixStartTime 9223372036854775 s: start + submit saturated the clock, so jobs 10 s
+    // and 20 s apart were replayed at the same instant (i64::MAX s wrapped in release).
+    let d = scratch();
+    let l = "5 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1";
+    for (i, head) in [
+        "; UnixStartTime: 9223372036854775",
+        "; UnixStartTime: 9223372036854775807",
+        "; UnixStartTime: 0\n; TimeZone: -9223372036854775807",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let name = format!("start{i}.swf");
+        let f = put(
+            d.path(),
+            &name,
+            &format!("{head}\n1 0 {l}\n2 10 {l}\n3 20 {l}\n"),
+        );
+        let e = gpufleet(
+            d.path(),
+            &["trace", "inspect", f.to_str().unwrap(), "--format", "swf"],
+        );
+        e.refused(2, &[&name, "header"]);
+    }
+    // A byte-order mark before the header comment is read past, not a 2-field bad row.
+    let f = put(
+        d.path(),
+        "bom.swf",
+        &format!("\u{feff}; MaxProcs: 8\n1 0 {l}\n"),
+    );
+    let e = gpufleet(
+        d.path(),
+        &["trace", "inspect", f.to_str().unwrap(), "--format", "swf"],
+    );
+    assert_eq!(e.code, 0, "{e:#?}");
+}
+
+#[test]
+fn gpu_counts_past_the_limit_are_refused_not_clamped() {
+    // PAI: 1,000,000 instances of two GPUs became 1,000,000 GPUs silently; openb took any
+    // count up to 4294967295.
+    let d = scratch();
+    let cases = [
+        (
+            "pai",
+            "j1,t1,1000000,Terminated,0,100,100,1,200,V100\n",
+            "plan_gpu",
+        ),
+        (
+            "pai",
+            "j1,t1,1000000,Terminated,0,100,100,1,150,V100\n",
+            "plan_gpu",
+        ),
+        (
+            "openb",
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,1000,1000,2000000,1000\n",
+            "num_gpu",
+        ),
+    ];
+    for (i, (format, text, column)) in cases.iter().enumerate() {
+        let name = format!("many{i}.{format}");
+        let f = put(d.path(), &name, text);
+        let e = gpufleet(
+            d.path(),
+            &["trace", "inspect", f.to_str().unwrap(), "--format", format],
+        );
+        e.refused(2, &[&name, column, "more than 1000000"]);
+    }
+}
+
+#[test]
+fn philly_work_summed_past_the_limit_is_refused() {
+    // 400 attempts of 9,999 years each summed past 1e14 s, and was kept.
+    let d = scratch();
+    let a = r#"{"start_time": "0001-01-01 00:00:00", "end_time": "9999-12-31 00:00:00", "detail": [{"ip": "m", "gpus": ["g0"]}]}"#;
+    let attempts = vec![a; 400].join(",");
+    let text = format!(
+        r#"[{{"jobid": "a", "user": "u", "vc": "v", "status": "Pass", "submitted_time": "2017-01-01 00:00:00", "attempts": [{attempts}]}}]"#
+    );
+    let f = put(d.path(), "long.json", &text);
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "inspect",
+            f.to_str().unwrap(),
+            "--format",
+            "philly",
+        ],
+    );
+    e.refused(2, &["long.json", "attempts", "too large"]);
+}
+
+#[test]
+fn a_date_past_its_months_end_is_refused() {
+    // 2020-02-31 was read as 2020-03-02: a typo moved the job two days, silently.
+    let d = scratch();
+    let f = put(
+        d.path(),
+        "feb.helios",
+        "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\nh1,u1,vcA,1,4,1,COMPLETED,2020-02-31 00:00:00,,,3600,10\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "inspect",
+            f.to_str().unwrap(),
+            "--format",
+            "helios",
+        ],
+    );
+    e.refused(2, &["feb.helios", "2", "submit_time"]);
+}
