@@ -471,42 +471,10 @@ fn build(
     })
 }
 
-/// True when `m` can be a column of `runs.csv`: a leaf of `summary.json` (every field, the
-/// cloud figures included) flattened with `_`, or a key under one of its maps (per pool,
-/// kind, tenant, cause: their keys are the scenario's names).
+/// True when `m` can be a column of `runs.csv`: a figure of `summary.json` joined by
+/// `_`, or a key under one of its maps (per pool, kind, tenant, cause).
 pub fn is_run_metric(m: &str) -> bool {
-    fn walk(prefix: &str, v: &serde_json::Value, leaves: &mut Vec<String>, maps: &mut Vec<String>) {
-        match v {
-            serde_json::Value::Object(o) if o.is_empty() => maps.push(format!("{prefix}_")),
-            serde_json::Value::Object(o) => {
-                for (k, v) in o {
-                    let name = if prefix.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{prefix}_{k}")
-                    };
-                    walk(&name, v, leaves, maps);
-                }
-            }
-            _ => leaves.push(prefix.to_string()),
-        }
-    }
-    static KNOWN: std::sync::OnceLock<(Vec<String>, Vec<String>)> = std::sync::OnceLock::new();
-    let (leaves, maps) = KNOWN.get_or_init(|| {
-        let s = crate::metrics::Summary {
-            cloud: Some(crate::metrics::CloudFigures::default()),
-            ..Default::default()
-        };
-        let (mut leaves, mut maps) = (Vec::new(), Vec::new());
-        if let Ok(v) = serde_json::to_value(&s) {
-            walk("", &v, &mut leaves, &mut maps);
-        }
-        (leaves, maps)
-    });
-    leaves.iter().any(|l| l == m)
-        || maps
-            .iter()
-            .any(|p| m.starts_with(p.as_str()) && m.len() > p.len())
+    crate::metrics::SummaryShape::get().knows(m)
 }
 
 /// The message of a metric no run reports.

@@ -8,6 +8,7 @@ mod fairness;
 mod jobs;
 mod pooled;
 mod research;
+mod shape;
 mod sketch;
 mod sort;
 mod sort_floats;
@@ -27,6 +28,7 @@ pub use research::{
     research_figures, tenant_research, FinishTimeFairness, GpuHoursByOutcome, PerJob,
     ResearchFigures, TenantFairness, TenantResearch,
 };
+pub use shape::SummaryShape;
 pub use sketch::{QuantileSketch, RunSketches, SketchError, DISTRIBUTIONS};
 pub use sort_floats::sort_floats;
 pub use summary::{

@@ -127,13 +127,12 @@ impl PlanSpec {
             });
         }
         let objective = objective(&raw, &line, &mut problems);
-        let known = SummaryShape::new();
         for t in targets.iter().filter(|t| t.derived.is_none()) {
-            if let Some(m) = known.unknown(&t.key) {
+            if let Some(m) = unknown(&t.key) {
                 problems.push((t.line, format!("target `{}`: {m}", t.metric)));
             }
         }
-        if let Some(m) = known.unknown(&objective.key) {
+        if let Some(m) = unknown(&objective.key) {
             problems.push((
                 objective.line,
                 format!("objective `{}`: {m}", objective.metric),
@@ -624,72 +623,18 @@ fn target(t: &RawTarget, l: Option<usize>, problems: &mut Problems) -> Option<Ta
     })
 }
 
-/// The columns a summary can have, known before anything runs: the fixed figures (every
-/// optional part present) and the prefixes of the figures named by the run (pools,
-/// tenants, causes, regions), which are checked after the first replication.
-struct SummaryShape {
-    fixed: Vec<String>,
-}
-
-/// Summary parts keyed by names the run gives (pool, kind, tenant, cause, region, link).
-const NAMED_PARTS: &[&str] = &[
-    "cost_usd_",
-    "cost_by_kind_usd_",
-    "cost_by_tenant_usd_",
-    "by_tenant_",
-    "cost_per_busy_gpu_hour_by_pool_usd_",
-    "trace_rows_dropped_",
-    "interruptions_by_cause_",
-    "node_failures_by_cause_",
-    "cloud_data_by_region_",
-    "cloud_data_by_link_",
-];
-
-impl SummaryShape {
-    fn new() -> SummaryShape {
-        use crate::metrics::{CloudFigures, Summary};
-        let full = Summary {
-            cloud: Some(CloudFigures {
-                data: Some(Default::default()),
-                spread: Some(Default::default()),
-            }),
-            ..Default::default()
-        };
-        let fixed = crate::sweep::summary_leaves(&full, '.')
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect();
-        SummaryShape { fixed }
+/// Why `key` (a metric with `_` for `.`) cannot be a figure of the summary, with the
+/// nearest names; `None` when it can (a name under a pool or tenant is checked after the
+/// first replication).
+fn unknown(key: &str) -> Option<String> {
+    let shape = crate::metrics::SummaryShape::get();
+    if shape.knows(key) {
+        return None;
     }
-
-    /// `None` when `key` (a metric with `_` for `.`) can be a column of the summary, else
-    /// why not, with the nearest names.
-    fn unknown(&self, key: &str) -> Option<String> {
-        let known = |k: &String| k.replace('.', "_") == key;
-        if self.fixed.iter().any(known) || NAMED_PARTS.iter().any(|p| key.starts_with(p)) {
-            return None;
-        }
-        let head = key.split('_').next().unwrap_or("");
-        let mut near: Vec<&str> = self
-            .fixed
-            .iter()
-            .filter(|k| k.starts_with(head))
-            .take(12)
-            .map(String::as_str)
-            .collect();
-        if near.is_empty() {
-            near = vec![
-                "wait_all_s.p95",
-                "jct_all_s.p95",
-                "cost_usd.total",
-                "utilization",
-            ];
-        }
-        Some(format!(
-            "summary.json has no such figure (figures near it: {} ...)",
-            near.join(", ")
-        ))
-    }
+    Some(format!(
+        "summary.json has no such figure (figures near it: {} ...)",
+        shape.near(key).join(", ")
+    ))
 }
 
 fn objective(
@@ -849,10 +794,9 @@ mod tests {
     use super::*;
 
     /// Every figure real runs record (data staging, spread, spot, failures by cause,
-    /// tenants, pools) is a column the shape accepts: `NAMED_PARTS` misses none.
+    /// tenants, pools) is a column the shape accepts: it misses no part a run names.
     #[test]
     fn the_shape_accepts_every_figure_of_real_runs() {
-        let known = SummaryShape::new();
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
         for name in [
             "data-gravity",
@@ -866,25 +810,23 @@ mod tests {
             let cols = crate::sweep::flatten_summary(&e.summary);
             assert!(cols.len() > 40, "{name}: {}", cols.len());
             for (k, _) in cols {
-                assert_eq!(known.unknown(&k), None, "{name}: {k}");
+                assert_eq!(unknown(&k), None, "{name}: {k}");
             }
         }
     }
 
     #[test]
     fn the_shape_refuses_a_figure_no_summary_has() {
-        let known = SummaryShape::new();
         for bad in [
             "costs_total",
             "wait_all_s_p96",
             "utilisation",
             "jobs_rejectd",
         ] {
-            let m = known.unknown(bad).unwrap();
+            let m = unknown(bad).unwrap();
             assert!(m.contains("no such figure"), "{m}");
         }
-        assert!(known
-            .unknown("wait_all_s_p96")
+        assert!(unknown("wait_all_s_p96")
             .unwrap()
             .contains("wait_all_s.p95"));
         for good in [
@@ -893,7 +835,7 @@ mod tests {
             "utilization",
             "jobs_rejected",
         ] {
-            assert_eq!(known.unknown(good), None, "{good}");
+            assert_eq!(unknown(good), None, "{good}");
         }
     }
 }
