@@ -161,7 +161,10 @@ fn gpu_request(inst: u64, plan_gpu: f64, rounded: &mut bool) -> Result<GpuReques
         super::value::whole_gpus(g).map_err(|e| e.to_string())
     };
     if pct.is_multiple_of(100) && (plan_gpu - pct as f64).abs() < 1e-9 {
-        return total((inst * pct / 100).max(1));
+        let g = inst
+            .checked_mul(pct)
+            .ok_or_else(|| format!("{inst} instances of {plan_gpu} % of a GPU is too many GPUs"))?;
+        return total((g / 100).max(1));
     }
     *rounded = true;
     let g = (inst as f64 * plan_gpu / 100.0).ceil();
