@@ -71,20 +71,29 @@ const FIELDS: [&str; 18] = [
     "think_time",
 ];
 
-fn header_line(h: &mut SwfHeader, line: &str) {
+/// Reads one header comment into `h`. A `UnixStartTime` or `TimeZone` that is not a whole
+/// number is an error (it sets every submit time; left out, the clock would silently become
+/// relative); other keys are informative and kept only when they read.
+fn header_line(h: &mut SwfHeader, line: &str) -> Result<(), String> {
     let body = line.trim_start_matches(';').trim();
     let Some((k, v)) = body.split_once(':') else {
-        return;
+        return Ok(());
     };
     let v = v.trim();
+    let whole = |key: &str| {
+        v.parse::<i64>()
+            .map(Some)
+            .map_err(|_| format!("header {key}: {v:?} is not a whole number of seconds"))
+    };
     match k.trim() {
         "MaxProcs" => h.max_procs = v.parse().ok(),
         "MaxNodes" if h.max_procs.is_none() => h.max_procs = v.parse().ok(),
         "MaxJobs" => h.max_jobs = v.parse().ok(),
-        "UnixStartTime" => h.unix_start = v.parse().ok(),
-        "TimeZone" => h.time_zone = v.parse().ok(),
+        "UnixStartTime" => h.unix_start = whole("UnixStartTime")?,
+        "TimeZone" => h.time_zone = whole("TimeZone")?,
         _ => {}
     }
+    Ok(())
 }
 
 fn parse_line<'a>(
@@ -218,7 +227,9 @@ pub fn read_swf_from<R: BufRead>(
             continue;
         }
         if line.starts_with(';') {
-            header_line(&mut header, line);
+            if let Err(m) = header_line(&mut header, line) {
+                return Err(sink.file_error(m));
+            }
             continue;
         }
         let base = match base_ms {

@@ -321,6 +321,17 @@ fn an_swf_start_past_any_clock_is_refused_not_collapsed() {
         );
         e.refused(2, &[&name, "header"]);
     }
+    // A start time that does not read was dropped without a word (the clock went relative).
+    let f = put(
+        d.path(),
+        "abc.swf",
+        &format!("; UnixStartTime: abc\n1 0 {l}\n"),
+    );
+    let e = gpufleet(
+        d.path(),
+        &["trace", "inspect", f.to_str().unwrap(), "--format", "swf"],
+    );
+    e.refused(2, &["abc.swf", "UnixStartTime", "not a whole number"]);
     // A byte-order mark before the header comment is read past, not a 2-field bad row.
     let f = put(
         d.path(),
