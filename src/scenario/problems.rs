@@ -131,17 +131,7 @@ impl Problems {
     /// larger one would not describe any machine, and bills of `1e308` overflow to
     /// infinity); zero when it is not.
     pub(super) fn usd_per_hour(&mut self, path: &str, x: f64) -> f64 {
-        if !(x.is_finite() && (0.0..=MAX_USD_PER_HOUR).contains(&x)) {
-            self.err(
-                path,
-                format!(
-                    "must be between 0 and {MAX_USD_PER_HOUR:e} dollars an hour, got {}",
-                    crate::engine::short_number(x)
-                ),
-            );
-            return 0.0;
-        }
-        x
+        self.within(path, x, MAX_USD_PER_HOUR, "dollars an hour")
     }
 
     /// `x`, which must be finite, zero or more and at most `max` (in `unit`: a bound past
