@@ -19,6 +19,8 @@
 //!   with a GPU-type mapping).
 //! - `status`: Terminated completed, Failed failed, anything else unknown.
 //! - The tenant is the job's `user` from the job table when one is given, else `default`.
+//!   A job the job table lists twice with different users is a bad row (the first row's
+//!   user is kept when bad rows are skipped).
 //!
 //! The PAI job logs are not distributed with this project; the readers are tested on
 //! hand-written fixtures built from the published headers.
@@ -127,6 +129,26 @@ pub fn read_pai_job_table_from<R: Read>(
             "" => "unknown",
             u => u,
         };
+        // A job listed again with another user is a contradiction the join cannot settle
+        // (the later row used to win without a word); listed again with the same user, it
+        // changes nothing.
+        if let Some(&was) = users.by_job.get(field(&rec, 0)) {
+            let earlier = &users.names[was as usize];
+            if earlier != user {
+                let reason = format!(
+                    "job {:?} is listed again with user {user:?} (earlier {earlier:?})",
+                    field(&rec, 0)
+                );
+                match bad {
+                    BadRows::Stop => return Err(err(line, "user", reason)),
+                    BadRows::Skip => {
+                        users.skipped_rows += 1;
+                        continue;
+                    }
+                }
+            }
+            continue;
+        }
         let ix = match user_ix.get(user) {
             Some(&i) => i,
             None => {

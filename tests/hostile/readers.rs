@@ -422,3 +422,38 @@ fn a_date_past_its_months_end_is_refused() {
     );
     e.refused(2, &["feb.helios", "2", "submit_time"]);
 }
+
+#[test]
+fn a_pai_job_listed_twice_with_different_users_is_refused() {
+    // The later row's user won without a word, moving the job's work between tenants.
+    let d = scratch();
+    put(
+        d.path(),
+        "task.csv",
+        "j1,t1,1,Terminated,0,100,100,1,100,\n",
+    );
+    put(
+        d.path(),
+        "jobs.csv",
+        "j1,i1,alice,Terminated,0,100\nj2,i2,bob,Terminated,0,100\nj1,i3,carol,Terminated,0,100\n",
+    );
+    let text = |skip: bool| {
+        scenario(
+            "",
+            &format!(
+                "[workload]\nkind = \"trace\"\npath = \"task.csv\"\nformat = \"pai\"\npai_job_table = \"jobs.csv\"\nskip_bad_rows = {skip}\n"
+            ),
+        )
+    };
+    let f = put(d.path(), "s.toml", &text(false));
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    e.refused(2, &["jobs.csv:3", "user", "\"carol\"", "\"alice\""]);
+    // The same job twice with the same user is no contradiction.
+    put(
+        d.path(),
+        "jobs.csv",
+        "j1,i1,alice,Terminated,0,100\nj1,i3,alice,Terminated,0,100\n",
+    );
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    assert_eq!(e.code, 0, "{e:#?}");
+}
