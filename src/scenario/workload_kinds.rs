@@ -5,7 +5,7 @@ use super::problems::Problems;
 use super::raw::{RawDuration, RawSize};
 use super::raw_trace::{RawArrivals, RawModel, RawTenantMix, RawTrace};
 use crate::engine::SimTime;
-use crate::model::{GpuRequest, MILLI_PER_GPU};
+use crate::model::GpuRequest;
 use crate::workload::{
     read_duration_column, ArrivalProcess, DurationDist, LoadScale, RowFilter, ScaleBase, Shaping,
     SwfOptions, TenantMix, TraceSpec, WorkloadModel,
@@ -59,7 +59,16 @@ pub(super) fn size(c: &mut Problems, p: &str, s: &RawSize, allow_zero: bool) -> 
     let req = if s.gpus >= 1.0 && s.gpus.fract() == 0.0 && s.gpus <= 1e6 {
         GpuRequest::Whole(s.gpus as u32)
     } else if s.gpus > 0.0 && s.gpus < 1.0 {
-        GpuRequest::Fraction(((s.gpus * MILLI_PER_GPU as f64).round() as u16).clamp(1, 999))
+        crate::workload::gpu_fraction(s.gpus).unwrap_or_else(|| {
+            c.err(
+                format!("{p}.gpus"),
+                format!(
+                    "{} of a GPU is below the smallest fraction, 0.001 (it would be rounded to none or up to ten times more)",
+                    s.gpus
+                ),
+            );
+            GpuRequest::Fraction(1)
+        })
     } else if allow_zero && s.gpus == 0.0 {
         GpuRequest::None
     } else {

@@ -2,8 +2,10 @@
 //!
 //! Header row required; columns in any order. Required: `job_id`, `submit_s` (seconds
 //! from the trace start, >= 0), `gpus` (a whole count >= 0, or a fraction of one GPU such
-//! as `0.5`), `duration_s` (run time on the reference GPU, > 0). Optional: `estimate_s`
-//! (runtime estimate for backfilling), `gpu_type` (allowed GPU types, `|`-separated,
+//! as `0.5`, to the milli-GPU: at least 0.0005), `duration_s` (run time on the reference
+//! GPU, > 0; times are kept to the millisecond, a positive one under 1 ms as 1 ms).
+//! Optional: `estimate_s` (runtime estimate for backfilling), `gpu_type` (allowed GPU
+//! types, `|`-separated,
 //! empty = any), `cpu` (cores), `mem_gib`, `tenant` (default `default`), `priority`
 //! (integer), `deadline_s` (absolute, seconds), `preemptible` (`true`/`false`/`1`/`0`),
 //! and the cloud model's tags ([`TAG_COLUMNS`]): `class` (job class, for throughput
@@ -190,9 +192,13 @@ fn parse_row(
     let submit = parse_secs(need(1)?).map_err(|e| (1, e.to_string()))?;
     let gpus = parse_gpus(need(2)?).map_err(|e| (2, e.to_string()))?;
     let work = parse_secs(need(3)?).map_err(|e| (3, e.to_string()))?;
-    if work.0 == 0 {
-        return Err((3, "duration must be positive".into()));
-    }
+    // A positive duration under half a millisecond is the clock's resolution, 1 ms, as
+    // every other duration is rounded to it (it was refused as "must be positive").
+    let work = match work.0 {
+        0 if need(3)?.trim().parse::<f64>().is_ok_and(|x| x > 0.0) => SimTime(1),
+        0 => return Err((3, "duration must be positive".into())),
+        _ => work,
+    };
     let opt = |k: usize| get(k).map(str::trim).filter(|v| !v.is_empty());
     let estimate = opt(4)
         .map(parse_secs)

@@ -28,7 +28,7 @@ mod tags;
 mod tiresias;
 mod trace;
 mod value;
-pub use value::{too_many_secs, MAX_TRACE_SECS};
+pub use value::{gpu_fraction, too_many_secs, MAX_TRACE_SECS};
 
 pub use arrivals::{
     expected_arrivals, expected_time_of, ArrivalError, ArrivalProcess, Arrivals, MAX_WEIGHT,

@@ -174,8 +174,10 @@ fn gpu_request(inst: u64, plan_gpu: f64, rounded: &mut bool) -> Result<GpuReques
         return Ok(GpuRequest::None);
     }
     let pct = plan_gpu.round() as u64;
-    if inst == 1 && pct < 100 {
-        return Ok(GpuRequest::Fraction((pct * 10).clamp(1, 999) as u16));
+    if inst == 1 && plan_gpu < 100.0 {
+        // Percent of one GPU to the milli-GPU (0.3 % was rounded to 0 %, then up to 0.1 %).
+        return super::value::gpu_fraction(plan_gpu / 100.0)
+            .ok_or_else(|| format!("{plan_gpu} % of a GPU is below the smallest fraction, 0.1 %"));
     }
     // More GPUs than a job may ask for is refused, not clamped to the limit (2,000,000
     // GPUs became 1,000,000 silently).

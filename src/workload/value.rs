@@ -51,6 +51,9 @@ pub enum ValueError {
     /// A fractional GPU request outside (0, 1).
     #[error("{0:?}: a fractional GPU request must be between 0 and 1")]
     BadFraction(String),
+    /// A fractional GPU request below the resolution of one milli-GPU.
+    #[error("{0:?} of a GPU is below the smallest fraction, 0.001 (it would be rounded to none or up to ten times more)")]
+    TinyFraction(String),
     /// Not a boolean.
     #[error("{0:?} is not true/false")]
     NotABool(String),
@@ -207,8 +210,15 @@ pub fn parse_gpus(v: &str) -> Result<GpuRequest, ValueError> {
     if !(x > 0.0 && x < 1.0) {
         return Err(ValueError::BadFraction(v.to_string()));
     }
-    let m = (x * MILLI_PER_GPU as f64).round() as u16;
-    Ok(GpuRequest::Fraction(m.clamp(1, 999)))
+    gpu_fraction(x).ok_or_else(|| ValueError::TinyFraction(v.to_string()))
+}
+
+/// A fraction `x` of one GPU (0 < x < 1) to the milli-GPU: `None` when it rounds to no
+/// milli-GPU at all (below 0.0005), which rounding up to 0.001 would inflate up to ten
+/// times or more; just under one GPU (0.9995 and up) stays 0.999.
+pub fn gpu_fraction(x: f64) -> Option<GpuRequest> {
+    let m = (x * MILLI_PER_GPU as f64).round();
+    (m >= 1.0).then(|| GpuRequest::Fraction(m.min(999.0) as u16))
 }
 
 /// `true`/`1`/`yes` or `false`/`0`/`no`/empty.

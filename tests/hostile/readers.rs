@@ -457,3 +457,111 @@ fn a_pai_job_listed_twice_with_different_users_is_refused() {
     let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
     assert_eq!(e.code, 0, "{e:#?}");
 }
+
+#[test]
+fn a_fraction_below_a_milli_gpu_is_refused_not_inflated() {
+    // 0.0001 of a GPU was taken as 0.001 (ten times more) without a word; a PAI task of
+    // 0.3 % of a GPU became 0.1 %.
+    let d = scratch();
+    let f = put(
+        d.path(),
+        "tiny.csv",
+        "job_id,submit_s,duration_s,gpus\na,0,60,0.0001\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "inspect",
+            f.to_str().unwrap(),
+            "--format",
+            "generic",
+        ],
+    );
+    e.refused(2, &["tiny.csv", "gpus", "0.0001", "smallest fraction"]);
+    let f = put(
+        d.path(),
+        "tiny.pai",
+        "j1,t1,1,Terminated,0,100,100,1,0.04,\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &["trace", "inspect", f.to_str().unwrap(), "--format", "pai"],
+    );
+    e.refused(2, &["tiny.pai", "plan_gpu", "smallest fraction"]);
+    let text = scenario(
+        "",
+        "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1\njobs = 10\nsizes = [ { gpus = 0.0001, weight = 1 } ]\nduration = { kind = \"fixed\", value = \"1h\" }\n",
+    );
+    let f = put(d.path(), "tiny.toml", &text);
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    e.refused(
+        2,
+        &["tiny.toml", "workload.sizes[0].gpus", "smallest fraction"],
+    );
+    // The smallest fraction itself, and a PAI task of 0.3 %, are read to the milli-GPU.
+    let f = put(
+        d.path(),
+        "small.pai",
+        "j1,t1,1,Terminated,0,3600,100,1,0.3,\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "inspect",
+            f.to_str().unwrap(),
+            "--format",
+            "pai",
+            "--json",
+        ],
+    );
+    assert_eq!(e.code, 0, "{e:#?}");
+    let v: serde_json::Value = serde_json::from_str(&e.stdout).unwrap();
+    // 0.003 GPU for an hour.
+    let gh = v["gpu_hours"].as_f64().expect("gpu_hours");
+    assert!((gh - 0.003).abs() < 1e-9, "{v}");
+}
+
+#[test]
+fn a_positive_duration_under_a_millisecond_is_one_millisecond() {
+    // 0.0001 s was refused as "duration must be positive" (it is positive: it rounded to
+    // 0 ms); a duration of zero still is refused.
+    let d = scratch();
+    let f = put(
+        d.path(),
+        "short.csv",
+        "job_id,submit_s,duration_s,gpus\na,0,0.0001,1\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "inspect",
+            f.to_str().unwrap(),
+            "--format",
+            "generic",
+            "--json",
+        ],
+    );
+    assert_eq!(e.code, 0, "{e:#?}");
+    let v: serde_json::Value = serde_json::from_str(&e.stdout).unwrap();
+    let gh = v["gpu_hours"].as_f64().expect("gpu_hours");
+    assert!((gh - 0.001 / 3600.0).abs() < 1e-12, "{v}");
+    let f = put(
+        d.path(),
+        "zero.csv",
+        "job_id,submit_s,duration_s,gpus\na,0,0,1\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "inspect",
+            f.to_str().unwrap(),
+            "--format",
+            "generic",
+        ],
+    );
+    e.refused(2, &["zero.csv:2", "duration_s", "must be positive"]);
+}
