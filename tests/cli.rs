@@ -391,3 +391,74 @@ fn validate_takes_sweep_and_compare_files() {
     let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
     assert!(e.contains("bad.toml") && e.contains("variant `x`"), "{e}");
 }
+
+#[test]
+fn validate_json_covers_sweep_compare_and_plan_files() {
+    // `--json` printed the human line for these files (not JSON): each kind now prints its
+    // counts as JSON, and a failure the same `problems` shape as a scenario's, exit 2.
+    let d = tempfile::tempdir().unwrap();
+    let json = |f: &Path, code: i32| -> serde_json::Value {
+        let a = gpufleet()
+            .args(["validate", f.to_str().unwrap(), "--json"])
+            .assert()
+            .code(code);
+        serde_json::from_str(&stdout(&a)).unwrap_or_else(|e| panic!("{e}: {}", stdout(&a)))
+    };
+    // topology.toml: 4 x 2 points, 2 seeds.
+    let j = json(&root().join("scenarios/sweeps/topology.toml"), 0);
+    assert_eq!(
+        (j["ok"].clone(), j["kind"].clone()),
+        (true.into(), "sweep".into())
+    );
+    assert_eq!(
+        (j["points"].as_u64(), j["runs"].as_u64()),
+        (Some(8), Some(16))
+    );
+    // mm1-fifo-vs-sjf.toml: two variants, five seeds.
+    let j = json(&root().join("scenarios/compare/mm1-fifo-vs-sjf.toml"), 0);
+    assert_eq!(j["kind"], "compare");
+    assert_eq!(
+        (j["variants"].as_u64(), j["runs"].as_u64()),
+        (Some(2), Some(10))
+    );
+    let j = json(&root().join("scenarios/plan-h100-team.toml"), 0);
+    assert_eq!(j["kind"], "plan");
+    assert!(!j["decisions"].as_array().unwrap().is_empty(), "{j}");
+    // A sweep whose point cannot run: ok false, the point named, exit 2.
+    let f = d.path().join("bad-sweep.toml");
+    std::fs::write(
+        &f,
+        format!(
+            "name = \"x\"\nscenario = {:?}\nseeds = 1\n[[param]]\npath = \"pools[0].nodes\"\nvalues = [0]\n",
+            base()
+        ),
+    )
+    .unwrap();
+    let j = json(&f, 2);
+    assert_eq!(j["ok"], false);
+    let m = j["problems"][0]["message"].as_str().unwrap();
+    assert!(m.contains("point 0") && m.contains("nodes"), "{m}");
+}
+
+#[test]
+fn sweep_values_far_from_one_are_short_in_messages() {
+    // A point of 1e300 was named with 301 digits.
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("huge.toml");
+    std::fs::write(
+        &f,
+        format!(
+            "name = \"x\"\nscenario = {:?}\nseeds = 1\n[[param]]\npath = \"pools[0].price_per_node_hour\"\nvalues = [1e300]\n",
+            base()
+        ),
+    )
+    .unwrap();
+    let e = stderr(
+        &gpufleet()
+            .args(["validate", f.to_str().unwrap()])
+            .assert()
+            .code(2),
+    );
+    assert!(e.contains("=1e300"), "{e}");
+    assert!(!e.contains("0000000000"), "{e}");
+}

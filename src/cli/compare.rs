@@ -61,17 +61,20 @@ pub fn is_compare_file(path: &std::path::Path) -> bool {
 }
 
 /// `gpufleet validate` of a compare file: every variant built and checked, nothing run.
-pub fn validate(path: &std::path::Path) -> Result<(), CliError> {
+pub fn validate(path: &std::path::Path) -> Result<super::Checked, CliError> {
     let spec = CompareSpec::load(path).map_err(err)?;
     spec.check_size().map_err(err)?;
-    println!(
-        "{}: ok (comparison, {} variants x {} seeds = {} runs)",
-        path.display(),
-        spec.variants.len(),
-        spec.seeds.len(),
-        spec.variants.len() * spec.seeds.len()
-    );
-    Ok(())
+    let (variants, seeds) = (spec.variants.len(), spec.seeds.len());
+    Ok(super::Checked {
+        text: format!(
+            "{}: ok (comparison, {variants} variants x {seeds} seeds = {} runs)",
+            path.display(),
+            variants * seeds
+        ),
+        facts: serde_json::json!({
+            "kind": "compare", "variants": variants, "seeds": seeds, "runs": variants * seeds,
+        }),
+    })
 }
 
 /// Runs `gpufleet compare`.

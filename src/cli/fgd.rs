@@ -82,18 +82,23 @@ fn expected(s: &FgdScenario) -> Result<FgdExpected, CliError> {
 }
 
 /// `gpufleet validate` on an FGD scenario: reads everything, runs nothing.
-pub fn validate(path: &Path) -> Result<(), CliError> {
+pub fn validate(path: &Path) -> Result<super::Checked, CliError> {
     let s = FgdScenario::load(path).map_err(bad)?;
     let (exp, pods) = build(&s)?;
     expected(&s)?;
-    println!(
-        "{}: ok (FGD experiment, {} GPUs, {pods} pods, {} policies x {} seeds)",
-        path.display(),
-        exp.gpu_capacity() / 1000,
-        s.policies.len(),
-        s.seeds.len()
-    );
-    Ok(())
+    let gpus = exp.gpu_capacity() / 1000;
+    Ok(super::Checked {
+        text: format!(
+            "{}: ok (FGD experiment, {gpus} GPUs, {pods} pods, {} policies x {} seeds)",
+            path.display(),
+            s.policies.len(),
+            s.seeds.len()
+        ),
+        facts: serde_json::json!({
+            "kind": "fgd", "gpus": gpus, "pods": pods,
+            "policies": s.policies.len(), "seeds": s.seeds.len(),
+        }),
+    })
 }
 
 /// `gpufleet run` on an FGD scenario; `seed` narrows the run to that one seed.

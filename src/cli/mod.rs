@@ -46,6 +46,57 @@ impl std::fmt::Display for CliError {
     }
 }
 
+/// What `validate` found in a file other than a scenario (a sweep, compare, plan, FGD or
+/// placement-comparison file): a line for people, and the same facts for `--json`.
+pub struct Checked {
+    /// The human report (one line, or a few).
+    pub text: String,
+    /// The facts as JSON (`kind` and counts); `ok` and `file` are added when printed.
+    pub facts: serde_json::Value,
+}
+
+/// Prints what `validate` found in `path`, as text or (`json`) as one JSON object: `{"ok":
+/// true, "file", "kind", ...}`, or on failure `{"ok": false, "file", "problems": [{"path",
+/// "line", "column", "message"}]}` as for scenarios (the error still sets the exit code).
+fn report_checked(
+    path: &std::path::Path,
+    json: bool,
+    checked: Result<Checked, CliError>,
+) -> Result<(), CliError> {
+    match checked {
+        Ok(c) if json => {
+            let mut j = c.facts;
+            if let Some(m) = j.as_object_mut() {
+                m.insert("ok".into(), true.into());
+                m.insert("file".into(), path.display().to_string().into());
+            }
+            println!("{j}");
+            Ok(())
+        }
+        Ok(c) => {
+            println!("{}", c.text);
+            Ok(())
+        }
+        Err(e) => {
+            if json {
+                let message = e.to_string();
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "ok": false,
+                        "file": path.display().to_string(),
+                        "problems": [{
+                            "path": "", "line": null, "column": null,
+                            "message": message.trim_end(),
+                        }],
+                    })
+                );
+            }
+            Err(e)
+        }
+    }
+}
+
 /// The most worker threads `--threads` may ask for: 100,000 threads were spawned one by
 /// one for minutes (and 5,000 ran out of processes), whatever the work.
 pub const MAX_THREADS: usize = 1024;
@@ -223,20 +274,22 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
                 },
             ),
         },
-        Command::Validate { scenario, .. } if fgd::is_fgd_file(&scenario) => {
-            fgd::validate(&scenario)
+        Command::Validate { scenario, json } if fgd::is_fgd_file(&scenario) => {
+            report_checked(&scenario, json, fgd::validate(&scenario))
         }
-        Command::Validate { scenario, .. } if placement_comparison::is_compare_file(&scenario) => {
-            placement_comparison::validate(&scenario)
+        Command::Validate { scenario, json }
+            if placement_comparison::is_compare_file(&scenario) =>
+        {
+            report_checked(&scenario, json, placement_comparison::validate(&scenario))
         }
-        Command::Validate { scenario, .. } if plan::is_plan_file(&scenario) => {
-            plan::validate(&scenario)
+        Command::Validate { scenario, json } if plan::is_plan_file(&scenario) => {
+            report_checked(&scenario, json, plan::validate(&scenario))
         }
-        Command::Validate { scenario, .. } if compare::is_compare_file(&scenario) => {
-            compare::validate(&scenario)
+        Command::Validate { scenario, json } if compare::is_compare_file(&scenario) => {
+            report_checked(&scenario, json, compare::validate(&scenario))
         }
-        Command::Validate { scenario, .. } if sweep::is_sweep_file(&scenario) => {
-            sweep::validate(&scenario)
+        Command::Validate { scenario, json } if sweep::is_sweep_file(&scenario) => {
+            report_checked(&scenario, json, sweep::validate(&scenario))
         }
         Command::Validate { scenario, json } => run::validate(&scenario, json),
         Command::Trace(cmd) => trace::trace(cmd),

@@ -131,17 +131,22 @@ fn build(s: &CompareScenario) -> Result<(Scenario, usize), CliError> {
 }
 
 /// `gpufleet validate` on a comparison scenario.
-pub fn validate(path: &Path) -> Result<(), CliError> {
+pub fn validate(path: &Path) -> Result<super::Checked, CliError> {
     let s = CompareScenario::load(path).map_err(bad)?;
     let (one, jobs) = build(&s)?;
-    println!(
-        "{}: ok (placement comparison, {} pools, {} jobs, {} placements)",
-        path.display(),
-        one.sim.pools.len(),
-        jobs,
-        s.placements.len()
-    );
-    Ok(())
+    Ok(super::Checked {
+        text: format!(
+            "{}: ok (placement comparison, {} pools, {} jobs, {} placements)",
+            path.display(),
+            one.sim.pools.len(),
+            jobs,
+            s.placements.len()
+        ),
+        facts: serde_json::json!({
+            "kind": "placement_comparison", "pools": one.sim.pools.len(),
+            "jobs": jobs, "placements": s.placements.len(),
+        }),
+    })
 }
 
 /// `gpufleet run` on a comparison scenario.

@@ -80,19 +80,50 @@ pub fn run_file(
 }
 
 /// `gpufleet validate PLAN.toml`.
-pub fn validate(path: &Path) -> Result<(), CliError> {
-    plan(PlanArgs {
-        file: path.to_path_buf(),
-        out: None,
-        threads: 0,
-        quiet: false,
-        resume: false,
-        check: true,
-        slurm: false,
-        sbatch_args: Vec::new(),
-        dry_run: false,
-        mem_mb: None,
-    })
+pub fn validate(path: &Path) -> Result<super::Checked, CliError> {
+    let spec = PlanSpec::load(path).map_err(err)?;
+    Ok(checked(path, &spec))
+}
+
+/// What `plan --check` and `validate` report of a plan: its decisions and their options.
+fn checked(path: &Path, spec: &PlanSpec) -> super::Checked {
+    let mut text = format!(
+        "{}: ok ({} decisions, {} fleets in the grid, {} targets; replications {}..{})",
+        path.display(),
+        spec.decisions.len(),
+        spec.grid_size(),
+        spec.targets.len(),
+        spec.reps.min,
+        spec.reps.max
+    );
+    for d in &spec.decisions {
+        text.push_str(&format!(
+            "\n  {}{}: {} options ({} .. {})",
+            d.label,
+            if d.monotone { " (monotone)" } else { "" },
+            d.options.len(),
+            d.options.first().map(|o| o.value.as_str()).unwrap_or(""),
+            d.options.last().map(|o| o.value.as_str()).unwrap_or("")
+        ));
+    }
+    let decisions: Vec<serde_json::Value> = spec
+        .decisions
+        .iter()
+        .map(|d| {
+            serde_json::json!({
+                "label": d.label, "monotone": d.monotone,
+                "options": d.options.iter().map(|o| o.value.as_str()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    super::Checked {
+        text,
+        facts: serde_json::json!({
+            "kind": "plan", "decisions": decisions, "fleets": spec.grid_size(),
+            "targets": spec.targets.len(),
+            "replications": { "min": spec.reps.min, "max": spec.reps.max },
+        }),
+    }
 }
 
 fn err(e: PlanError) -> CliError {
@@ -111,25 +142,7 @@ fn absolute(p: &Path) -> Result<PathBuf, CliError> {
 pub fn plan(a: PlanArgs) -> Result<(), CliError> {
     let spec = PlanSpec::load(&a.file).map_err(err)?;
     if a.check {
-        println!(
-            "{}: ok ({} decisions, {} fleets in the grid, {} targets; replications {}..{})",
-            a.file.display(),
-            spec.decisions.len(),
-            spec.grid_size(),
-            spec.targets.len(),
-            spec.reps.min,
-            spec.reps.max
-        );
-        for d in &spec.decisions {
-            println!(
-                "  {}{}: {} options ({} .. {})",
-                d.label,
-                if d.monotone { " (monotone)" } else { "" },
-                d.options.len(),
-                d.options.first().map(|o| o.value.as_str()).unwrap_or(""),
-                d.options.last().map(|o| o.value.as_str()).unwrap_or("")
-            );
-        }
+        println!("{}", checked(&a.file, &spec).text);
         return Ok(());
     }
     let out = a

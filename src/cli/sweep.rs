@@ -117,16 +117,21 @@ pub fn is_sweep_file(path: &Path) -> bool {
 }
 
 /// `gpufleet validate` of a sweep file: every point built and checked, nothing run.
-pub fn validate(path: &Path) -> Result<(), CliError> {
+pub fn validate(path: &Path) -> Result<super::Checked, CliError> {
     let plan = Plan::load(path).map_err(err)?;
-    println!(
-        "{}: ok (sweep, {} points x {} seeds = {} runs)",
-        path.display(),
-        plan.points.len(),
-        plan.seeds.len(),
-        plan.runs()
-    );
-    Ok(())
+    Ok(super::Checked {
+        text: format!(
+            "{}: ok (sweep, {} points x {} seeds = {} runs)",
+            path.display(),
+            plan.points.len(),
+            plan.seeds.len(),
+            plan.runs()
+        ),
+        facts: serde_json::json!({
+            "kind": "sweep", "points": plan.points.len(), "seeds": plan.seeds.len(),
+            "runs": plan.runs(),
+        }),
+    })
 }
 
 /// Runs `gpufleet sweep`.

@@ -105,6 +105,13 @@ impl fmt::Display for ParamValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParamValue::Int(i) => write!(f, "{i}"),
+            // Past 1e15 or under 1e-4 in exponent form (1e300 was written with 301
+            // digits in labels, messages and cells).
+            ParamValue::Float(x)
+                if x.is_finite() && *x != 0.0 && !(1e-4..1e15).contains(&x.abs()) =>
+            {
+                write!(f, "{x:e}")
+            }
             ParamValue::Float(x) => write!(f, "{x}"),
             ParamValue::Str(s) => write!(f, "{s}"),
             ParamValue::Bool(b) => write!(f, "{b}"),
@@ -116,6 +123,19 @@ impl fmt::Display for ParamValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_far_from_one_are_written_in_exponent_form() {
+        assert_eq!(ParamValue::Float(1e300).to_string(), "1e300");
+        assert_eq!(ParamValue::Float(-2.5e-7).cell(), "-2.5e-7");
+        assert_eq!(ParamValue::Float(1e6).cell(), "1000000.0");
+        assert_eq!(ParamValue::Float(0.25).to_string(), "0.25");
+        // Read back as the same number.
+        assert_eq!(
+            ParamValue::Float(1.5e300).cell().parse::<f64>(),
+            Ok(1.5e300)
+        );
+    }
 
     #[test]
     fn clean_removes_binary_noise() {
