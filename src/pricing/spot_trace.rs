@@ -81,17 +81,6 @@ impl AvailabilityTrace {
     }
 }
 
-/// Days since 1970-01-01 of a civil date (proleptic Gregorian).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// Parses `YYYY-MM-DD HH:MM:SS[.frac][Z|±HH:MM]` (space or `T`) into Unix seconds (UTC).
 pub fn parse_timestamp(s: &str) -> Option<i64> {
     let s = s.trim();
@@ -99,15 +88,28 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
     if b.len() < 19 {
         return None;
     }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> { s.get(r)?.parse().ok() };
-    if b[4] != b'-' || b[7] != b'-' || !(b[10] == b' ' || b[10] == b'T') || b[13] != b':' {
+    // Digits only ("+1" and "-1" parse as numbers).
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let t = s.get(r)?;
+        t.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| t.parse().ok())?
+    };
+    if b[4] != b'-'
+        || b[7] != b'-'
+        || !(b[10] == b' ' || b[10] == b'T')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
         return None;
     }
     let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
+    if h > 23 || mi > 59 || se > 60 {
         return None;
     }
+    // A day past its month's end (2023-02-31) was read as a day of the next month.
+    let day = crate::workload::civil_day(y, mo as u32, d as u32)?;
     let mut rest = &s[19..];
     if let Some(r) = rest.strip_prefix('.') {
         let digits = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
@@ -126,7 +128,7 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
             sign * (oh * 3600 + om * 60)
         }
     };
-    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset)
+    Some(day * 86_400 + h * 3600 + mi * 60 + se - offset)
 }
 
 /// The largest spot trace or price file read (256 MiB; the shipped ones are a few MB):
@@ -286,5 +288,10 @@ mod tests {
             Some(1_759_536_600)
         );
         assert_eq!(parse_timestamp("2023-13-01 00:00:00"), None);
+        // No February 31st, no signed fields, the seconds after a colon.
+        assert_eq!(parse_timestamp("2023-02-31 00:00:00"), None);
+        assert_eq!(parse_timestamp("2024-02-29 00:00:00"), Some(1_709_164_800));
+        assert_eq!(parse_timestamp("2023-+1-01 00:00:00"), None);
+        assert_eq!(parse_timestamp("2023-01-01 00:00x00"), None);
     }
 }

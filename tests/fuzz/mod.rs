@@ -277,3 +277,67 @@ fn fuzz_spot_availability() {
             .map(|e| e.to_string())
     });
 }
+
+#[test]
+fn fuzz_pai_sim() {
+    fuzz("pai_sim", "t.csv", |p| {
+        let opts = gpufleet::workload::PaiSimOptions::default();
+        gpufleet::workload::read_pai_sim_csv(p, opts)
+            .err()
+            .map(|e| e.to_string())
+    });
+}
+
+#[test]
+fn fuzz_pai_job_table() {
+    fuzz("pai_job_table", "j.csv", |p| {
+        gpufleet::workload::read_pai_job_table(p, gpufleet::workload::BadRows::Stop)
+            .err()
+            .map(|e| e.to_string())
+    });
+}
+
+#[test]
+fn fuzz_pai_machines() {
+    fuzz("pai_machines", "m.csv", |p| {
+        gpufleet::workload::read_pai_machines(p, gpufleet::workload::BadRows::Stop)
+            .err()
+            .map(|e| e.to_string())
+    });
+}
+
+#[test]
+fn fuzz_openb_nodes() {
+    fuzz("openb_nodes", "n.csv", |p| {
+        gpufleet::workload::read_openb_nodes(p, gpufleet::workload::BadRows::Stop)
+            .err()
+            .map(|e| e.to_string())
+    });
+}
+
+#[test]
+fn fuzz_fgd_expected() {
+    fuzz("fgd_expected", "e.csv", |p| {
+        gpufleet::workload::read_expected_curves(p, Some("openb_pod_list_default"))
+            .err()
+            .map(|e| e.to_string())
+    });
+}
+
+#[test]
+fn fuzz_duration_column() {
+    fuzz("duration_column", "d.csv", |p| {
+        gpufleet::workload::read_duration_column(p, Some("runtime"))
+            .err()
+            .map(|e| e.to_string())
+    });
+}
+
+#[test]
+fn fuzz_gcp_probes() {
+    fuzz("gcp_probes", "g.csv", |p| {
+        gpufleet::pricing::read_gcp_probes(p, "us-central1-a")
+            .err()
+            .map(|e| e.to_string())
+    });
+}
