@@ -213,7 +213,9 @@ fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, Cli
             factor,
             base: ScaleBase::Original,
         }),
-        ..Shaping::default()
+        // Replication stops where a run's would (a factor of 1e300 made copies until the
+        // memory ran out).
+        max_jobs: Some(crate::scenario::DEFAULT_MAX_JOBS),
     };
     Ok(s)
 }
