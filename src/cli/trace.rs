@@ -213,7 +213,9 @@ fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, Cli
             factor,
             base: ScaleBase::Original,
         }),
-        ..Shaping::default()
+        // Replication stops where a run's would (a factor of 1e300 made copies until the
+        // memory ran out).
+        max_jobs: Some(crate::scenario::DEFAULT_MAX_JOBS),
     };
     Ok(s)
 }
@@ -241,8 +243,19 @@ fn openb_machine_list(path: &Path, b: BadRows) -> Result<MachineList, CliError> 
     })
 }
 
-/// Writes `bytes` to `path` atomically (a temporary name, then a rename).
+/// Writes `bytes` to `path`: a regular file (or a new one) atomically (a temporary name,
+/// then a rename); a device, FIFO or socket (`/dev/stdout`, `/dev/null`, or a link to
+/// one) directly, never replaced by a file (the rename put a regular file in place of
+/// `/dev/null` or `/dev/full` and said it had written there).
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        use std::io::Write;
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(bytes).and_then(|_| f.flush()))
+            .map_err(|e| super::write_failed(path, false, e));
+    }
     let tmp = path.with_extension("tmp-gpufleet");
     std::fs::write(&tmp, bytes)
         .and_then(|_| std::fs::rename(&tmp, path))

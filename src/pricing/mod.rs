@@ -88,6 +88,6 @@ pub use spot_price::{read_spot_price_json, SpotBilling, SpotPrice};
 pub use spot_trace::{
     parse_timestamp, read_availability_csv, read_gcp_probes, AvailabilityTrace, SpotTraceError,
 };
-pub use tco::{TcoCandidate, TcoRow, TcoSpec};
+pub use tco::{TcoCandidate, TcoRow, TcoSpec, MAX_TCO_CANDIDATES};
 pub use tco_years::TcoYear;
 pub use transfer::{transfer_seconds, Egress, MoveScope, TransferSpec};

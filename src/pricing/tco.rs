@@ -101,6 +101,10 @@ pub struct TcoSpec {
     pub candidates: Vec<TcoCandidate>,
 }
 
+/// The most candidates one `[tco]` section may list: 1,000 (each is costed hour by hour
+/// over the horizon, about 0.3 MB and 1 ms apiece, and with `--simulate` replayed once).
+pub const MAX_TCO_CANDIDATES: usize = 1000;
+
 /// One candidate's analytic answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TcoRow {

@@ -152,6 +152,7 @@ pub fn cdf_series(
         t.need("value", file)?,
         t.need("cdf", file)?,
     );
+    t.check_numbers(Path::new(file), &[cv, cf])?;
     let mut out: CdfSeries = Vec::new();
     for i in 0..t.rows.len() {
         if t.text(i, cd) != distribution {
@@ -260,6 +261,7 @@ pub fn plot_compare_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
         t.need("mean", "compare.csv")?,
         t.need("ci95", "compare.csv")?,
     );
+    t.check_numbers(Path::new("compare.csv"), &[cmean, cci])?;
     for metric in &metrics {
         let rows: Vec<usize> = (0..t.rows.len())
             .filter(|&i| t.text(i, cm) == metric)

@@ -112,7 +112,8 @@ fn read_timeline(dir: &Path) -> Result<Timeline, ChartError> {
             "queued_jobs",
             "running_jobs",
         ],
-    )?;
+    )?
+    .numbers(&[ch, cb, cv, cq, cr]);
     let mut pools: Vec<String> = Vec::new();
     let mut rows: Vec<Sample> = Vec::new();
     while let Some(rec) = t.next_row()? {
@@ -494,7 +495,8 @@ impl RunCharts {
         let timeline = Some(read_timeline(dir)?);
         let costs = {
             let mut t =
-                FolderTable::open(dir, "pools", &["pool", "busy_cost_usd", "idle_cost_usd"])?;
+                FolderTable::open(dir, "pools", &["pool", "busy_cost_usd", "idle_cost_usd"])?
+                    .numbers(&[1, 2]);
             let mut c = Costs {
                 title: title.clone(),
                 pools: Vec::new(),
@@ -510,7 +512,7 @@ impl RunCharts {
             Some(c)
         };
         let cdf = {
-            let mut t = FolderTable::open(dir, "jobs", &["wait_s", "jct_s"])?;
+            let mut t = FolderTable::open(dir, "jobs", &["wait_s", "jct_s"])?.numbers(&[0, 1]);
             let (mut waits, mut jcts) = (Vec::new(), Vec::new());
             while let Some(rec) = t.next_row()? {
                 let num = |k: usize| rec.get(k).and_then(|x| x.parse::<f64>().ok());

@@ -34,7 +34,11 @@ fn params_of(t: &Table, names: &[String], labels: &[String]) -> Result<Vec<Param
                     values.push(v.to_string());
                 }
             }
-            let numeric = values.iter().all(|v| v.parse::<f64>().is_ok());
+            // Numbers a run could write (not NaN, not infinite) make a numeric axis; other
+            // values are categories.
+            let numeric = values
+                .iter()
+                .all(|v| super::data::figure(v).is_ok_and(|x| x.is_some()));
             if numeric {
                 values.sort_by(|a, b| {
                     a.parse::<f64>()
@@ -524,6 +528,16 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
         }
         known
     });
+    // Every figure charted is checked first: a cell changed by hand is named, not drawn
+    // as 0 or as an endless axis.
+    let mut charted = Vec::new();
+    for metric in &metrics {
+        charted.push(t.need(&format!("{metric}_mean"), "points.csv")?);
+        charted.push(t.need(&format!("{metric}_ci95"), "points.csv")?);
+    }
+    charted.extend(t.col("wait_s_p95_mean"));
+    charted.extend(t.col("cost_usd_total_mean"));
+    t.check_numbers(Path::new("points.csv"), &charted)?;
     for metric in &metrics {
         let cm = t.need(&format!("{metric}_mean"), "points.csv")?;
         let cc = t.need(&format!("{metric}_ci95"), "points.csv")?;

@@ -139,6 +139,18 @@ fn demand(p: &mut Problems, t: &RawTco) -> Vec<(f64, f64)> {
 /// The candidate fleets to cost; at least one.
 fn candidates(p: &mut Problems, raw: &[RawCandidate]) -> Vec<TcoCandidate> {
     let mut cands = Vec::new();
+    let max = crate::pricing::MAX_TCO_CANDIDATES;
+    if raw.len() > max {
+        // Refused before any is built: each holds its years hour by hour.
+        p.err(
+            "tco.candidates",
+            format!(
+                "{} candidates, more than {max} (each is costed hour by hour over the horizon; split the list)",
+                raw.len()
+            ),
+        );
+        return cands;
+    }
     for (i, c) in raw.iter().enumerate() {
         let n = |p: &mut Problems, field: &str, v: i64| -> u32 {
             if !(0..=1_000_000).contains(&v) {

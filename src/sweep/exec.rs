@@ -221,11 +221,9 @@ pub fn runs_of(plan: &Plan, shard: Option<Shard>) -> Vec<usize> {
         .collect()
 }
 
-/// Runs the sweep into `opts.out`: `sweep.json`, `runs/` (one record per run), then
-/// `runs.csv` and (unsharded) `points.csv`.
-pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, SweepError> {
-    let out = &opts.out;
-    let fail = |what: &str, e: std::io::Error| SweepError::Failed(format!("{what}: {e}"));
+/// Refuses an output folder `out` that is a file or lies under one: the path given is
+/// wrong (bad input), which the file system would report as a failure of its own.
+pub fn check_out(out: &Path) -> Result<(), SweepError> {
     if crate::run::file_in_path(out).is_some() || out.is_file() {
         return Err(SweepError::BadInput(format!(
             "output folder {}: {}",
@@ -236,6 +234,15 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
             }
         )));
     }
+    Ok(())
+}
+
+/// Runs the sweep into `opts.out`: `sweep.json`, `runs/` (one record per run), then
+/// `runs.csv` and (unsharded) `points.csv`.
+pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, SweepError> {
+    let out = &opts.out;
+    let fail = |what: &str, e: std::io::Error| SweepError::Failed(format!("{what}: {e}"));
+    check_out(out)?;
     std::fs::create_dir_all(out.join("runs")).map_err(|e| fail(&out.display().to_string(), e))?;
     if opts.keep_jobs.is_some() {
         std::fs::create_dir_all(out.join("jobs"))

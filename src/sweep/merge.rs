@@ -2,7 +2,7 @@
 //! unsharded run, after checking that every run is present exactly once; the runs'
 //! sketches come with their records, and per-job tables kept with `--keep-jobs` are copied.
 
-use super::exec::jobs_path;
+use super::exec::{check_out, jobs_path};
 use super::record::{path_of, Record};
 use super::table::{read_manifest, write_manifest_file, write_tables};
 use super::SweepError;
@@ -15,6 +15,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<usize, SweepError> {
     if dirs.is_empty() {
         return Err(bad("sweep merge: give at least one shard folder".into()));
     }
+    check_out(out)?;
     let manifest = read_manifest(&dirs[0]).map_err(|e| bad(e.to_string()))?;
     let mut found: BTreeMap<usize, (Record, &Path)> = BTreeMap::new();
     let mut dups = Vec::new();

@@ -25,6 +25,10 @@ pub struct Record {
 
 const MAGIC: &str = "gpufleet-sweep-record 1";
 
+/// The largest record file read: 16 MiB (a record with its sketches is a few KB; a larger
+/// file is damaged, and is not read into memory).
+pub const MAX_RECORD_BYTES: u64 = 16 << 20;
+
 /// Why a record's text is not a whole, valid record of its sweep.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RecordError {
@@ -220,10 +224,11 @@ impl Record {
         std::fs::rename(&tmp, &path)
     }
 
-    /// Reads run `id`'s record from `dir`: `Ok(None)` if absent, `Err` if unusable.
+    /// Reads run `id`'s record from `dir`: `Ok(None)` if absent, `Err` if unusable (a
+    /// file of more than [`MAX_RECORD_BYTES`] is not read).
     pub fn read(dir: &Path, id: usize, hash: &str) -> Result<Option<Record>, ReadRecordError> {
         let path = path_of(dir, id);
-        match std::fs::read_to_string(&path) {
+        match crate::workload::read_small_text(&path, MAX_RECORD_BYTES) {
             Ok(t) => match Record::from_text(&t, hash) {
                 Ok(r) if r.run != id => Err(ReadRecordError::WrongRun { path, run: r.run }),
                 Ok(r) => Ok(Some(r)),

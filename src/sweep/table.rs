@@ -100,16 +100,72 @@ pub enum ManifestError {
         /// The cause.
         source: serde_json::Error,
     },
+    /// The manifest reads but no sweep could have written it (changed by hand?).
+    #[error("{path}: {field}: {message} (changed by hand? rerun the sweep or that shard)")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The field at fault.
+        field: &'static str,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
-/// Reads `DIR/sweep.json`.
+/// Reads `DIR/sweep.json` (at most [`crate::workload::MAX_SCENARIO_BYTES`]) and checks that
+/// a sweep could have written it: at least one seed, at most
+/// [`super::plan::MAX_POINTS`] points and [`super::plan::MAX_RUNS`] runs, and runs equal
+/// to points times seeds (merge lists the runs it expects from these).
 pub fn read_manifest(dir: &Path) -> Result<Manifest, ManifestError> {
     let path = dir.join("sweep.json");
-    let t = match std::fs::read_to_string(&path) {
+    let t = match crate::workload::read_small_text(&path, crate::workload::MAX_SCENARIO_BYTES) {
         Ok(t) => t,
         Err(source) => return Err(ManifestError::Io { path, source }),
     };
-    serde_json::from_str(&t).map_err(|source| ManifestError::Json { path, source })
+    let m: Manifest = serde_json::from_str(&t).map_err(|source| ManifestError::Json {
+        path: path.clone(),
+        source,
+    })?;
+    let invalid = |field, message| ManifestError::Invalid {
+        path: path.clone(),
+        field,
+        message,
+    };
+    if m.seeds.is_empty() {
+        return Err(invalid("seeds", "no seeds".into()));
+    }
+    if m.points > super::plan::MAX_POINTS {
+        return Err(invalid(
+            "points",
+            format!(
+                "{} is more than a sweep has ({})",
+                m.points,
+                super::plan::MAX_POINTS
+            ),
+        ));
+    }
+    if m.runs as u64 > super::plan::MAX_RUNS {
+        return Err(invalid(
+            "runs",
+            format!(
+                "{} is more than a sweep has ({})",
+                m.runs,
+                super::plan::MAX_RUNS
+            ),
+        ));
+    }
+    if m.points.checked_mul(m.seeds.len()) != Some(m.runs) {
+        return Err(invalid(
+            "runs",
+            format!(
+                "{} is not {} points x {} seeds",
+                m.runs,
+                m.points,
+                m.seeds.len()
+            ),
+        ));
+    }
+    Ok(m)
 }
 
 /// A float with at most 6 decimals, trailing zeros dropped down to one ("0.5", "2.0"):

@@ -296,3 +296,58 @@ fn an_experiment_into_a_file_is_refused_before_it_runs() {
     }
     assert!(d.path().join("t/tco.csv").is_file());
 }
+
+#[test]
+fn a_device_as_the_output_file_is_written_not_replaced() {
+    // `trace convert IN /dev/full` renamed its temporary file over the device: as root
+    // /dev/full (or /dev/null) became a regular file, and the command said it had written
+    // the jobs there, exit 0. A link to the device shows it without touching /dev: the
+    // link was replaced by a file. Written into the device, a full disk is the
+    // environment's failure (1), and the link is still a link.
+    let d = scratch();
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    put(
+        d.path(),
+        "t.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,60\nb,10,1,60\n",
+    );
+    let link = d.path().join("full.csv");
+    std::os::unix::fs::symlink("/dev/full", &link).unwrap();
+    let e = gpufleet(
+        d.path(),
+        &["trace", "convert", "--from", "generic", "t.csv", "full.csv"],
+    );
+    e.refused(1, &["full.csv"]);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link was replaced"
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace", "fit", "t.csv", "--format", "generic", "--out", "full.csv",
+        ],
+    );
+    e.refused(1, &["full.csv"]);
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    // /dev/null through a link takes the output and says so.
+    let null = d.path().join("null.csv");
+    std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+    let e = gpufleet(
+        d.path(),
+        &["trace", "convert", "--from", "generic", "t.csv", "null.csv"],
+    );
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(std::fs::symlink_metadata(&null)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}

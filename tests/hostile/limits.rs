@@ -128,6 +128,60 @@ fn a_replicated_trace_stops_at_the_job_cap() {
 }
 
 #[test]
+fn a_replicated_trace_on_the_command_line_stops_at_the_job_cap() {
+    // `trace fit|inspect|convert --load-scale 1e300` had no job cap: copies were made
+    // until the memory ran out.
+    let d = scratch();
+    put(
+        d.path(),
+        "t.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,60\nb,10,1,60\nc,20,1,60\n",
+    );
+    for cmd in [
+        &["trace", "fit", "t.csv", "--format", "generic"][..],
+        &["trace", "inspect", "t.csv", "--format", "generic"][..],
+        &["trace", "convert", "--from", "generic", "t.csv", "o.csv"][..],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--load-scale", "1e300"]);
+        let e = gpufleet(d.path(), &args);
+        e.refused(2, &["load_scale", "10000000"]);
+        assert!(e.secs < 10.0, "{cmd:?}: {e:#?}");
+    }
+}
+
+#[test]
+fn a_tco_of_a_hundred_thousand_candidates_is_refused_before_costing() {
+    // Each candidate is costed hour by hour over the years (about 0.3 MB apiece): 100,000
+    // of them ran for minutes into tens of GB.
+    let d = scratch();
+    let base = std::fs::read_to_string(format!(
+        "{}/scenarios/buy-vs-rent-h100.toml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let start = base.find("candidates = [").expect("a candidates list");
+    let end = start + base[start..].find("\n]").expect("its end") + 2;
+    let many: Vec<String> = (0..100_000)
+        .map(|i| format!("  {{ kind = \"buy\", nodes = {} }}", i % 50 + 1))
+        .collect();
+    let text = format!(
+        "{}candidates = [\n{}\n]{}",
+        &base[..start],
+        many.join(",\n"),
+        &base[end..]
+    );
+    let f = put(d.path(), "tco.toml", &text);
+    for extra in [&[][..], &["--simulate"][..]] {
+        let mut args = vec!["tco", f.to_str().unwrap(), "--out", "o"];
+        args.extend(extra);
+        let e = gpufleet(d.path(), &args);
+        e.refused(2, &["tco.toml", "tco.candidates", "100000", "1000"]);
+        assert!(e.secs < 10.0, "{extra:?}: {e:#?}");
+    }
+}
+
+#[test]
 fn a_duration_of_2_pow_63_ms_is_bounded() {
     // 9.2e15 s: past any horizon the simulator can represent with its timeline.
     let d = scratch();

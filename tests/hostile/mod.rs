@@ -8,6 +8,7 @@
 mod folders;
 mod limits;
 mod readers;
+mod tampered;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

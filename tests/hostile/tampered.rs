@@ -1,0 +1,198 @@
+//! Output folders changed by hand (or by a disk, a crash, a careless script) and then read
+//! back: shard folders given to `sweep merge`, sweep folders resumed, run and sweep folders
+//! given to `plot`. A manifest, record or table that no run could have written is bad
+//! input: exit 2 naming the file (and row and column), never a panic, an allocation
+//! failure, a hang or a chart drawn from garbage with exit 0.
+
+use super::{gpufleet, put, scenario, scratch, zeros};
+use std::path::Path;
+
+/// A sweep of 2 points x 2 seeds over a small scenario, run as shards `a` (1/2) and `b`
+/// (2/2) in `d`.
+fn two_shards(d: &Path) {
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 20.0\njobs = 30\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    put(d, "s.toml", &scenario("", body));
+    put(
+        d,
+        "w.toml",
+        "name = \"w\"\nscenario = \"s.toml\"\nseeds = 2\n[[param]]\npath = \"workload.rate_per_hour\"\nvalues = [10.0, 20.0]\n",
+    );
+    for (k, out) in [("1/2", "a"), ("2/2", "b")] {
+        let e = gpufleet(d, &["sweep", "-q", "w.toml", "--out", out, "--shard", k]);
+        assert_eq!(e.code, 0, "{e:#?}");
+    }
+}
+
+/// Rewrites `dir/sweep.json` with `f` applied to it.
+fn edit_manifest(dir: &Path, f: impl Fn(&mut serde_json::Value)) {
+    let p = dir.join("sweep.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    f(&mut m);
+    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+}
+
+#[test]
+fn a_manifest_claiming_a_quintillion_runs_is_refused_by_merge() {
+    // `runs` was trusted: the list of missing runs was built over 0..runs (an allocation
+    // failure); and `seeds = []` indexed an empty list (a panic).
+    let d = scratch();
+    two_shards(d.path());
+    let saved = std::fs::read_to_string(d.path().join("a/sweep.json")).unwrap();
+    for dir in ["a", "b"] {
+        edit_manifest(&d.path().join(dir), |m| {
+            m["runs"] = 1_000_000_000_000_000_000u64.into()
+        });
+    }
+    let e = gpufleet(d.path(), &["sweep", "merge", "a", "b", "--out", "m"]);
+    e.refused(2, &["sweep.json", "runs"]);
+    assert!(e.secs < 10.0, "{e:#?}");
+    for dir in ["a", "b"] {
+        std::fs::write(d.path().join(dir).join("sweep.json"), &saved).unwrap();
+        edit_manifest(&d.path().join(dir), |m| m["seeds"] = serde_json::json!([]));
+    }
+    gpufleet(d.path(), &["sweep", "merge", "a", "--out", "m"]).refused(2, &["sweep.json", "seeds"]);
+    // Runs that are not points x seeds: the manifest contradicts itself.
+    for dir in ["a", "b"] {
+        std::fs::write(d.path().join(dir).join("sweep.json"), &saved).unwrap();
+        edit_manifest(&d.path().join(dir), |m| m["runs"] = 3.into());
+    }
+    gpufleet(d.path(), &["sweep", "merge", "a", "b", "--out", "m"])
+        .refused(2, &["sweep.json", "runs", "points"]);
+    // Untouched, the same shards merge.
+    for dir in ["a", "b"] {
+        std::fs::write(d.path().join(dir).join("sweep.json"), &saved).unwrap();
+    }
+    let e = gpufleet(d.path(), &["sweep", "merge", "a", "b", "--out", "m"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+}
+
+#[test]
+fn a_huge_manifest_or_record_is_refused_unread() {
+    // 3 GiB of zeros (sparse) as sweep.json or as a run's record: read whole into memory
+    // before (an allocation failure under the cap, 3 GB of memory without one).
+    let d = scratch();
+    two_shards(d.path());
+    let rec = std::fs::read_dir(d.path().join("b/runs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "rec"))
+        .expect("a record in shard b");
+    let name = rec.file_name().unwrap().to_string_lossy().to_string();
+    std::fs::remove_file(&rec).unwrap();
+    zeros(&d.path().join("b/runs"), &name, 3 << 30);
+    let e = gpufleet(d.path(), &["sweep", "merge", "a", "b", "--out", "m"]);
+    e.refused(2, &[&name, "bytes"]);
+    assert!(e.secs < 10.0, "{e:#?}");
+    // Resumed, the run of the damaged record is redone (not read into memory).
+    let e = gpufleet(
+        d.path(),
+        &[
+            "sweep", "-q", "w.toml", "--out", "b", "--shard", "2/2", "--resume",
+        ],
+    );
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(
+        std::fs::metadata(&rec).unwrap().len() < 1 << 20,
+        "the record was rewritten"
+    );
+    std::fs::remove_file(d.path().join("a/sweep.json")).unwrap();
+    zeros(&d.path().join("a"), "sweep.json", 3 << 30);
+    let e = gpufleet(d.path(), &["sweep", "merge", "a", "b", "--out", "m"]);
+    e.refused(2, &["sweep.json", "bytes"]);
+    assert!(e.secs < 10.0, "{e:#?}");
+}
+
+#[test]
+fn a_merge_into_a_file_is_bad_input() {
+    // As for `run` and `sweep`: a file where the output folder should be is the user's
+    // path at fault (exit 2), not the file system's (it said 1).
+    let d = scratch();
+    two_shards(d.path());
+    put(d.path(), "taken", "not a folder");
+    for out in ["taken", "taken/m"] {
+        gpufleet(d.path(), &["sweep", "merge", "a", "b", "--out", out])
+            .refused(2, &["taken", "not a folder"]);
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("taken")).unwrap(),
+        "not a folder"
+    );
+}
+
+/// Replaces the cell of `column` in data row `row` (1-based, the header being row 0) of
+/// the CSV file `path` with `text`.
+fn set_cell(path: &Path, row: usize, column: &str, text: &str) {
+    let t = std::fs::read_to_string(path).unwrap();
+    let mut lines: Vec<String> = t.lines().map(String::from).collect();
+    let k = lines[0]
+        .split(',')
+        .position(|h| h == column)
+        .unwrap_or_else(|| panic!("no column {column} in {}", path.display()));
+    let mut cells: Vec<String> = lines[row].split(',').map(String::from).collect();
+    cells[k] = text.to_string();
+    lines[row] = cells.join(",");
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn a_run_folder_with_a_figure_changed_by_hand_is_named_not_charted() {
+    // An infinite cost in pools.csv drew its chart forever (an endless axis); NaN, 1e308
+    // and text were drawn as 0 or dropped, with exit 0.
+    let d = scratch();
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 20.0\njobs = 30\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "r"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    let cases = [
+        ("pools.csv", "busy_cost_usd", "inf"),
+        ("pools.csv", "idle_cost_usd", "NaN"),
+        ("jobs.csv", "wait_s", "1e308"),
+        ("jobs.csv", "jct_s", "banana"),
+        ("timeline.csv", "busy_gpus", "-inf"),
+    ];
+    for (file, column, text) in cases {
+        let _ = std::fs::remove_dir_all(d.path().join("t"));
+        std::fs::create_dir(d.path().join("t")).unwrap();
+        for e in std::fs::read_dir(d.path().join("r")).unwrap().flatten() {
+            std::fs::copy(e.path(), d.path().join("t").join(e.file_name())).unwrap();
+        }
+        set_cell(&d.path().join("t").join(file), 1, column, text);
+        let e = gpufleet(d.path(), &["plot", "t"]);
+        e.refused(2, &[file, "row 2", column, text]);
+        assert!(e.secs < 10.0, "{file} {column}: {e:#?}");
+    }
+}
+
+#[test]
+fn a_sweep_folder_with_a_figure_changed_by_hand_is_named_not_charted() {
+    let d = scratch();
+    two_shards(d.path());
+    let e = gpufleet(d.path(), &["sweep", "merge", "a", "b", "--out", "m"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    let points = d.path().join("m/points.csv");
+    let saved = std::fs::read_to_string(&points).unwrap();
+    for (column, text) in [
+        ("cost_usd_total_mean", "inf"),
+        ("wait_s_p95_ci95", "NaN"),
+        ("cost_usd_total_mean", "1e308"),
+        ("wait_s_p95_mean", "banana"),
+    ] {
+        std::fs::write(&points, &saved).unwrap();
+        set_cell(&points, 2, column, text);
+        let e = gpufleet(d.path(), &["plot", "m"]);
+        e.refused(2, &["points.csv", "row 3", column, text]);
+        assert!(e.secs < 10.0, "{column}: {e:#?}");
+    }
+    // A pooled CDF value likewise.
+    std::fs::write(&points, &saved).unwrap();
+    set_cell(&d.path().join("m/distributions.csv"), 1, "value", "inf");
+    gpufleet(d.path(), &["plot", "m"]).refused(2, &["distributions.csv", "row 2", "value"]);
+    // points.csv of 3 GiB of zero bytes: one endless line, held whole before.
+    std::fs::remove_file(&points).unwrap();
+    zeros(&d.path().join("m"), "points.csv", 3 << 30);
+    let e = gpufleet(d.path(), &["plot", "m"]);
+    e.refused(2, &["points.csv", "longer than"]);
+    assert!(e.secs < 20.0, "{e:#?}");
+}
