@@ -131,6 +131,34 @@ pub fn parse_duration(text: &str) -> Result<SimTime, DurationError> {
     Ok(SimTime(ms.round() as u64))
 }
 
+/// Days since 1970-01-01 of the civil date `y-m-d` (proleptic Gregorian), or `None` when
+/// there is no such day: a month outside 1..=12, or a day past its month's end (2020-02-31
+/// was read as 2020-03-02). Every date reader goes through it.
+pub fn civil_day(y: i64, m: u32, d: u32) -> Option<i64> {
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let month_days = match m {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        1..=12 => 31,
+        _ => return None,
+    };
+    (1..=month_days)
+        .contains(&d)
+        .then(|| days_from_civil(y, m, d))
+}
+
+/// Days since 1970-01-01 of a civil date (proleptic Gregorian), the date taken as valid.
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -109,7 +109,7 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
         return None;
     }
     // A day past its month's end (2023-02-31) was read as a day of the next month.
-    let day = crate::workload::civil_day(y, mo as u32, d as u32)?;
+    let day = crate::engine::civil_day(y, mo as u32, d as u32)?;
     let mut rest = &s[19..];
     if let Some(r) = rest.strip_prefix('.') {
         let digits = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());

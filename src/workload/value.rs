@@ -108,34 +108,6 @@ pub fn whole_gpus(n: u64) -> Result<GpuRequest, ValueError> {
     }
 }
 
-/// Days since 1970-01-01 of the civil date `y-m-d` (proleptic Gregorian), or `None` when
-/// there is no such day: a month outside 1..=12, or a day past its month's end (2020-02-31
-/// was read as 2020-03-02). Every date reader goes through it.
-pub fn civil_day(y: i64, m: u32, d: u32) -> Option<i64> {
-    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    let month_days = match m {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        1..=12 => 31,
-        _ => return None,
-    };
-    (1..=month_days)
-        .contains(&d)
-        .then(|| days_from_civil(y, m, d))
-}
-
-/// Days since 1970-01-01 of a civil date (proleptic Gregorian), the date taken as valid.
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m as i64 + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// Parses `YYYY-MM-DD HH:MM:SS` (also with a `T`) as ms since 1970-01-01 00:00 on the
 /// same clock (no time zone is applied).
 pub fn parse_datetime_ms(v: &str) -> Result<i64, ValueError> {
@@ -170,7 +142,7 @@ pub fn parse_datetime_ms(v: &str) -> Result<i64, ValueError> {
     if h > 23 || mi > 59 || s > 60 {
         return Err(err());
     }
-    let days = civil_day(y as i64, mo, d).ok_or_else(err)?;
+    let days = crate::engine::civil_day(y as i64, mo, d).ok_or_else(err)?;
     Ok(((days * 86_400 + h as i64 * 3600 + mi as i64 * 60 + s as i64) * 1000) + frac_ms)
 }
 
