@@ -145,7 +145,7 @@ fn a_replicated_trace_on_the_command_line_stops_at_the_job_cap() {
         let mut args = cmd.to_vec();
         args.extend(["--load-scale", "1e300"]);
         let e = gpufleet(d.path(), &args);
-        e.refused(2, &["load_scale", "10000000"]);
+        e.refused(2, &["load_scale 1e300", "about 3e300", "10000000"]);
         assert!(e.secs < 10.0, "{cmd:?}: {e:#?}");
     }
 }
