@@ -189,6 +189,41 @@ fn sweep_json_counts_the_runs() {
 }
 
 #[test]
+fn sweep_merge_json_counts_the_merged_runs() {
+    // `sweep merge --json` was refused by the parser ("unexpected argument"), though
+    // docs/outputs.md lists its keys.
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(base(), d.path().join("base.toml")).unwrap();
+    let f = d.path().join("sweep.toml");
+    std::fs::write(
+        &f,
+        "name = \"j\"\nscenario = \"base.toml\"\nseeds = 2\n[[param]]\npath = \"pools[1].nodes\"\nvalues = [1, 2]\n",
+    )
+    .unwrap();
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let s = d.path().join(format!("s{k}"));
+        gpufleet()
+            .args(["sweep", f.to_str().unwrap(), "--out", s.to_str().unwrap()])
+            .args(["-q", "--shard", &format!("{k}/2")])
+            .assert()
+            .success();
+        shards.push(s.to_str().unwrap().to_string());
+    }
+    let out = d.path().join("m");
+    let a = gpufleet()
+        .args(["sweep", "merge"])
+        .args(&shards)
+        .args(["--out", out.to_str().unwrap(), "--json"])
+        .assert()
+        .success();
+    let j: serde_json::Value = serde_json::from_str(&stdout(&a)).unwrap();
+    assert_eq!(j["merged"], 4);
+    assert_eq!(j["out"], out.to_str().unwrap());
+    assert_eq!(stdout(&a).lines().count(), 1);
+}
+
+#[test]
 fn tco_json_lists_every_candidate() {
     let d = tempfile::tempdir().unwrap();
     let f = root().join("scenarios/buy-vs-rent-h100.toml");
