@@ -141,6 +141,68 @@ fn run_json_is_the_summary_file() {
 }
 
 #[test]
+fn run_json_of_fgd_and_placement_comparison_files_is_their_summary() {
+    // `run --json` printed the human tables for these files; now their summary.json, and a
+    // plan (which has none) is refused before anything runs.
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("nodes.csv"),
+        "sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,8,V100M32\nn1,32000,262144,8,V100M32\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("pods.csv"),
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n\
+         p0,4000,1024,1,1000,,LS,Succeeded,0,100,0\n\
+         p1,4000,1024,1,500,,BE,Succeeded,10,200,10\n\
+         p2,8000,1024,2,1000,,LS,Succeeded,20,300,20\n",
+    )
+    .unwrap();
+    let fgd = d.path().join("fgd.toml");
+    std::fs::write(
+        &fgd,
+        "name = \"tiny-fgd\"\n[fgd_experiment]\nnodes = \"nodes.csv\"\npods = \"pods.csv\"\npolicies = [\"best_fit\"]\nseeds = [1]\n",
+    )
+    .unwrap();
+    let pc = d.path().join("pc.toml");
+    std::fs::write(
+        &pc,
+        "name = \"tiny-pc\"\n[placement_comparison]\nnodes = \"nodes.csv\"\npods = \"pods.csv\"\nplacements = [\"best_fit\", \"worst_fit\"]\nusd_per_gpu_hour = 1.0\nusd_per_cpu_node_hour = 0.5\n",
+    )
+    .unwrap();
+    for (file, key) in [(&fgd, "cluster_gpus"), (&pc, "queue_policy")] {
+        let out = d.path().join(format!("out-{key}"));
+        let a = gpufleet()
+            .args([
+                "run",
+                file.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .arg("--json")
+            .assert()
+            .success();
+        assert_eq!(stdout(&a), read(&out.join("summary.json")));
+        let j: serde_json::Value = serde_json::from_str(&stdout(&a)).unwrap();
+        assert!(j.get(key).is_some(), "{j}");
+    }
+    let out = d.path().join("plan-out");
+    let a = gpufleet()
+        .args([
+            "run",
+            root()
+                .join("scenarios/plan-h100-team.toml")
+                .to_str()
+                .unwrap(),
+        ])
+        .args(["--out", out.to_str().unwrap(), "--json"])
+        .assert()
+        .code(2);
+    assert!(stderr(&a).contains("plan.json"), "{}", stderr(&a));
+    assert!(!out.exists());
+}
+
+#[test]
 fn sweep_json_counts_the_runs() {
     let d = tempfile::tempdir().unwrap();
     std::fs::copy(base(), d.path().join("base.toml")).unwrap();
@@ -185,6 +247,41 @@ fn sweep_json_counts_the_runs() {
     assert_eq!(j["ran"], 6);
     assert_eq!(j["kept"], 0);
     // Nothing but the JSON on stdout (no progress lines).
+    assert_eq!(stdout(&a).lines().count(), 1);
+}
+
+#[test]
+fn sweep_merge_json_counts_the_merged_runs() {
+    // `sweep merge --json` was refused by the parser ("unexpected argument"), though
+    // docs/outputs.md lists its keys.
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(base(), d.path().join("base.toml")).unwrap();
+    let f = d.path().join("sweep.toml");
+    std::fs::write(
+        &f,
+        "name = \"j\"\nscenario = \"base.toml\"\nseeds = 2\n[[param]]\npath = \"pools[1].nodes\"\nvalues = [1, 2]\n",
+    )
+    .unwrap();
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let s = d.path().join(format!("s{k}"));
+        gpufleet()
+            .args(["sweep", f.to_str().unwrap(), "--out", s.to_str().unwrap()])
+            .args(["-q", "--shard", &format!("{k}/2")])
+            .assert()
+            .success();
+        shards.push(s.to_str().unwrap().to_string());
+    }
+    let out = d.path().join("m");
+    let a = gpufleet()
+        .args(["sweep", "merge"])
+        .args(&shards)
+        .args(["--out", out.to_str().unwrap(), "--json"])
+        .assert()
+        .success();
+    let j: serde_json::Value = serde_json::from_str(&stdout(&a)).unwrap();
+    assert_eq!(j["merged"], 4);
+    assert_eq!(j["out"], out.to_str().unwrap());
     assert_eq!(stdout(&a).lines().count(), 1);
 }
 

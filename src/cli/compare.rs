@@ -8,7 +8,7 @@ use clap::Args;
 use std::path::PathBuf;
 
 /// Examples shown by `gpufleet compare --help`.
-pub const EXAMPLES: &str = "Examples:\n  gpufleet compare scenarios/compare/research-philly.toml --out out/philly\n  gpufleet compare scenarios/quickstart.toml --policies fifo,easy_backfill,sjf --seeds 5\n  gpufleet compare FILE --seeds 10 --baseline fifo --metric jct_all_s_mean --log-x";
+pub const EXAMPLES: &str = "Examples:\n  gpufleet compare scenarios/compare/philly-policies.toml --out out/philly\n  gpufleet compare scenarios/quickstart.toml --policies fifo,easy_backfill,sjf --seeds 5\n  gpufleet compare FILE --seeds 10 --baseline fifo --metric jct_all_s_mean --log-x";
 
 /// Arguments of `gpufleet compare`.
 #[derive(Debug, Args)]

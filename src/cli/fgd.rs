@@ -107,6 +107,7 @@ pub fn run(
     out: Option<PathBuf>,
     seed: Option<u64>,
     quiet: bool,
+    json: bool,
 ) -> Result<(), CliError> {
     let mut s = FgdScenario::load(path).map_err(bad)?;
     if let Some(seed) = seed {
@@ -147,6 +148,9 @@ pub fn run(
     write_fgd(folder.path(), &runs, &summary, &s.policies, &expected)
         .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
     folder.commit().map_err(super::folder_err)?;
+    if json {
+        return super::print_summary(&dir);
+    }
     if quiet {
         println!("{}", dir.display());
         return Ok(());

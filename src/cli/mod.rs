@@ -258,10 +258,14 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             format,
             json,
         } => match scenario.as_deref() {
-            Some(p) if fgd::is_fgd_file(p) => fgd::run(p, out, seed, quiet),
+            Some(p) if fgd::is_fgd_file(p) => fgd::run(p, out, seed, quiet, json),
             Some(p) if placement_comparison::is_compare_file(p) => {
-                placement_comparison::run(p, out, quiet)
+                placement_comparison::run(p, out, quiet, json)
             }
+            Some(p) if plan::is_plan_file(p) && json => Err(CliError::BadInput(anyhow::anyhow!(
+                "{}: a plan has no summary.json for --json; its answer is plan.json in the output folder",
+                p.display()
+            ))),
             Some(p) if plan::is_plan_file(p) => plan::run_file(p, out, seed, quiet),
             _ => run::run(
                 scenario.as_deref(),
@@ -314,6 +318,17 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         }
         Command::Man { out } => man(out),
     }
+}
+
+/// `run --json` of an FGD experiment or a placement comparison: the folder's
+/// `summary.json` on stdout byte for byte, as `run --json` prints a run's.
+fn print_summary(dir: &std::path::Path) -> Result<(), CliError> {
+    let path = dir.join("summary.json");
+    let bytes = std::fs::read(&path)
+        .map_err(|e| CliError::Failure(anyhow::anyhow!("reading {}: {e}", path.display())))?;
+    use std::io::Write;
+    let _ = std::io::stdout().write_all(&bytes);
+    Ok(())
 }
 
 /// An output folder that cannot be begun or put in place, with the exit code it deserves

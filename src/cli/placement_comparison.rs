@@ -150,7 +150,7 @@ pub fn validate(path: &Path) -> Result<super::Checked, CliError> {
 }
 
 /// `gpufleet run` on a comparison scenario.
-pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliError> {
+pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool, as_json: bool) -> Result<(), CliError> {
     let s = CompareScenario::load(path).map_err(bad)?;
     let (base, jobs) = build(&s)?;
     // The folder is checked before anything runs and swapped into place once whole.
@@ -206,6 +206,9 @@ pub fn run(path: &Path, out: Option<PathBuf>, quiet: bool) -> Result<(), CliErro
     let text = serde_json::to_string_pretty(&json).map_err(|e| fail(std::io::Error::other(e)))?;
     write_atomic(&into.join("summary.json"), text.as_bytes()).map_err(fail)?;
     folder.commit().map_err(super::folder_err)?;
+    if as_json {
+        return super::print_summary(&dir);
+    }
     if quiet {
         println!("{}", dir.display());
         return Ok(());

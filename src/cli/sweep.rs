@@ -77,6 +77,12 @@ pub enum SweepAction {
         /// Output folder.
         #[arg(long)]
         out: PathBuf,
+        /// Print what was merged as JSON on stdout (`merged`, `out`).
+        #[arg(long)]
+        json: bool,
+        /// Also write runs.parquet and points.parquet: `parquet` or `both`.
+        #[arg(long, value_enum)]
+        format: Option<crate::report::OutputFormat>,
     },
 }
 
@@ -92,8 +98,8 @@ fn absolute(p: &Path) -> Result<PathBuf, CliError> {
     std::path::absolute(p).map_err(|e| CliError::Failure(anyhow!("{}: {e}", p.display())))
 }
 
-fn parquet_too(a: &SweepArgs, out: &Path) -> Result<(), CliError> {
-    if !a.format.is_some_and(|f| f.parquet()) {
+fn parquet_too(format: Option<crate::report::OutputFormat>, out: &Path) -> Result<(), CliError> {
+    if !format.is_some_and(|f| f.parquet()) {
         return Ok(());
     }
     #[cfg(feature = "parquet")]
@@ -136,11 +142,17 @@ pub fn validate(path: &Path) -> Result<super::Checked, CliError> {
 
 /// Runs `gpufleet sweep`.
 pub fn sweep(a: SweepArgs, quiet: bool) -> Result<(), CliError> {
-    if let Some(SweepAction::Merge { dirs, out }) = &a.action {
+    if let Some(SweepAction::Merge {
+        dirs,
+        out,
+        json,
+        format,
+    }) = &a.action
+    {
         let n = merge(dirs, out).map_err(err)?;
         super::plot::plot_quiet(out)?;
-        parquet_too(&a, out)?;
-        if a.json {
+        parquet_too(*format, out)?;
+        if *json {
             println!(
                 "{}",
                 serde_json::json!({ "merged": n, "out": out.display().to_string() })
@@ -281,7 +293,7 @@ pub fn sweep(a: SweepArgs, quiet: bool) -> Result<(), CliError> {
     if a.shard.is_none() {
         super::plot::plot_quiet(&out)?;
     }
-    parquet_too(&a, &out)?;
+    parquet_too(a.format, &out)?;
     let seconds = started.elapsed().as_secs_f64();
     tracing::info!(runs = o.runs, seconds, "sweep done");
     if a.json {

@@ -7,7 +7,7 @@
 //!
 //! ```toml
 //! name = "philly-policies"
-//! scenario = "../research-philly.toml"   # relative to this file
+//! scenario = "../model_philly.toml"     # relative to this file
 //! seeds = 5                              # the scenario's seed, +1, ...; or a list
 //! baseline = "fifo"                      # default: the first variant
 //! metrics = ["jct_all_s_mean", "queue_delay_all_s_p95"]   # default: a research set
