@@ -200,6 +200,22 @@ fn run_json_of_fgd_and_placement_comparison_files_is_their_summary() {
         .code(2);
     assert!(stderr(&a).contains("plan.json"), "{}", stderr(&a));
     assert!(!out.exists());
+    // `--format` (a scenario run's tables) was ignored on these files without a word.
+    for file in [&fgd, &pc] {
+        let out = d.path().join("format-out");
+        let a = gpufleet()
+            .args([
+                "run",
+                file.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .args(["--format", "parquet"])
+            .assert()
+            .code(2);
+        assert!(stderr(&a).contains("--format"), "{}", stderr(&a));
+        assert!(!out.exists());
+    }
 }
 
 #[test]

@@ -258,6 +258,18 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
             format,
             json,
         } => match scenario.as_deref() {
+            // Their folders have their own tables; `--format` was ignored without a word.
+            Some(p)
+                if format.is_some()
+                    && (fgd::is_fgd_file(p)
+                        || placement_comparison::is_compare_file(p)
+                        || plan::is_plan_file(p)) =>
+            {
+                Err(CliError::BadInput(anyhow::anyhow!(
+                    "{}: --format applies to a scenario's run folder; an FGD experiment, placement comparison or plan writes its own CSV tables",
+                    p.display()
+                )))
+            }
             Some(p) if fgd::is_fgd_file(p) => fgd::run(p, out, seed, quiet, json),
             Some(p) if placement_comparison::is_compare_file(p) => {
                 placement_comparison::run(p, out, quiet, json)

@@ -239,7 +239,7 @@ fn print_rows(rows: &[TcoRow]) {
         .collect();
     if !textbook.is_empty() {
         println!(
-            "  break-even at the year-0 price (ECONOMICS.md formula, undiscounted, no lead time): {}",
+            "  break-even at the year-0 price (a year's capital and fixed costs over the on-demand price less the running cost per GPU-hour; for a reservation 1 - its discount; undiscounted, no lead time): {}",
             textbook.join(", ")
         );
     }
