@@ -2,6 +2,11 @@
 //! line (or one JSON object) of at most [`MAX_LINE_BYTES`], so a file of a few gigabytes
 //! without a line break (zero bytes, a binary file given by mistake) fails at once, naming
 //! the line, instead of being read into memory whole.
+//!
+//! It also reads Windows line ends (`\r\n`) as `\n`: the `csv` crate numbers every record
+//! after a `\r\n` one line too low (BurntSushi/rust-csv#395), so errors in a CRLF trace
+//! named the line above the bad row. Only a `\r` right before a `\n` goes (one inside a
+//! quoted field too: such a field reads with a Unix line end).
 
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -33,6 +38,8 @@ pub struct LineLimit<R> {
     /// Line breaks seen.
     breaks: u64,
     failed: Option<LineTooLong>,
+    /// A `\r` ended the last chunk read and was held back: dropped if a `\n` follows.
+    cr_held: bool,
 }
 
 impl<R: Read> LineLimit<R> {
@@ -49,6 +56,7 @@ impl<R: Read> LineLimit<R> {
             run: 0,
             breaks: 0,
             failed: None,
+            cr_held: false,
         }
     }
 }
@@ -58,7 +66,7 @@ impl<R: Read> Read for LineLimit<R> {
         if let Some(e) = self.failed {
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e));
         }
-        let n = self.inner.read(buf)?;
+        let n = self.read_lf(buf)?;
         let mut start = 0;
         for i in memchr::memchr_iter(b'\n', &buf[..n]) {
             if self.run + (i - start) > self.limit {
@@ -73,6 +81,59 @@ impl<R: Read> Read for LineLimit<R> {
             return self.fail(self.breaks);
         }
         Ok(n)
+    }
+}
+
+impl<R: Read> LineLimit<R> {
+    /// Reads from `inner` into `buf` with every `\r\n` made `\n` (a `\r` ending a chunk
+    /// is held back until the next byte is known); 0 only at the end of input.
+    fn read_lf(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.len() < 2 {
+            // Too small to hold a held-back `\r` and what follows it: pass bytes as they are.
+            if std::mem::take(&mut self.cr_held) {
+                if let Some(b) = buf.first_mut() {
+                    *b = b'\r';
+                    return Ok(1);
+                }
+            }
+            return self.inner.read(buf);
+        }
+        loop {
+            let held = std::mem::take(&mut self.cr_held);
+            let at = usize::from(held);
+            let m = self.inner.read(&mut buf[at..])?;
+            if held {
+                // Before what was read now; the end of input if nothing was.
+                buf[0] = b'\r';
+            }
+            if m == 0 {
+                return Ok(at);
+            }
+            let end = at + m;
+            // Drop each `\r` right before a `\n` (memchr finds the first `\r`; a file
+            // without one costs that scan only).
+            let mut n = match memchr::memchr(b'\r', &buf[..end]) {
+                None => end,
+                Some(first) => {
+                    let mut w = first;
+                    for r in first..end {
+                        if buf[r] == b'\r' && r + 1 < end && buf[r + 1] == b'\n' {
+                            continue;
+                        }
+                        buf[w] = buf[r];
+                        w += 1;
+                    }
+                    w
+                }
+            };
+            if buf[n - 1] == b'\r' {
+                self.cr_held = true;
+                n -= 1;
+            }
+            if n > 0 {
+                return Ok(n);
+            }
+        }
     }
 }
 
@@ -219,6 +280,21 @@ mod tests {
         r.read_to_end(&mut out)
             .map(|_| out)
             .map_err(|e| too_long(&e).expect("a LineTooLong error"))
+    }
+
+    #[test]
+    fn windows_line_ends_read_as_unix_ones_whatever_the_chunking() {
+        // Only a CR right before an LF goes: a lone CR, a CR at the end and the first of
+        // two CRs stay.
+        let data = b"a,b\r\nc\rd\r\r\n\r\ne\r";
+        let want = b"a,b\nc\rd\r\n\ne\r";
+        for chunk in 1..20 {
+            assert_eq!(read_all(data, 100, chunk).unwrap(), want, "chunk {chunk}");
+        }
+        // Line lengths are those of the lines read (line 2 is 6 bytes without its CR).
+        let e = read_all(b"ab\r\ncdefgh\r\n", 5, 3).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(read_all(b"ab\r\ncdefg\r\n", 5, 3).is_ok());
     }
 
     #[test]

@@ -565,3 +565,41 @@ fn a_positive_duration_under_a_millisecond_is_one_millisecond() {
     );
     e.refused(2, &["zero.csv:2", "duration_s", "must be positive"]);
 }
+
+#[test]
+fn a_bad_row_of_a_crlf_file_is_named_by_its_own_line() {
+    // The csv crate numbers records after a `\r\n` one line too low: a bad row on line 4
+    // of a Windows-edited trace was named line 3. LF and CRLF files must name the same line.
+    let d = scratch();
+    let cases = [
+        (
+            "generic",
+            "job_id,submit_s,duration_s,gpus\na,0,60,1\nb,5,60,1\nc,x,60,1\n",
+            "submit_s",
+        ),
+        (
+            "pai",
+            "j1,t1,1,Terminated,0,100,100,1,100,\nj2,t1,1,Terminated,0,100,100,1,100,\nj3,t1,1,Terminated,0,100,100,1,100,\nj4,t1,x,Terminated,0,100,100,1,100,\n",
+            "inst_num",
+        ),
+        (
+            "tiresias",
+            "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n1,1,0,100,resnet,60,10\n2,1,5,100,resnet,60,10\n3,x,9,100,resnet,60,10\n",
+            "num_gpu",
+        ),
+    ];
+    for (format, text, column) in cases {
+        for (ending, body) in [
+            ("lf", text.to_string()),
+            ("crlf", text.replace('\n', "\r\n")),
+        ] {
+            let name = format!("{format}-{ending}.csv");
+            let f = put(d.path(), &name, &body);
+            let e = gpufleet(
+                d.path(),
+                &["trace", "inspect", f.to_str().unwrap(), "--format", format],
+            );
+            e.refused(2, &[&format!("{name}:4"), column]);
+        }
+    }
+}
