@@ -111,6 +111,10 @@ pub struct PlanOutcome {
 
 /// Searches the plan, writes its folder (when `opts.out` is set) and returns the answer.
 pub fn run_plan(spec: &PlanSpec, opts: &PlanOptions) -> Result<PlanOutcome, PlanError> {
+    if let Some(out) = &opts.out {
+        crate::run::check_reusable(out, "plan.json")
+            .map_err(|e| PlanError::BadInput(e.to_string()))?;
+    }
     let mut ev = Evaluator::new(spec, opts.out.as_deref(), opts.threads, opts.resume)?;
     let started = std::time::Instant::now();
     let quiet = opts.progress == Progress::Quiet;

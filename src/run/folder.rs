@@ -134,6 +134,43 @@ impl Drop for FreshFolder {
     }
 }
 
+/// Subfolders a sweep or plan writes into its output folder before its manifest: run
+/// records, kept job tables, Slurm scripts and logs, and the shards of a Slurm sweep.
+const WORK_FOLDERS: [&str; 4] = ["runs", "jobs", "slurm", "shards"];
+
+/// Checks that `target` may take a sweep's or a plan's output, which is written in place
+/// (its runs are resumed there): absent, empty (hidden files aside), holding `manifest`
+/// (`sweep.json`, `plan.json`), or, before the manifest is written, only the subfolders
+/// they work in ([`WORK_FOLDERS`]). Other files with no manifest are refused as bad input:
+/// the user's `plan.md` or `points.csv` was overwritten (and a plan's `runs/` removed)
+/// with exit 0.
+pub fn check_reusable(target: &Path, manifest: &str) -> Result<(), FolderError> {
+    let Ok(entries) = std::fs::read_dir(target) else {
+        // Absent (made later), or not a folder (the callers' own checks say so).
+        return Ok(());
+    };
+    let mut foreign = None;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == manifest {
+            return Ok(());
+        }
+        let work = WORK_FOLDERS.contains(&name.as_str()) && e.path().is_dir();
+        if !name.starts_with('.') && !work && foreign.is_none() {
+            foreign = Some(name);
+        }
+    }
+    match foreign {
+        None => Ok(()),
+        Some(name) => Err(FolderError::Target {
+            path: target.to_path_buf(),
+            reason: format!(
+                "holds {name:?} but no {manifest}: not an output folder gpufleet wrote, and its files would be overwritten; give a new or empty folder"
+            ),
+        }),
+    }
+}
+
 /// Swaps `a` and `b` atomically (Linux `renameat2` with `RENAME_EXCHANGE`).
 #[cfg(target_os = "linux")]
 fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {

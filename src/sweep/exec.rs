@@ -234,7 +234,7 @@ pub fn check_out(out: &Path) -> Result<(), SweepError> {
             }
         )));
     }
-    Ok(())
+    crate::run::check_reusable(out, "sweep.json").map_err(|e| SweepError::BadInput(e.to_string()))
 }
 
 /// Runs the sweep into `opts.out`: `sweep.json`, `runs/` (one record per run), then

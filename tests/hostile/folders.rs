@@ -351,3 +351,63 @@ fn a_device_as_the_output_file_is_written_not_replaced() {
         .file_type()
         .is_symlink());
 }
+
+#[test]
+fn sweep_and_plan_refuse_a_folder_of_other_files() {
+    // `sweep --out` and `plan --out` write in place (their runs resume there): into a
+    // folder of the user's own files they overwrote a same-named `points.csv` or
+    // `plan.md` (and a plan removed `runs/`) with exit 0.
+    let d = scratch();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cases = [
+        (
+            "sweep",
+            "scenarios/sweeps/topology.toml",
+            "points.csv",
+            "sweep.json",
+        ),
+        (
+            "plan",
+            "scenarios/plan-h100-team.toml",
+            "plan.md",
+            "plan.json",
+        ),
+    ];
+    for (cmd, file, name, manifest) in cases {
+        let out = d.path().join(format!("mine-{cmd}"));
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join(name), "my notes\n").unwrap();
+        let f = root.join(file);
+        let e = gpufleet(
+            d.path(),
+            &[
+                cmd,
+                f.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "-q",
+            ],
+        );
+        e.refused(2, &[name, manifest, "new or empty folder"]);
+        assert_eq!(
+            std::fs::read_to_string(out.join(name)).unwrap(),
+            "my notes\n"
+        );
+    }
+    // `sweep merge --out` likewise.
+    let out = d.path().join("mine-merge");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("notes.txt"), "mine\n").unwrap();
+    let shard = d.path().join("shard");
+    let e = gpufleet(
+        d.path(),
+        &[
+            "sweep",
+            "merge",
+            shard.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    e.refused(2, &["notes.txt", "sweep.json"]);
+}
