@@ -567,5 +567,9 @@ pub(super) fn read_json(dir: &Path, name: &'static str) -> Result<serde_json::Va
     let text =
         crate::workload::read_small_text(&dir.join(name), crate::workload::MAX_DATA_FILE_BYTES)
             .map_err(|source| ChartError::Read { file: name, source })?;
-    serde_json::from_str(&text).map_err(|source| ChartError::Json { file: name, source })
+    // Every folder's JSON file is an object: `[]` or `1` drew charts of nothing titled
+    // "run" with exit 0.
+    serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text)
+        .map(serde_json::Value::Object)
+        .map_err(|source| ChartError::Json { file: name, source })
 }

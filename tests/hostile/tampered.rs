@@ -163,6 +163,12 @@ fn a_run_folder_with_a_figure_changed_by_hand_is_named_not_charted() {
         e.refused(2, &[file, "row 2", column, text]);
         assert!(e.secs < 10.0, "{file} {column}: {e:#?}");
     }
+    // A summary.json that is not an object drew charts of nothing titled "run", exit 0.
+    for text in ["[]", "1", "\"run\""] {
+        std::fs::write(d.path().join("r").join("summary.json"), text).unwrap();
+        let e = gpufleet(d.path(), &["plot", "r"]);
+        e.refused(2, &["summary.json", "expected a map"]);
+    }
 }
 
 #[test]
