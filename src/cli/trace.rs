@@ -96,6 +96,10 @@ pub struct ReadArgs {
     /// Seed for load scaling.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Stop with an error past this many jobs kept (each takes about 0.6 KB of memory;
+    /// the default is a scenario's, 10,000,000)
+    #[arg(long)]
+    pub max_jobs: Option<u64>,
 }
 
 /// The `trace` subcommands.
@@ -170,6 +174,7 @@ fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, Cli
     if r.procs_per_gpu == 0 {
         return Err(bad("--procs-per-gpu: must be at least 1"));
     }
+    let max_jobs = r.max_jobs.unwrap_or(crate::scenario::DEFAULT_MAX_JOBS);
     let mut s = TraceSpec::new(file, format);
     s.bad_rows = if r.skip_bad_rows {
         BadRows::Skip
@@ -184,7 +189,8 @@ fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, Cli
         statuses: r.status.clone(),
         min_gpus: r.min_gpus,
         max_gpus: r.max_gpus,
-        ..RowFilter::default()
+        // A trace of 100 million rows was kept whole (about 60 GB) before this cap.
+        max_jobs: Some(max_jobs),
     };
     let mut map = Vec::new();
     for m in &r.gpu_type_map {
@@ -215,7 +221,7 @@ fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, Cli
         }),
         // Replication stops where a run's would (a factor of 1e300 made copies until the
         // memory ran out).
-        max_jobs: Some(crate::scenario::DEFAULT_MAX_JOBS),
+        max_jobs: Some(max_jobs),
     };
     Ok(s)
 }

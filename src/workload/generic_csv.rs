@@ -352,7 +352,9 @@ impl super::formats::TraceReader for GenericCsv {
         filter: RowFilter,
         _options: &super::formats::FormatOptions,
     ) -> Result<(Workload, TraceMeta), TraceError> {
-        let mut w = read_generic_csv(path, bad)?;
+        // Capped while reading, before the GPU filters (a scenario's `max_jobs` was not
+        // applied to a generic trace: 100 million rows were kept whole).
+        let mut w = read_generic_capped(path, bad, filter.max_jobs)?;
         // The generic reader has no status or filter; apply the GPU filter here.
         let before = w.jobs.len();
         if let Some(m) = filter.min_gpus {

@@ -85,7 +85,7 @@ pub enum ShapeError {
     #[error("scaling to capacity needs GPUs in the cluster and a trace spanning some time")]
     NoCapacity,
     /// Replication would make more jobs than `max_jobs` (checked before any copy is made).
-    #[error("load_scale {}: replicating {jobs} jobs to about {} is more than max_jobs ({max}, the most a run holds in memory); lower load_scale (or, in a scenario, set max_jobs higher)", crate::engine::short_number(*factor), crate::engine::short_number(*expect))]
+    #[error("load_scale {}: replicating {jobs} jobs to about {} is more than max_jobs ({max}, the most a run holds in memory); lower load_scale, or set max_jobs higher (a scenario's `max_jobs`, `--max-jobs` on the trace commands)", crate::engine::short_number(*factor), crate::engine::short_number(*expect))]
     TooManyJobs {
         /// The factor.
         factor: f64,

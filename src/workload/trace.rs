@@ -105,7 +105,8 @@ pub struct RowFilter {
 pub fn too_many_jobs(max: u64) -> String {
     format!(
         "more than {max} jobs (max_jobs, the most a run holds in memory: about 0.6 KB a job); \
-         set max_jobs higher in the scenario, or filter the trace (start/end, statuses)"
+         set max_jobs higher (a scenario's `max_jobs`, `--max-jobs` on the trace commands), \
+         or filter the trace (start/end, statuses)"
     )
 }
 

@@ -920,3 +920,55 @@ fn a_time_compression_near_zero_is_refused_not_clamped() {
         0
     );
 }
+
+#[test]
+fn trace_commands_keep_at_most_max_jobs() {
+    // `trace inspect|convert|fit` kept every row of any trace (100 million rows: about
+    // 60 GB); they stop at a scenario's default cap, or `--max-jobs`.
+    let d = scratch();
+    let f = put(
+        d.path(),
+        "four.csv",
+        "job_id,submit_s,duration_s,gpus\na,0,60,1\nb,1,60,1\nc,2,60,1\nd,3,60,1\n",
+    );
+    let f = f.to_str().unwrap();
+    for cmd in [
+        vec!["trace", "inspect", f, "--format", "generic"],
+        vec!["trace", "convert", "--from", "generic", f, "out.csv"],
+        vec!["trace", "fit", f, "--format", "generic"],
+    ] {
+        let mut args = cmd.clone();
+        args.extend(["--max-jobs", "3"]);
+        let e = gpufleet(d.path(), &args);
+        e.refused(2, &["four.csv", "more than 3 jobs", "--max-jobs"]);
+        let mut args = cmd.clone();
+        args.extend(["--max-jobs", "4"]);
+        let e = gpufleet(d.path(), &args);
+        assert_eq!(e.code, 0, "{cmd:?}: {e:#?}");
+    }
+    // A scenario's `max_jobs` holds for a generic trace read as `kind = "trace"` (it was
+    // applied to every other format, and to `kind = "csv"`, but not this one).
+    let text = scenario(
+        "max_jobs = 3",
+        "[workload]\nkind = \"trace\"\nformat = \"generic\"\npath = \"four.csv\"\n",
+    );
+    let s = put(d.path(), "s.toml", &text);
+    let e = gpufleet(d.path(), &["run", s.to_str().unwrap(), "--out", "r", "-q"]);
+    e.refused(2, &["four.csv", "more than 3 jobs"]);
+    // Replication is held to the same cap.
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "inspect",
+            f,
+            "--format",
+            "generic",
+            "--load-scale",
+            "2",
+            "--max-jobs",
+            "5",
+        ],
+    );
+    e.refused(2, &["load_scale 2", "max_jobs (5", "--max-jobs"]);
+}
