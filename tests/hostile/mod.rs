@@ -151,6 +151,20 @@ pub fn gpufleet(dir: &Path, args: &[&str]) -> Ended {
     ended
 }
 
+/// `gpufleet trace inspect FILE --format FORMAT`, run in `dir`.
+pub fn inspect(dir: &Path, file: &Path, format: &str) -> Ended {
+    gpufleet(
+        dir,
+        &[
+            "trace",
+            "inspect",
+            file.to_str().unwrap(),
+            "--format",
+            format,
+        ],
+    )
+}
+
 /// A small cluster: one owned pool of `nodes` 8-GPU H100 nodes.
 pub fn pools(nodes: u32) -> String {
     format!(

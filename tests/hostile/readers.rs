@@ -2,7 +2,7 @@
 //! longer than the limit, a bad field, a job no pool can hold. Each ends in seconds,
 //! under the memory cap, with exit 2 and the file, the line or row and the field named.
 
-use super::{gpufleet, put, scenario, scratch, zeros};
+use super::{gpufleet, inspect, put, scenario, scratch, zeros};
 
 /// Every trace format `--format` takes.
 const FORMATS: &[&str] = &[
@@ -16,10 +16,7 @@ fn a_file_of_zero_bytes_is_refused_by_every_reader() {
     let d = scratch();
     let f = zeros(d.path(), "zeros.trace", 3 << 30);
     for format in FORMATS {
-        let e = gpufleet(
-            d.path(),
-            &["trace", "inspect", f.to_str().unwrap(), "--format", format],
-        );
+        let e = inspect(d.path(), &f, format);
         e.refused(2, &["zeros.trace"]);
         assert!(e.secs < 30.0, "{format}: {e:#?}");
         // The message says which line, or that the file is not text of this format.
@@ -124,10 +121,7 @@ fn an_error_quoting_a_huge_cell_stays_short() {
         &format!("{}\n1,2,3\n", "[".repeat(900_000)),
     );
     for format in FORMATS {
-        let e = gpufleet(
-            d.path(),
-            &["trace", "inspect", f.to_str().unwrap(), "--format", format],
-        );
+        let e = inspect(d.path(), &f, format);
         e.refused(2, &["wide.trace"]);
         assert!(e.stderr.len() < 4_000, "{format}: {} bytes", e.stderr.len());
     }
@@ -205,10 +199,7 @@ fn a_column_given_twice_is_refused() {
     ];
     for (format, text, column) in cases {
         let f = put(d.path(), &format!("twice.{format}"), text);
-        let e = gpufleet(
-            d.path(),
-            &["trace", "inspect", f.to_str().unwrap(), "--format", format],
-        );
+        let e = inspect(d.path(), &f, format);
         e.refused(2, &[&format!("twice.{format}"), column, "twice"]);
     }
 }
@@ -237,10 +228,7 @@ fn times_past_millions_of_years_are_refused_not_clamped() {
     for (i, (format, text, column)) in cases.iter().enumerate() {
         let name = format!("far{i}.{format}");
         let f = put(d.path(), &name, text);
-        let e = gpufleet(
-            d.path(),
-            &["trace", "inspect", f.to_str().unwrap(), "--format", format],
-        );
+        let e = inspect(d.path(), &f, format);
         e.refused(2, &[&name, column, "too large"]);
     }
 }
@@ -315,10 +303,7 @@ fn an_swf_start_past_any_clock_is_refused_not_collapsed() {
             &name,
             &format!("{head}\n1 0 {l}\n2 10 {l}\n3 20 {l}\n"),
         );
-        let e = gpufleet(
-            d.path(),
-            &["trace", "inspect", f.to_str().unwrap(), "--format", "swf"],
-        );
+        let e = inspect(d.path(), &f, "swf");
         e.refused(2, &[&name, "header"]);
     }
     // A start time that does not read was dropped without a word (the clock went relative).
@@ -327,10 +312,7 @@ fn an_swf_start_past_any_clock_is_refused_not_collapsed() {
         "abc.swf",
         &format!("; UnixStartTime: abc\n1 0 {l}\n"),
     );
-    let e = gpufleet(
-        d.path(),
-        &["trace", "inspect", f.to_str().unwrap(), "--format", "swf"],
-    );
+    let e = inspect(d.path(), &f, "swf");
     e.refused(2, &["abc.swf", "UnixStartTime", "not a whole number"]);
     // A byte-order mark before the header comment is read past, not a 2-field bad row.
     let f = put(
@@ -338,10 +320,7 @@ fn an_swf_start_past_any_clock_is_refused_not_collapsed() {
         "bom.swf",
         &format!("\u{feff}; MaxProcs: 8\n1 0 {l}\n"),
     );
-    let e = gpufleet(
-        d.path(),
-        &["trace", "inspect", f.to_str().unwrap(), "--format", "swf"],
-    );
+    let e = inspect(d.path(), &f, "swf");
     assert_eq!(e.code, 0, "{e:#?}");
 }
 
@@ -370,10 +349,7 @@ fn gpu_counts_past_the_limit_are_refused_not_clamped() {
     for (i, (format, text, column)) in cases.iter().enumerate() {
         let name = format!("many{i}.{format}");
         let f = put(d.path(), &name, text);
-        let e = gpufleet(
-            d.path(),
-            &["trace", "inspect", f.to_str().unwrap(), "--format", format],
-        );
+        let e = inspect(d.path(), &f, format);
         e.refused(2, &[&name, column, "more than 1000000"]);
     }
 }
@@ -388,16 +364,7 @@ fn philly_work_summed_past_the_limit_is_refused() {
         r#"[{{"jobid": "a", "user": "u", "vc": "v", "status": "Pass", "submitted_time": "2017-01-01 00:00:00", "attempts": [{attempts}]}}]"#
     );
     let f = put(d.path(), "long.json", &text);
-    let e = gpufleet(
-        d.path(),
-        &[
-            "trace",
-            "inspect",
-            f.to_str().unwrap(),
-            "--format",
-            "philly",
-        ],
-    );
+    let e = inspect(d.path(), &f, "philly");
     e.refused(2, &["long.json", "attempts", "too large"]);
 }
 
@@ -410,16 +377,7 @@ fn a_date_past_its_months_end_is_refused() {
         "feb.helios",
         "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\nh1,u1,vcA,1,4,1,COMPLETED,2020-02-31 00:00:00,,,3600,10\n",
     );
-    let e = gpufleet(
-        d.path(),
-        &[
-            "trace",
-            "inspect",
-            f.to_str().unwrap(),
-            "--format",
-            "helios",
-        ],
-    );
+    let e = inspect(d.path(), &f, "helios");
     e.refused(2, &["feb.helios", "2", "submit_time"]);
 }
 
@@ -468,26 +426,14 @@ fn a_fraction_below_a_milli_gpu_is_refused_not_inflated() {
         "tiny.csv",
         "job_id,submit_s,duration_s,gpus\na,0,60,0.0001\n",
     );
-    let e = gpufleet(
-        d.path(),
-        &[
-            "trace",
-            "inspect",
-            f.to_str().unwrap(),
-            "--format",
-            "generic",
-        ],
-    );
+    let e = inspect(d.path(), &f, "generic");
     e.refused(2, &["tiny.csv", "gpus", "0.0001", "smallest fraction"]);
     let f = put(
         d.path(),
         "tiny.pai",
         "j1,t1,1,Terminated,0,100,100,1,0.04,\n",
     );
-    let e = gpufleet(
-        d.path(),
-        &["trace", "inspect", f.to_str().unwrap(), "--format", "pai"],
-    );
+    let e = inspect(d.path(), &f, "pai");
     e.refused(2, &["tiny.pai", "plan_gpu", "smallest fraction"]);
     let text = scenario(
         "",
@@ -553,16 +499,7 @@ fn a_positive_duration_under_a_millisecond_is_one_millisecond() {
         "zero.csv",
         "job_id,submit_s,duration_s,gpus\na,0,0,1\n",
     );
-    let e = gpufleet(
-        d.path(),
-        &[
-            "trace",
-            "inspect",
-            f.to_str().unwrap(),
-            "--format",
-            "generic",
-        ],
-    );
+    let e = inspect(d.path(), &f, "generic");
     e.refused(2, &["zero.csv:2", "duration_s", "must be positive"]);
 }
 
@@ -595,10 +532,7 @@ fn a_bad_row_of_a_crlf_file_is_named_by_its_own_line() {
         ] {
             let name = format!("{format}-{ending}.csv");
             let f = put(d.path(), &name, &body);
-            let e = gpufleet(
-                d.path(),
-                &["trace", "inspect", f.to_str().unwrap(), "--format", format],
-            );
+            let e = inspect(d.path(), &f, format);
             e.refused(2, &[&format!("{name}:4"), column]);
         }
     }
