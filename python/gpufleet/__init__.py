@@ -65,7 +65,13 @@ def _source(scenario: ScenarioLike, kind: str = "scenario") -> tuple[str, str, s
     if scenario is None:
         return DEFAULT_SCENARIO, "<built-in quickstart>", "."
     if isinstance(scenario, Mapping):
-        return _dict_to_toml(scenario), f"<{kind} dict>", os.getcwd()
+        try:
+            text = _dict_to_toml(scenario)
+        except RecursionError:
+            raise ScenarioError(f"<{kind} dict>: nested too deeply") from None
+        return text, f"<{kind} dict>", os.getcwd()
+    if isinstance(scenario, str) and not scenario.strip():
+        raise ScenarioError(f"{kind}: an empty string is neither a path nor TOML text")
     if isinstance(scenario, os.PathLike) or (
         isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario
     ):
@@ -149,6 +155,8 @@ def _overrides(kw: Mapping[str, Any]) -> list[tuple[str, str]]:
             value = json.dumps(v, allow_nan=False)
         except ValueError:
             raise ScenarioError(f"override {path}: {v!r} is not a finite number") from None
+        except RecursionError:
+            raise ScenarioError(f"override {path}: the value is nested too deeply") from None
         except TypeError as e:
             raise ScenarioError(f"override {path}: {e}") from None
         out.append((path, value))
@@ -293,12 +301,15 @@ def sweep(sweep_file: Union[str, "os.PathLike[str]", Mapping[str, Any]], *,
 
     Raises:
         ScenarioError: the sweep file or a point's scenario is not valid.
-        ValueError: ``threads`` is negative or more than :data:`MAX_THREADS`.
+        ValueError: ``threads`` is negative or more than :data:`MAX_THREADS`, or
+            ``resume`` without ``out``.
         TypeError: ``sweep_file`` is None, or ``threads`` is not an integer.
     """
     if sweep_file is None:
         raise TypeError("sweep_file must be a path, TOML text or a dict, not None")
     threads = _int_arg("threads", threads, MAX_THREADS)
+    if resume and out is None:
+        raise ValueError("resume: needs out, the sweep folder whose runs to keep")
     text, file, base = _source(sweep_file, "sweep")
     if out is not None:
         raw = _gpufleet.sweep(text, file, base, os.fspath(out), threads, resume, shard,

@@ -346,3 +346,20 @@ def test_a_non_finite_override_says_so():
         with pytest.raises(gpufleet.ScenarioError,
                            match=r"workload\.rate_per_hour.*not a finite number"):
             gpufleet.run(BASE, **{"workload.rate_per_hour": bad})
+
+
+def test_empty_deep_and_meaningless_inputs_raise_clearly():
+    # "" was read as the path "." ("cannot read: Is a directory: '.'").
+    with pytest.raises(gpufleet.ScenarioError, match="empty"):
+        gpufleet.run("")
+    # A dict nested past Python's recursion limit raised a bare RecursionError.
+    d = 1
+    for _ in range(5000):
+        d = {"a": d}
+    with pytest.raises(gpufleet.ScenarioError, match="nested"):
+        gpufleet.run({"name": "x", "x": d})
+    with pytest.raises(gpufleet.ScenarioError, match="nested"):
+        gpufleet.run(BASE, **{"scheduler.policy": d})
+    # resume=True without out had nothing to resume: it was dropped without a word.
+    with pytest.raises(ValueError, match="resume"):
+        gpufleet.sweep(SWEEP, resume=True)
