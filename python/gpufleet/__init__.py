@@ -257,11 +257,14 @@ def run(scenario: ScenarioLike = None, seed: Optional[int] = None, *,
         ScenarioError: the scenario (or an override) is not valid, or its trace cannot
             be read; the message is the one ``gpufleet run`` prints.
         OSError: the output folder cannot be written.
-        ValueError: ``seed`` is negative or more than ``2**64 - 1``.
+        ValueError: ``seed`` is negative or more than ``2**64 - 1``, or ``format``
+            without ``out``.
         TypeError: ``seed`` is not an integer.
     """
     if seed is not None:
         seed = _int_arg("seed", seed, 2**64 - 1)
+    if format is not None and out is None:
+        raise ValueError("format: chooses the files of the output folder; give out too")
     text, file, base = _source(scenario)
     raw = _gpufleet.run(text, file, base, seed, _overrides(overrides),
                         None if out is None else os.fspath(out), format)
@@ -302,7 +305,7 @@ def sweep(sweep_file: Union[str, "os.PathLike[str]", Mapping[str, Any]], *,
     Raises:
         ScenarioError: the sweep file or a point's scenario is not valid.
         ValueError: ``threads`` is negative or more than :data:`MAX_THREADS`, or
-            ``resume`` without ``out``.
+            ``resume`` or ``format`` without ``out``.
         TypeError: ``sweep_file`` is None, or ``threads`` is not an integer.
     """
     if sweep_file is None:
@@ -310,6 +313,8 @@ def sweep(sweep_file: Union[str, "os.PathLike[str]", Mapping[str, Any]], *,
     threads = _int_arg("threads", threads, MAX_THREADS)
     if resume and out is None:
         raise ValueError("resume: needs out, the sweep folder whose runs to keep")
+    if format is not None and out is None:
+        raise ValueError("format: chooses the files of the output folder; give out too")
     text, file, base = _source(sweep_file, "sweep")
     if out is not None:
         raw = _gpufleet.sweep(text, file, base, os.fspath(out), threads, resume, shard,

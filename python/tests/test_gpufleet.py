@@ -363,3 +363,14 @@ def test_empty_deep_and_meaningless_inputs_raise_clearly():
     # resume=True without out had nothing to resume: it was dropped without a word.
     with pytest.raises(ValueError, match="resume"):
         gpufleet.sweep(SWEEP, resume=True)
+
+
+def test_format_without_out_is_refused(tmp_path):
+    """format chooses the files of the output folder: without out no file was written and
+    the request was dropped without a word."""
+    with pytest.raises(ValueError, match="format"):
+        gpufleet.run(BASE, format="parquet")
+    with pytest.raises(ValueError, match="format"):
+        gpufleet.sweep(SWEEP, format="both")
+    assert gpufleet.run(BASE, out=tmp_path / "r", format="parquet").out == tmp_path / "r"
+    assert (tmp_path / "r" / "jobs.parquet").is_file()
