@@ -144,6 +144,14 @@ def _dict_to_toml(d: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _toml_int(path: str, text: str) -> int:
+    """An integer of an override's JSON, which TOML holds only in signed 64 bits."""
+    n = int(text)
+    if not -(2**63) <= n < 2**63:
+        raise ScenarioError(f"override {path}: {n} does not fit a TOML integer (signed 64-bit)")
+    return n
+
+
 def _overrides(kw: Mapping[str, Any]) -> list[tuple[str, str]]:
     out = []
     for k, v in kw.items():
@@ -153,12 +161,17 @@ def _overrides(kw: Mapping[str, Any]) -> list[tuple[str, str]]:
             path = segs[0] + "".join(f"[{s}]" if s.isdigit() else f".{s}" for s in segs[1:])
         try:
             value = json.dumps(v, allow_nan=False)
-        except ValueError:
-            raise ScenarioError(f"override {path}: {v!r} is not a finite number") from None
+        except ValueError as e:
+            if "ircular" in str(e):
+                raise ScenarioError(f"override {path}: the value contains itself") from None
+            if "float" in str(e):
+                raise ScenarioError(f"override {path}: {v!r} is not a finite number") from None
+            raise ScenarioError(f"override {path}: {e}") from None
         except RecursionError:
             raise ScenarioError(f"override {path}: the value is nested too deeply") from None
         except TypeError as e:
             raise ScenarioError(f"override {path}: {e}") from None
+        json.loads(value, parse_int=lambda t: _toml_int(path, t))
         out.append((path, value))
     return out
 

@@ -374,3 +374,26 @@ def test_format_without_out_is_refused(tmp_path):
         gpufleet.sweep(SWEEP, format="both")
     assert gpufleet.run(BASE, out=tmp_path / "r", format="parquet").out == tmp_path / "r"
     assert (tmp_path / "r" / "jobs.parquet").is_file()
+
+
+def test_an_override_integer_beyond_64_bits_is_named_not_made_a_float():
+    """TOML integers are signed 64-bit: a larger override reached the scenario as a float
+    ("invalid type: floating point `9223372036854776000.0`"), a number the user never
+    wrote."""
+    with pytest.raises(gpufleet.ScenarioError, match=r"pools\[0\]\.nodes"):
+        gpufleet.run(BASE, **{"pools[0].nodes": 10**5000})  # more digits than int->str allows
+    for bad in (2**63, -(2**63) - 1, [1, 2**70]):
+        with pytest.raises(gpufleet.ScenarioError, match=r"pools\[0\]\.nodes.*64-bit") as e:
+            gpufleet.run(BASE, **{"pools[0].nodes": bad})
+        assert "floating point" not in str(e.value)
+    with pytest.raises(gpufleet.ScenarioError, match=r"pools\[0\]\.nodes.*between 1 and"):
+        gpufleet.run(BASE, **{"pools[0].nodes": 2**63 - 1})
+    # A list holding itself ends (json.dumps calls it a circular reference).
+    loop = [1]
+    loop.append(loop)
+    with pytest.raises(gpufleet.ScenarioError, match=r"pools\[0\]\.nodes.*itself"):
+        gpufleet.run(BASE, **{"pools[0].nodes": loop})
+    # A list used twice is not a loop.
+    two = [1]
+    with pytest.raises(gpufleet.ScenarioError, match=r"line \d+.*\n(.|\n)*nodes = \{ a = \[1\], b = \[1\] \}"):
+        gpufleet.run(BASE, **{"pools[0].nodes": {"a": two, "b": two}})
