@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import io
 import json
+import operator
 import os
 import re
 import tempfile
@@ -49,6 +50,7 @@ __all__ = [
     "DEFAULT_SCENARIO",
     "HAS_PLAN",
     "HAS_COMPARE",
+    "MAX_THREADS",
     "__version__",
 ]
 
@@ -63,7 +65,13 @@ def _source(scenario: ScenarioLike, kind: str = "scenario") -> tuple[str, str, s
     if scenario is None:
         return DEFAULT_SCENARIO, "<built-in quickstart>", "."
     if isinstance(scenario, Mapping):
-        return _dict_to_toml(scenario), f"<{kind} dict>", os.getcwd()
+        try:
+            text = _dict_to_toml(scenario)
+        except RecursionError:
+            raise ScenarioError(f"<{kind} dict>: nested too deeply") from None
+        return text, f"<{kind} dict>", os.getcwd()
+    if isinstance(scenario, str) and not scenario.strip():
+        raise ScenarioError(f"{kind}: an empty string is neither a path nor TOML text")
     if isinstance(scenario, os.PathLike) or (
         isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario
     ):
@@ -72,6 +80,8 @@ def _source(scenario: ScenarioLike, kind: str = "scenario") -> tuple[str, str, s
             text = path.read_text(encoding="utf-8")
         except OSError as e:
             raise ScenarioError(f"{path}: 1 problem\n  cannot read: {e}") from None
+        except UnicodeDecodeError as e:
+            raise ScenarioError(f"{path}: 1 problem\n  not UTF-8 text: {e}") from None
         return text, str(path), str(path.parent)
     if isinstance(scenario, str):
         return scenario, f"<{kind} text>", os.getcwd()
@@ -80,7 +90,9 @@ def _source(scenario: ScenarioLike, kind: str = "scenario") -> tuple[str, str, s
     )
 
 
-def _toml_key(k: str) -> str:
+def _toml_key(k: Any, where: str) -> str:
+    if not isinstance(k, str):
+        raise ScenarioError(f"{where or '<top>'}: key {k!r} is not a string")
     return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
 
 
@@ -94,7 +106,7 @@ def _toml_inline(v: Any, where: str) -> str:
     if isinstance(v, str):
         return json.dumps(v)
     if isinstance(v, Mapping):
-        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_inline(x, f'{where}.{k}')}"
+        return "{ " + ", ".join(f"{_toml_key(k, where)} = {_toml_inline(x, f'{where}.{k}')}"
                                 for k, x in v.items()) + " }"
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_toml_inline(x, f"{where}[{i}]") for i, x in enumerate(v)) + "]"
@@ -113,11 +125,11 @@ def _dict_to_toml(d: Mapping[str, Any]) -> str:
                    if not isinstance(v, Mapping)
                    and not (isinstance(v, (list, tuple)) and v and all(isinstance(x, Mapping) for x in v))}
         for k, v in scalars.items():
-            lines.append(f"{_toml_key(k)} = {_toml_inline(v, f'{prefix}{k}')}")
+            lines.append(f"{_toml_key(k, prefix[:-1])} = {_toml_inline(v, f'{prefix}{k}')}")
         for k, v in t.items():
             if k in scalars:
                 continue
-            name = f"{prefix}{_toml_key(k)}"
+            name = f"{prefix}{_toml_key(k, prefix[:-1])}"
             if isinstance(v, Mapping):
                 lines.append("")
                 lines.append(f"[{name}]")
@@ -132,6 +144,14 @@ def _dict_to_toml(d: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _toml_int(path: str, text: str) -> int:
+    """An integer of an override's JSON, which TOML holds only in signed 64 bits."""
+    n = int(text)
+    if not -(2**63) <= n < 2**63:
+        raise ScenarioError(f"override {path}: {n} does not fit a TOML integer (signed 64-bit)")
+    return n
+
+
 def _overrides(kw: Mapping[str, Any]) -> list[tuple[str, str]]:
     out = []
     for k, v in kw.items():
@@ -139,8 +159,36 @@ def _overrides(kw: Mapping[str, Any]) -> list[tuple[str, str]]:
         if "__" in k and "." not in k and "[" not in k:
             segs = k.split("__")
             path = segs[0] + "".join(f"[{s}]" if s.isdigit() else f".{s}" for s in segs[1:])
-        out.append((path, json.dumps(v)))
+        try:
+            value = json.dumps(v, allow_nan=False)
+        except ValueError as e:
+            if "ircular" in str(e):
+                raise ScenarioError(f"override {path}: the value contains itself") from None
+            if "float" in str(e):
+                raise ScenarioError(f"override {path}: {v!r} is not a finite number") from None
+            raise ScenarioError(f"override {path}: {e}") from None
+        except RecursionError:
+            raise ScenarioError(f"override {path}: the value is nested too deeply") from None
+        except TypeError as e:
+            raise ScenarioError(f"override {path}: {e}") from None
+        json.loads(value, parse_int=lambda t: _toml_int(path, t))
+        out.append((path, value))
     return out
+
+
+#: The most worker threads a sweep may ask for, as ``gpufleet sweep --threads``.
+MAX_THREADS = 1024
+
+
+def _int_arg(name: str, v: Any, hi: int) -> int:
+    """``v`` as an int from 0 to ``hi``, or an error naming ``name``."""
+    try:
+        n = operator.index(v)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, not {type(v).__name__}") from None
+    if not 0 <= n <= hi:
+        raise ValueError(f"{name} must be between 0 and {hi}, got {n}")
+    return n
 
 
 def _table(data: Optional[bytes]) -> Optional[pa.Table]:
@@ -222,7 +270,14 @@ def run(scenario: ScenarioLike = None, seed: Optional[int] = None, *,
         ScenarioError: the scenario (or an override) is not valid, or its trace cannot
             be read; the message is the one ``gpufleet run`` prints.
         OSError: the output folder cannot be written.
+        ValueError: ``seed`` is negative or more than ``2**64 - 1``, or ``format``
+            without ``out``.
+        TypeError: ``seed`` is not an integer.
     """
+    if seed is not None:
+        seed = _int_arg("seed", seed, 2**64 - 1)
+    if format is not None and out is None:
+        raise ValueError("format: chooses the files of the output folder; give out too")
     text, file, base = _source(scenario)
     raw = _gpufleet.run(text, file, base, seed, _overrides(overrides),
                         None if out is None else os.fspath(out), format)
@@ -252,7 +307,8 @@ def sweep(sweep_file: Union[str, "os.PathLike[str]", Mapping[str, Any]], *,
             is then relative to the working directory).
         out: the sweep folder (``runs.csv``, ``points.csv``, ``sweep.json``, per-run
             records, charts); default: a temporary folder, removed afterwards.
-        threads: worker threads (0: every core).
+        threads: worker threads (0: every core; at most :data:`MAX_THREADS`, 1024, as
+            ``gpufleet sweep --threads``).
         resume: keep runs already recorded in ``out``.
         shard: ``"K/N"`` to run one shard only.
         charts: draw the sweep's charts into ``out``.
@@ -261,7 +317,17 @@ def sweep(sweep_file: Union[str, "os.PathLike[str]", Mapping[str, Any]], *,
 
     Raises:
         ScenarioError: the sweep file or a point's scenario is not valid.
+        ValueError: ``threads`` is negative or more than :data:`MAX_THREADS`, or
+            ``resume`` or ``format`` without ``out``.
+        TypeError: ``sweep_file`` is None, or ``threads`` is not an integer.
     """
+    if sweep_file is None:
+        raise TypeError("sweep_file must be a path, TOML text or a dict, not None")
+    threads = _int_arg("threads", threads, MAX_THREADS)
+    if resume and out is None:
+        raise ValueError("resume: needs out, the sweep folder whose runs to keep")
+    if format is not None and out is None:
+        raise ValueError("format: chooses the files of the output folder; give out too")
     text, file, base = _source(sweep_file, "sweep")
     if out is not None:
         raw = _gpufleet.sweep(text, file, base, os.fspath(out), threads, resume, shard,

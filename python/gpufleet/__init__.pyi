@@ -10,6 +10,7 @@ __version__: str
 DEFAULT_SCENARIO: str
 HAS_PLAN: bool
 HAS_COMPARE: bool
+MAX_THREADS: int
 
 ScenarioLike = Union[str, os.PathLike[str], Mapping[str, Any], None]
 PathLike = Union[str, os.PathLike[str]]

@@ -147,6 +147,12 @@ fn sweep(
     charts: bool,
     format: Option<String>,
 ) -> PyResult<Py<PyDict>> {
+    if threads > gpufleet::cli::MAX_THREADS {
+        return Err(PyValueError::new_err(format!(
+            "threads: {threads} is more than {} (0 means all cores)",
+            gpufleet::cli::MAX_THREADS
+        )));
+    }
     let plan = Plan::parse(&text, Path::new(&file), Path::new(&base)).map_err(sweep_err)?;
     let shard = shard
         .map(|t| {

@@ -281,3 +281,119 @@ def test_csv_tables_are_typed_by_readers_that_infer(tmp_path):
     jobs = pl.read_csv(out / "jobs.csv")
     assert jobs.height == 320 and jobs["outcome"].unique().to_list() == ["completed"]
     assert jobs["submit_s"][250] == 250 * 60 + 0.125
+
+
+SWEEP = REPO / "scenarios" / "sweeps" / "quickstart-mix.toml"
+
+
+def test_thread_counts_are_capped_as_on_the_command_line(tmp_path):
+    """`gpufleet sweep --threads` takes at most 1024; the package passed any count to the
+    thread pool (threads=100_000 spawned threads until the interpreter died)."""
+    with pytest.raises(ValueError, match="threads"):
+        gpufleet.sweep(SWEEP, threads=1025, out=tmp_path / "s")
+    assert not (tmp_path / "s").exists()
+    for bad in (-1, 2**64):
+        with pytest.raises(ValueError, match="threads"):
+            gpufleet.sweep(SWEEP, threads=bad)
+    for bad in (1.5, "2", None):
+        with pytest.raises(TypeError, match="threads"):
+            gpufleet.sweep(SWEEP, threads=bad)
+    # The native function refuses too (it is importable).
+    with pytest.raises(ValueError, match="threads"):
+        gpufleet._gpufleet.sweep(SWEEP.read_text(), str(SWEEP), str(SWEEP.parent),
+                                 str(tmp_path / "n"), 100_000)
+    assert not (tmp_path / "n").exists()
+    assert gpufleet.MAX_THREADS == 1024
+
+
+def test_seeds_out_of_range_or_of_the_wrong_type_name_the_seed():
+    """A seed is 0 to 2**64-1: others raised OverflowError or TypeError with pyo3's words
+    ("can't convert negative int to unsigned"), naming nothing."""
+    for bad in (-1, 2**64):
+        with pytest.raises(ValueError, match="seed"):
+            gpufleet.run(BASE, seed=bad)
+    for bad in (1.5, "7", [7]):
+        with pytest.raises(TypeError, match="seed"):
+            gpufleet.run(BASE, seed=bad)
+    assert gpufleet.run(BASE, seed=2**64 - 1).seed == 2**64 - 1
+
+
+def test_sweep_of_none_is_a_type_error():
+    """None is the quickstart *scenario* for run and validate; for sweep it used the
+    scenario as a sweep file, raising about the quickstart's `description` field."""
+    with pytest.raises(TypeError, match="sweep"):
+        gpufleet.sweep(None)
+
+
+def test_a_file_not_in_utf8_names_the_file(tmp_path):
+    f = tmp_path / "latin1.toml"
+    f.write_bytes(BASE.read_bytes().replace(b'name = "sweep-base"', b'name = "caf\xe9"'))
+    with pytest.raises(gpufleet.ScenarioError, match=r"(?s)latin1\.toml.*not UTF-8"):
+        gpufleet.run(f)
+    with pytest.raises(gpufleet.ScenarioError, match=r"(?s)latin1\.toml.*not UTF-8"):
+        gpufleet.sweep(f)
+
+
+def test_a_dict_key_that_is_not_a_string_names_where():
+    with pytest.raises(gpufleet.ScenarioError, match=r"scheduler.*1.*not a string"):
+        gpufleet.run({"name": "x", "scheduler": {1: "fifo"}})
+
+
+def test_a_non_finite_override_says_so():
+    """json.dumps(nan) is `NaN`, which is not JSON: the message was serde_json's
+    "expected value at line 1 column 1"."""
+    for bad in (float("nan"), float("inf"), [1.0, float("-inf")]):
+        with pytest.raises(gpufleet.ScenarioError,
+                           match=r"workload\.rate_per_hour.*not a finite number"):
+            gpufleet.run(BASE, **{"workload.rate_per_hour": bad})
+
+
+def test_empty_deep_and_meaningless_inputs_raise_clearly():
+    # "" was read as the path "." ("cannot read: Is a directory: '.'").
+    with pytest.raises(gpufleet.ScenarioError, match="empty"):
+        gpufleet.run("")
+    # A dict nested past Python's recursion limit raised a bare RecursionError.
+    d = 1
+    for _ in range(5000):
+        d = {"a": d}
+    with pytest.raises(gpufleet.ScenarioError, match="nested"):
+        gpufleet.run({"name": "x", "x": d})
+    with pytest.raises(gpufleet.ScenarioError, match="nested"):
+        gpufleet.run(BASE, **{"scheduler.policy": d})
+    # resume=True without out had nothing to resume: it was dropped without a word.
+    with pytest.raises(ValueError, match="resume"):
+        gpufleet.sweep(SWEEP, resume=True)
+
+
+def test_format_without_out_is_refused(tmp_path):
+    """format chooses the files of the output folder: without out no file was written and
+    the request was dropped without a word."""
+    with pytest.raises(ValueError, match="format"):
+        gpufleet.run(BASE, format="parquet")
+    with pytest.raises(ValueError, match="format"):
+        gpufleet.sweep(SWEEP, format="both")
+    assert gpufleet.run(BASE, out=tmp_path / "r", format="parquet").out == tmp_path / "r"
+    assert (tmp_path / "r" / "jobs.parquet").is_file()
+
+
+def test_an_override_integer_beyond_64_bits_is_named_not_made_a_float():
+    """TOML integers are signed 64-bit: a larger override reached the scenario as a float
+    ("invalid type: floating point `9223372036854776000.0`"), a number the user never
+    wrote."""
+    with pytest.raises(gpufleet.ScenarioError, match=r"pools\[0\]\.nodes"):
+        gpufleet.run(BASE, **{"pools[0].nodes": 10**5000})  # more digits than int->str allows
+    for bad in (2**63, -(2**63) - 1, [1, 2**70]):
+        with pytest.raises(gpufleet.ScenarioError, match=r"pools\[0\]\.nodes.*64-bit") as e:
+            gpufleet.run(BASE, **{"pools[0].nodes": bad})
+        assert "floating point" not in str(e.value)
+    with pytest.raises(gpufleet.ScenarioError, match=r"pools\[0\]\.nodes.*between 1 and"):
+        gpufleet.run(BASE, **{"pools[0].nodes": 2**63 - 1})
+    # A list holding itself ends (json.dumps calls it a circular reference).
+    loop = [1]
+    loop.append(loop)
+    with pytest.raises(gpufleet.ScenarioError, match=r"pools\[0\]\.nodes.*itself"):
+        gpufleet.run(BASE, **{"pools[0].nodes": loop})
+    # A list used twice is not a loop.
+    two = [1]
+    with pytest.raises(gpufleet.ScenarioError, match=r"line \d+.*\n(.|\n)*nodes = \{ a = \[1\], b = \[1\] \}"):
+        gpufleet.run(BASE, **{"pools[0].nodes": {"a": two, "b": two}})
