@@ -79,18 +79,7 @@ fn report_checked(
         }
         Err(e) => {
             if json {
-                let message = e.to_string();
-                println!(
-                    "{}",
-                    serde_json::json!({
-                        "ok": false,
-                        "file": path.display().to_string(),
-                        "problems": [{
-                            "path": "", "line": null, "column": null,
-                            "message": message.trim_end(),
-                        }],
-                    })
-                );
+                println!("{}", run::problems_json(path, None, &e.to_string()));
             }
             Err(e)
         }
