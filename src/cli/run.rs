@@ -91,7 +91,11 @@ pub fn validate(path: &Path, json: bool) -> Result<(), CliError> {
 
 /// A failed validation as JSON: each problem with its field path, line, column and
 /// message (a trace error is one problem without a path).
-pub(super) fn problems_json(path: &Path, e: Option<&ScenarioError>, message: &str) -> serde_json::Value {
+pub(super) fn problems_json(
+    path: &Path,
+    e: Option<&ScenarioError>,
+    message: &str,
+) -> serde_json::Value {
     let text = crate::workload::read_small_text(path, crate::workload::MAX_SCENARIO_BYTES)
         .unwrap_or_default();
     let problems: Vec<serde_json::Value> = match e {
