@@ -86,7 +86,7 @@ fn main() {
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_default();
-        let pods = read_openb_pods(&pods_file, BadRows::Stop).expect("pod list");
+        let pods = read_openb_pods(&pods_file, BadRows::Stop, None).expect("pod list");
         let exp = FgdExperiment::new(&nodes, &pods.pods, 1.3, 0.95).expect("experiment");
         let seed_list: Vec<u64> = (42..42 + seeds).collect();
         print!("one run (seed 42, one thread):");

@@ -455,7 +455,7 @@ fn every_decision_matches_a_reference_written_from_the_artifact() {
     let dir = tempfile::tempdir().unwrap();
     let (pods_path, nodes_path) = fixture(dir.path());
     let nodes = read_openb_nodes(&nodes_path, BadRows::Stop).unwrap();
-    let pods = read_openb_pods(&pods_path, BadRows::Stop).unwrap();
+    let pods = read_openb_pods(&pods_path, BadRows::Stop, None).unwrap();
     let exp = FgdExperiment::new(&nodes, &pods.pods, 1.3, 0.95).unwrap();
     let ref_pod_list = ref_pods(&pods_path);
     let typical = ref_typical(&ref_pod_list);
@@ -585,6 +585,7 @@ fn every_policy_within_one_point_of_the_artifact_on_both_traces() {
         let pods = read_openb_pods(
             &dir.join(format!("openb_pod_list_{trace}.csv")),
             BadRows::Stop,
+            None,
         )
         .unwrap();
         let exp = FgdExperiment::new(&nodes, &pods.pods, 1.3, 0.95).unwrap();

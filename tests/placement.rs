@@ -44,7 +44,8 @@ fn openb_files_read_with_the_counts_awk_gives() {
     // awk -F, 'NR>1{n++; g+=$4} END{print n, g}' openb_node_list_all_node.csv -> 1523 6212
     assert_eq!(nodes.len(), 1523);
     assert_eq!(nodes.iter().map(|n| n.gpus as u64).sum::<u64>(), 6212);
-    let pods = read_openb_pods(&dir.join("openb_pod_list_default.csv"), BadRows::Stop).unwrap();
+    let pods =
+        read_openb_pods(&dir.join("openb_pod_list_default.csv"), BadRows::Stop, None).unwrap();
     // awk -F, 'NR>1{c[$4" "($5<1000?"frac":"whole")]++} END{for(k in c) print k, c[k]}'
     // -> 0 GPU: 1088, 1 shared: 3078, 1 whole: 3911, 2: 16, 4: 15, 8: 44.
     let count = |f: &dyn Fn(&gpufleet::workload::OpenbPod) -> bool| {
@@ -626,7 +627,7 @@ fn every_placement_runs_in_the_fgd_experiment() {
     assert_eq!(s.policies.len(), PlacementKind::ALL.len());
     // A slice of the cluster and trace keeps it quick.
     let nodes = read_openb_nodes(&s.nodes, BadRows::Stop).unwrap();
-    let pods = read_openb_pods(&s.pods, BadRows::Stop).unwrap();
+    let pods = read_openb_pods(&s.pods, BadRows::Stop, None).unwrap();
     let exp = FgdExperiment::new(&nodes[..150], &pods.pods[..800], 1.3, 0.95).unwrap();
     for r in exp.run_all(&s.policies, &s.seeds) {
         assert!(r.pods > 0 && r.failed < r.pods, "{}", r.policy.as_str());

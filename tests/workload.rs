@@ -169,7 +169,7 @@ fn openb_pod_list_as_a_trace() {
         6_086_800
     );
     // The same jobs as the openb reader's own time-based workload.
-    let own = openb_workload(&read_openb_pods(&path, BadRows::Stop).unwrap(), &path).unwrap();
+    let own = openb_workload(&read_openb_pods(&path, BadRows::Stop, None).unwrap(), &path).unwrap();
     assert_eq!(own.jobs.len(), w.jobs.len());
     for (a, b) in own.jobs.iter().zip(&w.jobs) {
         assert_eq!(
@@ -333,7 +333,7 @@ fn every_reader(bytes: &[u8]) {
         let _ = read_swf_from(bytes, p, &SwfOptions::default(), bad, f());
         let _ = read_helios_from(bytes, p, bad, f());
         let _ = read_pai_from(bytes, p, None, bad, f());
-        let _ = read_pai_job_table_from(bytes, p, bad);
+        let _ = read_pai_job_table_from(bytes, p, bad, None);
         let _ = read_pai_machines_from(bytes, p, bad);
         let _ = read_philly_from(bytes, p, bad, f());
         let _ = read_tiresias_from(bytes, p, bad, f());

@@ -30,7 +30,9 @@ fn build(s: &FgdScenario) -> Result<(FgdExperiment, usize), CliError> {
         BadRows::Stop
     };
     let nodes = read_openb_nodes(&s.nodes, rows).map_err(bad)?;
-    let pods = read_openb_pods(&s.pods, rows).map_err(bad)?;
+    // Held to a run's default job cap while reading.
+    let max = crate::scenario::DEFAULT_MAX_JOBS;
+    let pods = read_openb_pods(&s.pods, rows, Some(max)).map_err(bad)?;
     let exp = FgdExperiment::new(&nodes, &pods.pods, s.tune, s.typical_coverage)
         .map_err(|e| bad(format!("{}: {e}", s.pods.display())))?;
     Ok((exp, pods.pods.len()))

@@ -63,7 +63,9 @@ fn build(s: &CompareScenario) -> Result<(Scenario, usize), CliError> {
         BadRows::Stop
     };
     let nodes = read_openb_nodes(&s.nodes, rows).map_err(bad)?;
-    let pods = read_openb_pods(&s.pods, rows).map_err(bad)?;
+    // Held to a run's default job cap while reading.
+    let max = crate::scenario::DEFAULT_MAX_JOBS;
+    let pods = read_openb_pods(&s.pods, rows, Some(max)).map_err(bad)?;
     let mut w = openb_workload(&pods, &s.pods).map_err(bad)?;
     let mut types: Vec<String> = Vec::new();
     let (mut pools, mut rates) = (Vec::new(), Vec::new());

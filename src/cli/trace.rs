@@ -4,9 +4,9 @@
 use super::CliError;
 use crate::engine::{parse_duration, SimTime};
 use crate::workload::{
-    fit_model, group_openb_nodes, model_to_toml, read_openb_nodes, read_pai_machines, trace_stats,
-    write_generic_csv, BadRows, JobStatus, LoadScale, MachineGroup, MachineList, RowFilter,
-    ScaleBase, Shaping, SwfOptions, TraceFormat, TraceSpec,
+    fit_model, group_openb_nodes, model_to_toml, read_openb_node_list, read_pai_machines,
+    trace_stats, write_generic_csv, BadRows, JobStatus, LoadScale, MachineGroup, MachineList,
+    RowFilter, ScaleBase, Shaping, SwfOptions, TraceFormat, TraceSpec,
 };
 use anyhow::anyhow;
 use clap::{Args, Subcommand, ValueEnum};
@@ -228,7 +228,7 @@ fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, Cli
 
 /// An openb node list as groups of identical machines (CPU-only nodes as type `CPU`).
 fn openb_machine_list(path: &Path, b: BadRows) -> Result<MachineList, CliError> {
-    let nodes = read_openb_nodes(path, b).map_err(bad)?;
+    let (nodes, skipped_rows) = read_openb_node_list(path, b).map_err(bad)?;
     let groups = group_openb_nodes(&nodes)
         .into_iter()
         .map(|(model, spec, count)| MachineGroup {
@@ -245,7 +245,7 @@ fn openb_machine_list(path: &Path, b: BadRows) -> Result<MachineList, CliError> 
         .collect();
     Ok(MachineList {
         groups,
-        skipped_rows: 0,
+        skipped_rows,
     })
 }
 
@@ -351,8 +351,12 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
                 } else {
                     BadRows::Stop
                 };
-                let pods = crate::workload::read_openb_pods(&file, b).map_err(bad)?;
-                if !pods.has_times {
+                // Only the header is read to tell (the list was read whole here, then again
+                // as a trace, with no cap on either read).
+                if !crate::workload::openb_has_times(&file).map_err(bad)? {
+                    let max = read.max_jobs.unwrap_or(crate::scenario::DEFAULT_MAX_JOBS);
+                    let pods =
+                        crate::workload::read_openb_pods(&file, b, Some(max)).map_err(bad)?;
                     let st = crate::workload::OpenbPodSummary::of(&pods);
                     return if json {
                         let text = serde_json::to_string_pretty(&st)

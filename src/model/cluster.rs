@@ -6,8 +6,14 @@
 
 use super::{CapacityKind, GpuRequest, MILLI_PER_GPU};
 
+/// The most nodes a cluster may have: all of a scenario's pools together, and a node list
+/// (openb, PAI machine spec) read whole. About 56 bytes a node and 2 a GPU: a million
+/// 1,024-GPU nodes take 2 GB (200 pools of a million nodes each took 11 GB and ended in
+/// an allocation failure).
+pub const MAX_NODES: u32 = 1_000_000;
+
 /// The hardware of one node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct NodeSpec {
     /// GPUs per node.
     pub gpus: u16,

@@ -12,7 +12,7 @@ mod job;
 pub mod throughput;
 
 pub use cluster::{
-    Allocation, Cluster, GpuSlice, Holding, NodeSpec, Pool, PoolSpec, ReservedNodes,
+    Allocation, Cluster, GpuSlice, Holding, NodeSpec, Pool, PoolSpec, ReservedNodes, MAX_NODES,
 };
 pub use gpu::{CapacityKind, GpuType, TypeMask};
 pub use job::{

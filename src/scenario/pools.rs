@@ -9,10 +9,8 @@ use crate::pricing::PoolPricing;
 use crate::sched::Autoscale;
 use std::path::Path;
 
-/// Nodes a pool may have, and all pools together (about 56 bytes a node and 2 a GPU:
-/// a million 1,024-GPU nodes take 2 GB; 200 pools of a million nodes each took 11 GB and
-/// ended in an allocation failure).
-const MAX_NODES: i64 = 1_000_000;
+/// Nodes a pool may have, and all pools together ([`crate::model::MAX_NODES`]).
+const MAX_NODES: i64 = crate::model::MAX_NODES as i64;
 /// Pools a scenario may have (the shipped scenarios have at most 4; per-pool figures are
 /// summed over the cost ledger, and 20,000 pools took half a minute).
 const MAX_POOLS: usize = 1_000;

@@ -110,7 +110,7 @@ impl TraceReader for Pai {
     ) -> Result<(Workload, TraceMeta), TraceError> {
         let users = options
             .pai_job_table
-            .map(|p| read_pai_job_table(p, bad))
+            .map(|p| read_pai_job_table(p, bad, filter.max_jobs))
             .transpose()?;
         read_pai(path, users.as_ref(), bad, filter)
     }

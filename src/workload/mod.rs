@@ -50,8 +50,9 @@ pub use line_limit::{
 pub use load::{read_format, TraceSpec};
 pub use model::{SizeEstimate, TenantMix, WorkloadModel};
 pub use openb::{
-    group_openb_nodes, openb_workload, read_openb, read_openb_nodes, read_openb_pods, OpenbNode,
-    OpenbPod, OpenbPods, OPENB_NODE_COLUMNS, OPENB_POD_COLUMNS,
+    group_openb_nodes, openb_has_times, openb_workload, read_openb, read_openb_node_list,
+    read_openb_nodes, read_openb_pods, OpenbNode, OpenbPod, OpenbPods, OPENB_NODE_COLUMNS,
+    OPENB_POD_COLUMNS,
 };
 pub use openb_summary::{OpenbPodSummary, PodShape};
 pub use openb_trace::read_openb_trace;

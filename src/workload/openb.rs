@@ -6,6 +6,9 @@
 //! is a fractional GPU; `num_gpu = 0` a CPU-only pod; `gpu_spec` `A|B` limits the GPU
 //! models (empty = any). Node lists: `sn,cpu_milli,memory_mib,gpu,model`.
 //!
+//! Both are bounded while they are read: a pod list stops with an error past the run's
+//! `max_jobs` pods, a node list past [`MAX_NODES`] nodes (the most a cluster may have).
+//!
 //! [`read_openb_pods`] keeps the raw rows (the FGD experiment needs them as they are);
 //! [`openb_workload`] turns pods into a time-based [`Workload`] (submit = creation time,
 //! work = deletion minus scheduled time, tenant = QoS class).
@@ -13,7 +16,8 @@
 use super::csv_rows::open;
 use super::{BadRows, TraceError};
 use crate::engine::SimTime;
-use crate::model::{GpuRequest, Job, NodeSpec, TypeMask, Workload, MILLI_PER_GPU};
+use crate::model::{GpuRequest, Job, NodeSpec, TypeMask, Workload, MAX_NODES, MILLI_PER_GPU};
+use std::collections::hash_map::{Entry, HashMap};
 use std::io::Read;
 use std::path::Path;
 
@@ -104,19 +108,44 @@ pub struct OpenbPods {
     pub has_times: bool,
 }
 
-/// Reads an openb pod list.
-pub fn read_openb_pods(path: &Path, bad: BadRows) -> Result<OpenbPods, TraceError> {
-    read_pods_from(open(path)?, path, bad)
+/// Reads an openb pod list, stopping with an error once it holds more than `max_pods`
+/// pods (a run's `max_jobs`; `None`: no cap), while reading: a list of 100 million pods is
+/// never held whole.
+pub fn read_openb_pods(
+    path: &Path,
+    bad: BadRows,
+    max_pods: Option<u64>,
+) -> Result<OpenbPods, TraceError> {
+    read_pods_from(open(path)?, path, bad, max_pods)
 }
 
-/// Reads an openb node list.
+/// True when the openb pod list at `path` has the time columns (only its header is read).
+pub fn openb_has_times(path: &Path) -> Result<bool, TraceError> {
+    PodList::new(open(path)?, path).map(|l| l.has_times)
+}
+
+/// Reads an openb node list, stopping with an error once it holds more than
+/// [`MAX_NODES`] nodes (the most a cluster may have).
 pub fn read_openb_nodes(path: &Path, bad: BadRows) -> Result<Vec<OpenbNode>, TraceError> {
-    read_nodes_from(open(path)?, path, bad).map(|(n, _)| n)
+    read_openb_node_list(path, bad).map(|(n, _)| n)
 }
 
-/// Reads an openb pod list as a time-based workload (see the module docs).
-pub fn read_openb(path: &Path, bad: BadRows) -> Result<Workload, TraceError> {
-    let pods = read_openb_pods(path, bad)?;
+/// As [`read_openb_nodes`], with the count of bad rows skipped (with [`BadRows::Skip`]).
+pub fn read_openb_node_list(
+    path: &Path,
+    bad: BadRows,
+) -> Result<(Vec<OpenbNode>, u64), TraceError> {
+    read_nodes_from(open(path)?, path, bad, MAX_NODES)
+}
+
+/// Reads an openb pod list as a time-based workload (see the module docs), stopping past
+/// `max_jobs` pods as [`read_openb_pods`] does.
+pub fn read_openb(
+    path: &Path,
+    bad: BadRows,
+    max_jobs: Option<u64>,
+) -> Result<Workload, TraceError> {
+    let pods = read_openb_pods(path, bad, max_jobs)?;
     openb_workload(&pods, path)
 }
 
@@ -168,15 +197,17 @@ fn header_map(
     Ok(col)
 }
 
-/// Reads every record, handing each to `parse`; bad rows stop or are counted per `bad`.
+/// Reads every record, handing each to `parse` and what it makes, with its line, to
+/// `keep` (which may end the read with an error: a cap); bad rows stop or are counted per
+/// `bad`. Returns the count of rows skipped.
 fn each_row<R: Read, T>(
     rdr: &mut csv::Reader<R>,
     path: &Path,
     bad: BadRows,
     known: &[&str],
     mut parse: impl FnMut(&csv::StringRecord) -> Result<T, (usize, String)>,
-) -> Result<(Vec<T>, u64), TraceError> {
-    let mut out = Vec::new();
+    mut keep: impl FnMut(u64, T) -> Result<(), TraceError>,
+) -> Result<u64, TraceError> {
     let mut skipped = 0u64;
     let mut rec = csv::StringRecord::new();
     loop {
@@ -187,7 +218,7 @@ fn each_row<R: Read, T>(
                 let row = rec.position().map(|p| p.line()).unwrap_or(line);
                 match parse(&rec) {
                     Ok(t) => {
-                        out.push(t);
+                        keep(row, t)?;
                         continue;
                     }
                     Err((k, reason)) => TraceError::Row {
@@ -217,7 +248,7 @@ fn each_row<R: Read, T>(
             BadRows::Skip => skipped += 1,
         }
     }
-    Ok((out, skipped))
+    Ok(skipped)
 }
 
 fn field<'a>(rec: &'a csv::StringRecord, col: &[usize], k: usize) -> Option<&'a str> {
@@ -251,72 +282,131 @@ fn small(v: u64, k: usize) -> Result<u32, (usize, String)> {
     u32::try_from(v).map_err(|_| (k, format!("{v} is too large")))
 }
 
-fn read_pods_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<OpenbPods, TraceError> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(input);
-    let col = header_map(&mut rdr, path, &OPENB_POD_COLUMNS, POD_REQUIRED)?;
-    let has_times = col[8] != usize::MAX && col[9] != usize::MAX;
-    let (pods, skipped_rows) = each_row(&mut rdr, path, bad, &OPENB_POD_COLUMNS, |rec| {
-        let name = match field(rec, &col, 0) {
-            Some(v) if !v.is_empty() => v.to_string(),
-            _ => return Err((0, "missing value".into())),
-        };
-        let cpu_milli = small(need_u64(rec, &col, 1)?, 1)?;
-        let mem_mib = need_u64(rec, &col, 2)?;
-        let num_gpu = small(need_u64(rec, &col, 3)?, 3)?;
-        let gpu_milli = small(need_u64(rec, &col, 4)?, 4)?;
-        if num_gpu > 1_000_000 {
-            return Err((3, format!("{num_gpu} GPUs is more than 1000000")));
-        }
-        if gpu_milli > MILLI_PER_GPU {
-            return Err((4, format!("{gpu_milli} is more than one GPU (1000)")));
-        }
-        if num_gpu > 0 && gpu_milli == 0 {
-            return Err((4, "0 milli-GPU for a pod that asks for GPUs".into()));
-        }
-        if num_gpu > 1 && gpu_milli < MILLI_PER_GPU {
+/// An openb pod list being read: its header taken, its pods streamed one at a time (the
+/// pod list as a trace hands each to the row sink without holding the list).
+pub(super) struct PodList<R: Read> {
+    rdr: csv::Reader<R>,
+    col: Vec<usize>,
+    path: std::path::PathBuf,
+    /// True when the file has the time columns.
+    pub has_times: bool,
+}
+
+impl<R: Read> PodList<R> {
+    /// Starts reading `input` (`path` names it in errors): the header row is checked.
+    pub(super) fn new(input: R, path: &Path) -> Result<PodList<R>, TraceError> {
+        let mut rdr = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .from_reader(input);
+        let col = header_map(&mut rdr, path, &OPENB_POD_COLUMNS, POD_REQUIRED)?;
+        let has_times = col[8] != usize::MAX && col[9] != usize::MAX;
+        Ok(PodList {
+            rdr,
+            col,
+            path: path.to_path_buf(),
+            has_times,
+        })
+    }
+
+    /// Hands each good pod, with its line, to `keep` (which may stop the read); bad rows
+    /// stop or are counted per `bad`. Returns the count of rows skipped.
+    pub(super) fn each(
+        mut self,
+        bad: BadRows,
+        keep: impl FnMut(u64, OpenbPod) -> Result<(), TraceError>,
+    ) -> Result<u64, TraceError> {
+        let col = self.col;
+        each_row(
+            &mut self.rdr,
+            &self.path,
+            bad,
+            &OPENB_POD_COLUMNS,
+            |rec| parse_pod(rec, &col),
+            keep,
+        )
+    }
+}
+
+fn parse_pod(rec: &csv::StringRecord, col: &[usize]) -> Result<OpenbPod, (usize, String)> {
+    let name = match field(rec, col, 0) {
+        Some(v) if !v.is_empty() => v.to_string(),
+        _ => return Err((0, "missing value".into())),
+    };
+    let cpu_milli = small(need_u64(rec, col, 1)?, 1)?;
+    let mem_mib = need_u64(rec, col, 2)?;
+    let num_gpu = small(need_u64(rec, col, 3)?, 3)?;
+    let gpu_milli = small(need_u64(rec, col, 4)?, 4)?;
+    if num_gpu > 1_000_000 {
+        return Err((3, format!("{num_gpu} GPUs is more than 1000000")));
+    }
+    if gpu_milli > MILLI_PER_GPU {
+        return Err((4, format!("{gpu_milli} is more than one GPU (1000)")));
+    }
+    if num_gpu > 0 && gpu_milli == 0 {
+        return Err((4, "0 milli-GPU for a pod that asks for GPUs".into()));
+    }
+    if num_gpu > 1 && gpu_milli < MILLI_PER_GPU {
+        return Err((
+            4,
+            format!("{gpu_milli} milli-GPU each on {num_gpu} GPUs: only one GPU may be shared"),
+        ));
+    }
+    let gpu_spec = field(rec, col, 5)
+        .unwrap_or("")
+        .split('|')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    let creation = opt_u64(rec, col, 8)?;
+    let deletion = opt_u64(rec, col, 9)?;
+    let scheduled = opt_u64(rec, col, 10)?;
+    for (k, t) in [(8, creation), (9, deletion), (10, scheduled)] {
+        if t.is_some_and(|t| t as f64 > super::value::MAX_TRACE_SECS) {
             return Err((
-                4,
-                format!("{gpu_milli} milli-GPU each on {num_gpu} GPUs: only one GPU may be shared"),
+                k,
+                super::value::too_many_secs(field(rec, col, k).unwrap_or("")),
             ));
         }
-        let gpu_spec = field(rec, &col, 5)
-            .unwrap_or("")
-            .split('|')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect();
-        let creation = opt_u64(rec, &col, 8)?;
-        let deletion = opt_u64(rec, &col, 9)?;
-        let scheduled = opt_u64(rec, &col, 10)?;
-        for (k, t) in [(8, creation), (9, deletion), (10, scheduled)] {
-            if t.is_some_and(|t| t as f64 > super::value::MAX_TRACE_SECS) {
-                return Err((
-                    k,
-                    super::value::too_many_secs(field(rec, &col, k).unwrap_or("")),
-                ));
-            }
+    }
+    if let (Some(c), Some(d)) = (creation, deletion) {
+        if d < c {
+            return Err((9, format!("deletion time {d} is before creation time {c}")));
         }
-        if let (Some(c), Some(d)) = (creation, deletion) {
-            if d < c {
-                return Err((9, format!("deletion time {d} is before creation time {c}")));
-            }
+    }
+    Ok(OpenbPod {
+        name,
+        cpu_milli,
+        mem_mib,
+        num_gpu,
+        gpu_milli: if num_gpu == 0 { 0 } else { gpu_milli },
+        gpu_spec,
+        qos: field(rec, col, 6).unwrap_or("").to_string(),
+        phase: field(rec, col, 7).unwrap_or("").to_string(),
+        creation,
+        deletion,
+        scheduled,
+    })
+}
+
+fn read_pods_from<R: Read>(
+    input: R,
+    path: &Path,
+    bad: BadRows,
+    max_pods: Option<u64>,
+) -> Result<OpenbPods, TraceError> {
+    let list = PodList::new(input, path)?;
+    let has_times = list.has_times;
+    let mut pods = Vec::new();
+    let skipped_rows = list.each(bad, |_, pod| {
+        if let Some(m) = max_pods.filter(|&m| pods.len() as u64 >= m) {
+            return Err(TraceError::File {
+                file: path.to_path_buf(),
+                reason: super::trace::too_many_jobs(m),
+            });
         }
-        Ok(OpenbPod {
-            name,
-            cpu_milli,
-            mem_mib,
-            num_gpu,
-            gpu_milli: if num_gpu == 0 { 0 } else { gpu_milli },
-            gpu_spec,
-            qos: field(rec, &col, 6).unwrap_or("").to_string(),
-            phase: field(rec, &col, 7).unwrap_or("").to_string(),
-            creation,
-            deletion,
-            scheduled,
-        })
+        pods.push(pod);
+        Ok(())
     })?;
     if pods.is_empty() {
         return Err(TraceError::File {
@@ -331,16 +421,26 @@ fn read_pods_from<R: Read>(input: R, path: &Path, bad: BadRows) -> Result<OpenbP
     })
 }
 
+/// The error of a node list of more than `max` nodes.
+fn too_many_nodes(max: u32) -> String {
+    format!(
+        "more than {max} nodes (the most a cluster may have, as in a scenario's pools \
+         together); keep part of the node list"
+    )
+}
+
 fn read_nodes_from<R: Read>(
     input: R,
     path: &Path,
     bad: BadRows,
+    max_nodes: u32,
 ) -> Result<(Vec<OpenbNode>, u64), TraceError> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(input);
     let col = header_map(&mut rdr, path, &OPENB_NODE_COLUMNS, 4)?;
-    let out = each_row(&mut rdr, path, bad, &OPENB_NODE_COLUMNS, |rec| {
+    let mut nodes = Vec::new();
+    let parse = |rec: &csv::StringRecord| {
         let sn = match field(rec, &col, 0) {
             Some(v) if !v.is_empty() => v.to_string(),
             _ => return Err((0, "missing value".into())),
@@ -360,29 +460,46 @@ fn read_nodes_from<R: Read>(
             gpus,
             model,
         })
-    })?;
-    if out.0.is_empty() {
+    };
+    let keep = |_, node| {
+        if nodes.len() as u64 >= max_nodes as u64 {
+            return Err(TraceError::File {
+                file: path.to_path_buf(),
+                reason: too_many_nodes(max_nodes),
+            });
+        }
+        nodes.push(node);
+        Ok(())
+    };
+    let skipped = each_row(&mut rdr, path, bad, &OPENB_NODE_COLUMNS, parse, keep)?;
+    if nodes.is_empty() {
         return Err(TraceError::File {
             file: path.to_path_buf(),
             reason: "no nodes".into(),
         });
     }
-    Ok(out)
+    Ok((nodes, skipped))
 }
 
 /// Identical nodes grouped for use as scenario pools: `(model, hardware, count)` in order
 /// of first appearance (CPU-only nodes have an empty model and 0 GPUs).
 pub fn group_openb_nodes(nodes: &[OpenbNode]) -> Vec<(String, NodeSpec, u32)> {
     let mut out: Vec<(String, NodeSpec, u32)> = Vec::new();
+    // Each group's place in `out`, found in constant time (a search of `out` made a list
+    // of a million distinct nodes take a trillion comparisons).
+    let mut index: HashMap<(&str, NodeSpec), usize> = HashMap::new();
     for n in nodes {
         let spec = NodeSpec {
             gpus: n.gpus as u16,
             cpu_milli: n.cpu_milli,
             mem_mib: n.mem_mib,
         };
-        match out.iter_mut().find(|(m, s, _)| *m == n.model && *s == spec) {
-            Some(g) => g.2 += 1,
-            None => out.push((n.model.clone(), spec, 1)),
+        match index.entry((n.model.as_str(), spec)) {
+            Entry::Occupied(e) => out[*e.get()].2 = out[*e.get()].2.saturating_add(1),
+            Entry::Vacant(e) => {
+                e.insert(out.len());
+                out.push((n.model.clone(), spec, 1));
+            }
         }
     }
     out
@@ -452,7 +569,7 @@ mod tests {
     use super::*;
 
     fn pods(text: &str, bad: BadRows) -> Result<OpenbPods, TraceError> {
-        read_pods_from(text.as_bytes(), Path::new("p.csv"), bad)
+        read_pods_from(text.as_bytes(), Path::new("p.csv"), bad, None)
     }
 
     const HEAD: &str = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n";
@@ -511,11 +628,17 @@ mod tests {
     #[test]
     fn reads_nodes() {
         let text = "sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,0,\nn1,96000,786432,8,G2\n";
-        let (n, _) = read_nodes_from(text.as_bytes(), Path::new("n.csv"), BadRows::Stop).unwrap();
+        let (n, _) = read_nodes_from(
+            text.as_bytes(),
+            Path::new("n.csv"),
+            BadRows::Stop,
+            MAX_NODES,
+        )
+        .unwrap();
         assert_eq!(n.len(), 2);
         assert_eq!((n[1].gpus, n[1].model.as_str()), (8, "G2"));
         let bad = "sn,cpu_milli,memory_mib,gpu,model\nn0,32000,262144,2,\n";
-        let e = read_nodes_from(bad.as_bytes(), Path::new("n.csv"), BadRows::Stop)
+        let e = read_nodes_from(bad.as_bytes(), Path::new("n.csv"), BadRows::Stop, MAX_NODES)
             .unwrap_err()
             .to_string();
         assert!(e.contains("n.csv:2") && e.contains("model"), "{e}");

@@ -10,31 +10,33 @@
 //! without a creation or deletion time are dropped and counted; a pod list without the
 //! time columns (the five-column variants) is refused.
 
-use super::openb::read_openb_pods;
+use super::csv_rows::open;
+use super::openb::PodList;
 use super::trace::{JobStatus, RowFilter, RowSink, TraceMeta, TraceRow, DROPPED};
 use super::{BadRows, TraceError, Workload};
 use std::path::Path;
 
-/// Reads an openb pod list as a trace.
+/// Reads an openb pod list as a trace: each pod goes to the row sink as it is read, so
+/// the filters and `max_jobs` hold while reading (the list was read whole first, every
+/// row of a 100-million-row file held before the cap was looked at).
 pub fn read_openb_trace(
     path: &Path,
     bad: BadRows,
     filter: RowFilter,
 ) -> Result<(Workload, TraceMeta), TraceError> {
-    let pods = read_openb_pods(path, bad)?;
+    let list = PodList::new(open(path)?, path)?;
     let mut sink = RowSink::new(path, bad, filter);
-    if !pods.has_times {
+    if !list.has_times {
         return Err(sink.file_error(
             "no creation_time/deletion_time columns: this pod list has no times to replay",
         ));
     }
     let mut spec = String::new();
-    for (i, p) in pods.pods.iter().enumerate() {
-        // Rows are numbered as lines of the file: the header is line 1.
-        let row = i as u64 + 2;
+    let mut pods = 0u64;
+    let skipped = list.each(bad, |row, p| {
+        pods += 1;
         let (Some(c), Some(d)) = (p.creation, p.deletion) else {
-            sink.take(row, Err((DROPPED, "no creation or deletion time".into())))?;
-            continue;
+            return sink.take(row, Err((DROPPED, "no creation or deletion time".into())));
         };
         let start = p.scheduled.unwrap_or(c).clamp(c, d);
         spec.clear();
@@ -56,10 +58,13 @@ pub fn read_openb_trace(
             cpu_milli: p.cpu_milli,
             mem_mib: p.mem_mib,
         };
-        sink.take(row, Ok(row_data))?;
+        sink.take(row, Ok(row_data))
+    })?;
+    if pods == 0 {
+        return Err(sink.file_error("no pods"));
     }
     let (mut w, meta) = sink.finish()?;
-    w.skipped_rows += pods.skipped_rows;
+    w.skipped_rows += skipped;
     if let Some(be) = w.tenants.iter().position(|t| t == "BE") {
         for j in &mut w.jobs {
             j.preemptible = j.tenant as usize == be;

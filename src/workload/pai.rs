@@ -20,7 +20,8 @@
 //! - `status`: Terminated completed, Failed failed, anything else unknown.
 //! - The tenant is the job's `user` from the job table when one is given, else `default`.
 //!   A job the job table lists twice with different users is a bad row (the first row's
-//!   user is kept when bad rows are skipped).
+//!   user is kept when bad rows are skipped). The job table is held to the run's
+//!   `max_jobs` jobs as it is read, as the task table is.
 //!
 //! The PAI job logs are not distributed with this project; the readers are tested on
 //! hand-written fixtures built from the published headers.
@@ -73,9 +74,15 @@ impl PaiUsers {
     }
 }
 
-/// Reads the job table (`job_name,inst_id,user,status,start_time,end_time`) for its users.
-pub fn read_pai_job_table(path: &Path, bad: BadRows) -> Result<PaiUsers, TraceError> {
-    read_pai_job_table_from(open(path)?, path, bad)
+/// Reads the job table (`job_name,inst_id,user,status,start_time,end_time`) for its users,
+/// stopping with an error once it lists more than `max_jobs` jobs (a run's `max_jobs`;
+/// `None`: no cap), while reading: each job listed is held for the join.
+pub fn read_pai_job_table(
+    path: &Path,
+    bad: BadRows,
+    max_jobs: Option<u64>,
+) -> Result<PaiUsers, TraceError> {
+    read_pai_job_table_from(open(path)?, path, bad, max_jobs)
 }
 
 /// Reads a PAI job table from any reader (`path` names it in errors).
@@ -83,6 +90,7 @@ pub fn read_pai_job_table_from<R: Read>(
     input: R,
     path: &Path,
     bad: BadRows,
+    max_jobs: Option<u64>,
 ) -> Result<PaiUsers, TraceError> {
     let mut users = PaiUsers::default();
     let mut user_ix: HashMap<String, u32> = HashMap::new();
@@ -148,6 +156,12 @@ pub fn read_pai_job_table_from<R: Read>(
                 }
             }
             continue;
+        }
+        if let Some(m) = max_jobs.filter(|&m| users.by_job.len() as u64 >= m) {
+            return Err(TraceError::File {
+                file: path.to_path_buf(),
+                reason: super::trace::too_many_jobs(m),
+            });
         }
         let ix = match user_ix.get(user) {
             Some(&i) => i,
@@ -320,7 +334,8 @@ mod tests {
     #[test]
     fn maps_fixture() {
         let users =
-            read_pai_job_table_from(JOBS.as_bytes(), Path::new("jobs.csv"), BadRows::Stop).unwrap();
+            read_pai_job_table_from(JOBS.as_bytes(), Path::new("jobs.csv"), BadRows::Stop, None)
+                .unwrap();
         assert_eq!(users.user("j2"), Some("bob"));
         let (w, meta) = read_pai_from(
             TASKS.as_bytes(),
@@ -361,9 +376,14 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("t.csv:1") && e.contains("end_time"), "{e}");
-        let e = read_pai_job_table_from("j1,i1\n".as_bytes(), Path::new("j.csv"), BadRows::Stop)
-            .unwrap_err()
-            .to_string();
+        let e = read_pai_job_table_from(
+            "j1,i1\n".as_bytes(),
+            Path::new("j.csv"),
+            BadRows::Stop,
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("j.csv:1") && e.contains("6"), "{e}");
     }
 }

@@ -5,11 +5,14 @@
 //! `CPU` marks CPU-only machines. Identical machines (same type, CPU, memory and GPUs)
 //! form one group, in order of first appearance; `gpufleet trace convert --from
 //! pai_machines` writes the groups as scenario `[[pools]]` blocks to edit (prices are
-//! left at 0 for the user to fill in).
+//! left at 0 for the user to fill in). A list of more than [`MAX_NODES`] machines (the most
+//! a cluster may have) stops with an error as it is read.
 
 use super::csv_rows::{field, open};
 use super::value::{parse_f64, parse_u64};
 use super::{BadRows, TraceError};
+use crate::model::MAX_NODES;
+use std::collections::hash_map::{Entry, HashMap};
 use std::io::Read;
 use std::path::Path;
 
@@ -94,6 +97,12 @@ pub fn read_pai_machines_from<R: Read>(
         .flexible(true)
         .from_reader(input);
     let mut rec = csv::StringRecord::new();
+    // Each group's place in `list.groups` by (type, GPUs, CPU bits, memory bits), types
+    // numbered in `types`: a search of the groups made a million distinct machines take
+    // a trillion comparisons.
+    let mut types: HashMap<String, u32> = HashMap::new();
+    let mut index: HashMap<(u32, u32, u64, u64), usize> = HashMap::new();
+    let mut machines = 0u32;
     const NAMES: [&str; 5] = ["machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"];
     loop {
         let line = rdr.position().line();
@@ -147,20 +156,39 @@ pub fn read_pai_machines_from<R: Read>(
                 }
             },
         };
+        if machines >= MAX_NODES {
+            return Err(TraceError::File {
+                file: path.to_path_buf(),
+                reason: format!(
+                    "more than {MAX_NODES} machines (the most a cluster may have, as in a \
+                     scenario's pools together); keep part of the machine list"
+                ),
+            });
+        }
+        machines += 1;
         let ty = field(&rec, 1);
-        match list
-            .groups
-            .iter_mut()
-            .find(|g| g.gpu_type == ty && g.gpus == gpus && g.cpu_cores == cpu && g.mem_gib == mem)
-        {
-            Some(g) => g.count += 1,
-            None => list.groups.push(MachineGroup {
-                gpu_type: ty.to_string(),
-                gpus,
-                cpu_cores: cpu,
-                mem_gib: mem,
-                count: 1,
-            }),
+        let t = match types.get(ty) {
+            Some(&t) => t,
+            None => {
+                let t = types.len() as u32;
+                types.insert(ty.to_string(), t);
+                t
+            }
+        };
+        // `+ 0.0` makes -0.0 and 0.0 one key, as `==` compared them.
+        let key = (t, gpus, (cpu + 0.0).to_bits(), (mem + 0.0).to_bits());
+        match index.entry(key) {
+            Entry::Occupied(e) => list.groups[*e.get()].count += 1,
+            Entry::Vacant(e) => {
+                e.insert(list.groups.len());
+                list.groups.push(MachineGroup {
+                    gpu_type: ty.to_string(),
+                    gpus,
+                    cpu_cores: cpu,
+                    mem_gib: mem,
+                    count: 1,
+                });
+            }
         }
     }
     if list.groups.is_empty() {

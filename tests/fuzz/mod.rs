@@ -291,7 +291,7 @@ fn fuzz_pai_sim() {
 #[test]
 fn fuzz_pai_job_table() {
     fuzz("pai_job_table", "j.csv", |p| {
-        gpufleet::workload::read_pai_job_table(p, gpufleet::workload::BadRows::Stop)
+        gpufleet::workload::read_pai_job_table(p, gpufleet::workload::BadRows::Stop, None)
             .err()
             .map(|e| e.to_string())
     });

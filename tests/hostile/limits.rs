@@ -972,3 +972,167 @@ fn trace_commands_keep_at_most_max_jobs() {
     );
     e.refused(2, &["load_scale 2", "max_jobs (5", "--max-jobs"]);
 }
+
+#[test]
+fn pai_job_tables_and_openb_pod_lists_stop_at_max_jobs_while_reading() {
+    // The PAI job table and the openb pod list were read whole whatever `max_jobs` said
+    // (the openb trace was capped only after every pod was held). Each file here has four
+    // good rows, then a bad one: held to three jobs, the read stops at the fourth, before
+    // the bad row; held to four, it reads on to the bad row and names it.
+    let d = scratch();
+    put(
+        d.path(),
+        "task.csv",
+        "j1,t1,1,Terminated,0,100,100,1,100,\nj2,t1,1,Terminated,0,100,100,1,100,\n",
+    );
+    put(
+        d.path(),
+        "jobs.csv",
+        "j1,i1,alice,Terminated,0,100\nj2,i2,bob,Terminated,0,100\n\
+         j3,i3,bob,Terminated,0,100\nj4,i4,carol,Terminated,0,100\nj5,i5\n",
+    );
+    let pai = |max: &str| {
+        gpufleet(
+            d.path(),
+            &[
+                "trace",
+                "inspect",
+                "task.csv",
+                "--format",
+                "pai",
+                "--pai-job-table",
+                "jobs.csv",
+                "--max-jobs",
+                max,
+            ],
+        )
+    };
+    let e = pai("3");
+    e.refused(2, &["jobs.csv", "more than 3 jobs", "--max-jobs"]);
+    assert!(!e.stderr.contains("jobs.csv:5"), "{e:#?}");
+    pai("4").refused(2, &["jobs.csv:5", "2 fields"]);
+    // A scenario's `max_jobs` reaches the job table too.
+    let text = scenario(
+        "max_jobs = 3",
+        "[workload]\nkind = \"trace\"\nformat = \"pai\"\npath = \"task.csv\"\npai_job_table = \"jobs.csv\"\n",
+    );
+    let s = put(d.path(), "s.toml", &text);
+    let e = gpufleet(d.path(), &["run", s.to_str().unwrap(), "--out", "r", "-q"]);
+    e.refused(2, &["jobs.csv", "more than 3 jobs"]);
+
+    // openb: with the time columns (a trace in time) and without (a list of pods).
+    let full = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n\
+        a,1000,10,1,1000,,LS,Succeeded,0,60,0\nb,1000,10,1,1000,,LS,Succeeded,1,60,1\n\
+        c,1000,10,1,1000,,LS,Succeeded,2,60,2\nd,1000,10,1,1000,,LS,Succeeded,3,60,3\n\
+        e,x,10,1,1000,,LS,Succeeded,4,60,4\n";
+    let short = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n\
+        a,1000,10,1,1000\nb,1000,10,1,1000\nc,1000,10,1,1000\nd,1000,10,1,1000\ne,x,10,1,1000\n";
+    put(d.path(), "pods.csv", full);
+    put(d.path(), "short.csv", short);
+    for (file, cmd) in [
+        (
+            "pods.csv",
+            vec!["trace", "inspect", "pods.csv", "--format", "openb"],
+        ),
+        (
+            "pods.csv",
+            vec!["trace", "convert", "--from", "openb", "pods.csv", "o.csv"],
+        ),
+        (
+            "pods.csv",
+            vec!["trace", "fit", "pods.csv", "--format", "openb"],
+        ),
+        (
+            "short.csv",
+            vec!["trace", "inspect", "short.csv", "--format", "openb"],
+        ),
+    ] {
+        let mut args = cmd.clone();
+        args.extend(["--max-jobs", "3"]);
+        let e = gpufleet(d.path(), &args);
+        e.refused(2, &[file, "more than 3 jobs", "--max-jobs"]);
+        assert!(!e.stderr.contains(&format!("{file}:6")), "{cmd:?}: {e:#?}");
+        let mut args = cmd.clone();
+        args.extend(["--max-jobs", "4"]);
+        let e = gpufleet(d.path(), &args);
+        e.refused(2, &[&format!("{file}:6"), "cpu_milli"]);
+    }
+    let text = scenario(
+        "max_jobs = 3",
+        "[workload]\nkind = \"trace\"\nformat = \"openb\"\npath = \"pods.csv\"\n",
+    );
+    let s = put(d.path(), "s.toml", &text);
+    let e = gpufleet(d.path(), &["run", s.to_str().unwrap(), "--out", "r", "-q"]);
+    e.refused(2, &["pods.csv", "more than 3 jobs"]);
+    assert!(!e.stderr.contains("pods.csv:6"), "{e:#?}");
+}
+
+/// A node list (`openb`: header first) or a PAI machine spec of `n` distinct CPU-only
+/// machines, each with its own core count.
+fn machines(d: &Path, name: &str, openb: bool, n: u32) -> std::path::PathBuf {
+    let mut text = String::with_capacity(n as usize * 24);
+    if openb {
+        text.push_str("sn,cpu_milli,memory_mib,gpu,model\n");
+    }
+    for i in 0..n {
+        if openb {
+            text.push_str(&format!("n{i},{},1024,0,\n", 1000 + i));
+        } else {
+            text.push_str(&format!("m{i},CPU,{},512,0\n", 1 + i));
+        }
+    }
+    put(d, name, &text)
+}
+
+#[test]
+fn node_lists_past_the_node_cap_are_refused_while_reading() {
+    // A node list or machine spec was read whole whatever its length (the cluster it made
+    // past a million nodes was refused only as a scenario, if ever); now it stops at the
+    // cap on a cluster's nodes, 1,000,000 (as a scenario's pools together).
+    let d = scratch();
+    let over = MILLION + 1;
+    for (openb, from) in [(true, "openb_nodes"), (false, "pai_machines")] {
+        let f = machines(d.path(), "big.csv", openb, over);
+        let e = gpufleet(
+            d.path(),
+            &[
+                "trace",
+                "convert",
+                "--from",
+                from,
+                f.to_str().unwrap(),
+                "/dev/null",
+            ],
+        );
+        let what = if openb { "nodes" } else { "machines" };
+        e.refused(2, &["big.csv", &format!("more than 1000000 {what}")]);
+    }
+}
+
+/// The node cap.
+const MILLION: u32 = 1_000_000;
+
+#[test]
+fn a_node_list_of_distinct_machines_groups_in_linear_time() {
+    // Grouping identical machines searched every group for each machine: 300,000 distinct
+    // machines took 45 billion comparisons (minutes); each group is now found in constant
+    // time.
+    let d = scratch();
+    for (openb, from) in [(true, "openb_nodes"), (false, "pai_machines")] {
+        let f = machines(d.path(), "distinct.csv", openb, 300_000);
+        let e = gpufleet(
+            d.path(),
+            &[
+                "trace",
+                "convert",
+                "--from",
+                from,
+                f.to_str().unwrap(),
+                "/dev/null",
+            ],
+        );
+        assert_eq!(e.code, 0, "{from}: {e:#?}");
+        assert!(e.stdout.contains("300000 machines"), "{from}: {e:#?}");
+        assert!(e.secs < 20.0, "{from}: {e:#?}");
+    }
+}
