@@ -51,6 +51,7 @@ __all__ = [
     "HAS_PLAN",
     "HAS_COMPARE",
     "MAX_THREADS",
+    "MAX_DEPTH",
     "__version__",
 ]
 
@@ -60,11 +61,67 @@ DEFAULT_SCENARIO: str = _gpufleet.default_scenario()
 ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any], None]
 
 
-def _source(scenario: ScenarioLike, kind: str = "scenario") -> tuple[str, str, str]:
-    """(text, file name for messages, folder data paths are relative to)."""
+#: The deepest an override's value or a scenario dict may nest.
+MAX_DEPTH = 100
+#: The most an override's value or a scenario dict may come to written out, in bytes (about):
+#: a scenario file's limit, 16 MiB. A part used in several places counts in each.
+_MAX_WRITTEN = 16 << 20
+
+
+def _check_value(v: Any, where: str) -> None:
+    """Refuses, before anything is written out, a value that holds itself, nests more than
+    :data:`MAX_DEPTH` deep, or would come to more than 16 MiB written out. Each list and
+    dict is measured once (by identity), so this takes time in the objects there are, not
+    in the text they would make: a dict shared by both keys of its parent, 40 levels deep,
+    is 41 objects that json.dumps wrote out as 2**40 leaves (it never ended)."""
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()
+
+    def size(x: Any, depth: int) -> int:
+        if isinstance(x, str):
+            return len(x) + 2
+        if not isinstance(x, (Mapping, list, tuple)):
+            return 1
+        i = id(x)
+        if i in sizes:
+            return sizes[i]
+        if i in open_:
+            raise ScenarioError(f"{where}: the value contains itself")
+        if depth >= MAX_DEPTH:
+            raise ScenarioError(
+                f"{where}: the value is nested too deeply (more than {MAX_DEPTH} levels)")
+        open_.add(i)
+        n = 2
+        for k, y in (x.items() if isinstance(x, Mapping) else enumerate(x)):
+            n += size(y, depth + 1) + (len(k) + 4 if isinstance(k, str) else 2)
+            if n > _MAX_WRITTEN:
+                raise ScenarioError(
+                    f"{where}: the value comes to more than 16 MiB written out (the most a "
+                    "scenario file may be; a part used in several places counts in each)")
+        open_.discard(i)
+        sizes[i] = n
+        return n
+
+    size(v, 0)
+
+
+def _path_arg(name: str, p: Union[str, "os.PathLike[str]"]) -> str:
+    """A path argument as text; one holding a NUL byte (no file has such a name) is bad
+    input naming ``name`` (it raised a bare ``ValueError: embedded null byte``)."""
+    text = os.fspath(p)
+    if isinstance(text, str) and "\0" in text:
+        raise ScenarioError(f"{name}: the path {text!r} contains a NUL byte")
+    return text
+
+
+def _source(scenario: ScenarioLike, kind: str = "scenario",
+            arg: str = "scenario") -> tuple[str, str, str]:
+    """(text, file name for messages, folder data paths are relative to); ``arg`` is the
+    argument's name, for messages."""
     if scenario is None:
         return DEFAULT_SCENARIO, "<built-in quickstart>", "."
     if isinstance(scenario, Mapping):
+        _check_value(scenario, f"<{kind} dict>")
         try:
             text = _dict_to_toml(scenario)
         except RecursionError:
@@ -75,7 +132,7 @@ def _source(scenario: ScenarioLike, kind: str = "scenario") -> tuple[str, str, s
     if isinstance(scenario, os.PathLike) or (
         isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario
     ):
-        path = Path(scenario)
+        path = Path(_path_arg(arg, scenario))
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as e:
@@ -159,6 +216,7 @@ def _overrides(kw: Mapping[str, Any]) -> list[tuple[str, str]]:
         if "__" in k and "." not in k and "[" not in k:
             segs = k.split("__")
             path = segs[0] + "".join(f"[{s}]" if s.isdigit() else f".{s}" for s in segs[1:])
+        _check_value(v, f"override {path}")
         try:
             value = json.dumps(v, allow_nan=False)
         except ValueError as e:
@@ -181,7 +239,10 @@ MAX_THREADS = 1024
 
 
 def _int_arg(name: str, v: Any, hi: int) -> int:
-    """``v`` as an int from 0 to ``hi``, or an error naming ``name``."""
+    """``v`` as an int from 0 to ``hi``, or an error naming ``name``. A bool is refused
+    (``True`` was taken as 1)."""
+    if isinstance(v, bool):
+        raise TypeError(f"{name} must be an integer, not bool")
     try:
         n = operator.index(v)
     except TypeError:
@@ -268,19 +329,22 @@ def run(scenario: ScenarioLike = None, seed: Optional[int] = None, *,
 
     Raises:
         ScenarioError: the scenario (or an override) is not valid, or its trace cannot
-            be read; the message is the one ``gpufleet run`` prints.
+            be read; the message is the one ``gpufleet run`` prints. Also a path
+            (``scenario``, ``out``) holding a NUL byte, and an override or scenario dict
+            that holds itself, nests more than :data:`MAX_DEPTH` deep or comes to more
+            than 16 MiB written out (a part used in several places counts in each).
         OSError: the output folder cannot be written.
         ValueError: ``seed`` is negative or more than ``2**64 - 1``, or ``format``
             without ``out``.
-        TypeError: ``seed`` is not an integer.
+        TypeError: ``seed`` is not an integer (a bool is not one).
     """
     if seed is not None:
         seed = _int_arg("seed", seed, 2**64 - 1)
     if format is not None and out is None:
         raise ValueError("format: chooses the files of the output folder; give out too")
+    out = None if out is None else _path_arg("out", out)
     text, file, base = _source(scenario)
-    raw = _gpufleet.run(text, file, base, seed, _overrides(overrides),
-                        None if out is None else os.fspath(out), format)
+    raw = _gpufleet.run(text, file, base, seed, _overrides(overrides), out, format)
     return RunResult(raw)
 
 
@@ -316,10 +380,12 @@ def sweep(sweep_file: Union[str, "os.PathLike[str]", Mapping[str, Any]], *,
             ``points.parquet``.
 
     Raises:
-        ScenarioError: the sweep file or a point's scenario is not valid.
+        ScenarioError: the sweep file or a point's scenario is not valid, or a path
+            (``sweep_file``, ``out``) holds a NUL byte.
         ValueError: ``threads`` is negative or more than :data:`MAX_THREADS`, or
             ``resume`` or ``format`` without ``out``.
-        TypeError: ``sweep_file`` is None, or ``threads`` is not an integer.
+        TypeError: ``sweep_file`` is None, or ``threads`` is not an integer (a bool is
+            not one).
     """
     if sweep_file is None:
         raise TypeError("sweep_file must be a path, TOML text or a dict, not None")
@@ -328,10 +394,10 @@ def sweep(sweep_file: Union[str, "os.PathLike[str]", Mapping[str, Any]], *,
         raise ValueError("resume: needs out, the sweep folder whose runs to keep")
     if format is not None and out is None:
         raise ValueError("format: chooses the files of the output folder; give out too")
-    text, file, base = _source(sweep_file, "sweep")
+    out = None if out is None else _path_arg("out", out)
+    text, file, base = _source(sweep_file, "sweep", "sweep_file")
     if out is not None:
-        raw = _gpufleet.sweep(text, file, base, os.fspath(out), threads, resume, shard,
-                              charts, format)
+        raw = _gpufleet.sweep(text, file, base, out, threads, resume, shard, charts, format)
         return SweepResult(raw, keep=True)
     with tempfile.TemporaryDirectory(prefix="gpufleet-sweep-") as tmp:
         raw = _gpufleet.sweep(text, file, base, tmp, threads, False, shard, False, format)

@@ -11,6 +11,7 @@ DEFAULT_SCENARIO: str
 HAS_PLAN: bool
 HAS_COMPARE: bool
 MAX_THREADS: int
+MAX_DEPTH: int
 
 ScenarioLike = Union[str, os.PathLike[str], Mapping[str, Any], None]
 PathLike = Union[str, os.PathLike[str]]

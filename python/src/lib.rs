@@ -18,9 +18,9 @@ use gpufleet::run::RunError;
 use gpufleet::scenario::Scenario;
 use gpufleet::sweep::{run_sweep, Plan, Progress, Shard, SweepError, SweepOptions};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBool, PyBytes, PyDict};
 use std::path::{Path, PathBuf};
 
 create_exception!(
@@ -29,6 +29,21 @@ create_exception!(
     PyValueError,
     "A scenario, sweep or override that is not valid; the message names the file, line, column and field."
 );
+
+/// An integer argument that is not a bool: `True` is an int to Python, and `seed=True`
+/// ran seed 1 (pyo3 names the argument in the error).
+struct Int<T>(T);
+
+impl<'a, 'py, T: FromPyObject<'a, 'py>> FromPyObject<'a, 'py> for Int<T> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if obj.is_instance_of::<PyBool>() {
+            return Err(PyTypeError::new_err("must be an integer, not bool"));
+        }
+        T::extract(obj).map(Int).map_err(Into::into)
+    }
+}
 
 /// A run error as a Python exception.
 fn run_err(e: RunError) -> PyErr {
@@ -80,11 +95,12 @@ fn run(
     text: String,
     file: String,
     base: String,
-    seed: Option<u64>,
+    seed: Option<Int<u64>>,
     overrides: Vec<(String, String)>,
     out: Option<PathBuf>,
     format: Option<String>,
 ) -> PyResult<Py<PyDict>> {
+    let seed = seed.map(|Int(s)| s);
     let s = source::scenario(&text, &file, &base, &overrides)?;
     let format = format_of(format.as_deref(), &s)?;
     let seed = seed.unwrap_or(s.seed);
@@ -133,7 +149,7 @@ fn validate(
 /// Runs a sweep into folder `out`; returns `{"runs": bytes, "points": bytes | None,
 /// "outcome": json}` (the tables of `runs.csv` and `points.csv`, typed).
 #[pyfunction]
-#[pyo3(signature = (text, file, base, out, threads=0, resume=false, shard=None, charts=true, format=None))]
+#[pyo3(signature = (text, file, base, out, threads=Int(0), resume=false, shard=None, charts=true, format=None))]
 #[allow(clippy::too_many_arguments)]
 fn sweep(
     py: Python<'_>,
@@ -141,12 +157,13 @@ fn sweep(
     file: String,
     base: String,
     out: PathBuf,
-    threads: usize,
+    threads: Int<usize>,
     resume: bool,
     shard: Option<String>,
     charts: bool,
     format: Option<String>,
 ) -> PyResult<Py<PyDict>> {
+    let Int(threads) = threads;
     if threads > gpufleet::cli::MAX_THREADS {
         return Err(PyValueError::new_err(format!(
             "threads: {threads} is more than {} (0 means all cores)",

@@ -8,7 +8,9 @@ The CLI is ``$GPUFLEET_BIN`` (default: ``target/release/gpufleet`` of the reposi
 import csv
 import json
 import os
+import re
 import subprocess
+import sys
 import threading
 import time
 
@@ -397,3 +399,71 @@ def test_an_override_integer_beyond_64_bits_is_named_not_made_a_float():
     two = [1]
     with pytest.raises(gpufleet.ScenarioError, match=r"line \d+.*\n(.|\n)*nodes = \{ a = \[1\], b = \[1\] \}"):
         gpufleet.run(BASE, **{"pools[0].nodes": {"a": two, "b": two}})
+
+
+def test_a_bool_is_not_a_seed_or_a_thread_count(tmp_path):
+    """True is an int to Python: seed=True ran seed 1 and threads=True one thread. A bool
+    is refused as seed="7" is, naming the argument (the native functions too)."""
+    for bad in (True, False):
+        with pytest.raises(TypeError, match="seed.*bool"):
+            gpufleet.run(BASE, seed=bad)
+        with pytest.raises(TypeError, match="threads.*bool"):
+            gpufleet.sweep(SWEEP, threads=bad, out=tmp_path / "s")
+    assert not (tmp_path / "s").exists()
+    with pytest.raises(TypeError, match=r"(?s)bool.*'seed'"):
+        gpufleet._gpufleet.run(BASE.read_text(), str(BASE), str(BASE.parent), True)
+    with pytest.raises(TypeError, match=r"(?s)bool.*'threads'"):
+        gpufleet._gpufleet.sweep(SWEEP.read_text(), str(SWEEP), str(SWEEP.parent),
+                                 str(tmp_path / "n"), True)
+    assert not (tmp_path / "n").exists()
+
+
+def test_a_path_holding_a_nul_byte_is_bad_input_naming_the_argument(tmp_path):
+    """No file has a NUL byte in its name: such a path raised a bare ValueError
+    ("embedded null byte") for the scenario or sweep file, and an OSError after the run
+    for out."""
+    for bad in ("a\0b", Path("a\0b")):
+        with pytest.raises(gpufleet.ScenarioError, match="scenario.*NUL"):
+            gpufleet.run(bad)
+        with pytest.raises(gpufleet.ScenarioError, match="scenario.*NUL"):
+            gpufleet.validate(bad)
+        with pytest.raises(gpufleet.ScenarioError, match="sweep_file.*NUL"):
+            gpufleet.sweep(bad)
+    with pytest.raises(gpufleet.ScenarioError, match="out.*NUL"):
+        gpufleet.run(BASE, out=str(tmp_path / "r\0un"))
+    with pytest.raises(gpufleet.ScenarioError, match="out.*NUL"):
+        gpufleet.sweep(SWEEP, out=str(tmp_path / "s\0weep"))
+    assert list(tmp_path.iterdir()) == []
+
+
+SHARED = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+import gpufleet
+d = {}
+for _ in range(40):
+    d = {"a": d, "b": d}
+try:
+    if sys.argv[1] == "override":
+        gpufleet.run(sys.argv[2], **{"scheduler.policy": d})
+    else:
+        gpufleet.run({"name": "x", "x": d})
+except gpufleet.ScenarioError as e:
+    print(e)
+"""
+
+
+def test_a_value_sharing_one_dict_at_every_level_ends_at_once():
+    """A dict used for both keys of its parent, 40 levels down, is 41 objects; written out
+    it is 2**40 leaves, and json.dumps (overrides) or the dict-to-TOML writer (scenario
+    dicts) went on until the memory ran out. It is measured once per object now and
+    refused at the 16 MiB a scenario file may be. Run in a child process capped at 2 GiB
+    and a minute, so that a regression fails instead of taking the machine's memory."""
+    for kind, where in (("override", r"override scheduler\.policy"),
+                        ("dict", r"<scenario dict>")):
+        start = time.monotonic()
+        r = subprocess.run([sys.executable, "-c", SHARED, kind, str(BASE)],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr[-2000:]
+        assert re.search(f"{where}.*16 MiB", r.stdout), r.stdout
+        assert time.monotonic() - start < 30
