@@ -8,7 +8,10 @@ mod time;
 
 pub use queue::{EventQueue, Scheduled};
 pub use rng::{stream_seed, RngStreams, SimRng};
-pub use time::{civil_day, parse_duration, DurationError, SimTime, MS_PER_HOUR, MS_PER_SECOND};
+pub use time::{
+    civil_day, parse_datetime, parse_duration, DateTime, DurationError, SimTime, MS_PER_HOUR,
+    MS_PER_SECOND,
+};
 
 /// `x` as a message shows it: plain from 1e-4 to a million (`1000`, `0.5`), else in
 /// exponent form (`1e12`, `1e-300`), never hundreds of digits.

@@ -1,4 +1,5 @@
-//! Simulated time as integer milliseconds, and the one place human durations are parsed.
+//! Simulated time as integer milliseconds, and the one place human durations and trace
+//! date-times are parsed.
 
 use std::fmt;
 
@@ -148,6 +149,96 @@ pub fn civil_day(y: i64, m: u32, d: u32) -> Option<i64> {
         .then(|| days_from_civil(y, m, d))
 }
 
+/// A date-time read by [`parse_datetime`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DateTime {
+    /// Milliseconds since 1970-01-01 00:00 on the clock the text is written in.
+    pub local_ms: i64,
+    /// The zone's offset from UTC in seconds, when the text names one (`Z` is 0).
+    pub offset_s: Option<i32>,
+}
+
+impl DateTime {
+    /// Milliseconds since 1970-01-01 00:00 UTC: the local clock less the zone's offset
+    /// (a time without a zone is taken as UTC).
+    pub fn utc_ms(self) -> i64 {
+        self.local_ms - self.offset_s.unwrap_or(0) as i64 * 1000
+    }
+}
+
+/// Parses a date-time as the traces write it, for every reader of dates (the job traces'
+/// `submit_time`s, the spot traces' `date` and `scheduled_at`):
+/// `YYYY-MM-DD HH:MM:SS` (or a `T` for the space), then optionally `.` and one or more
+/// digits of a second (kept to the millisecond, further digits dropped), then optionally a
+/// zone, `Z` or `±HH:MM` (or `±HHMM`). Space around it is ignored. Fields are digits only
+/// (no sign), the date must exist ([`civil_day`]: no February 30th), hours 0..=23,
+/// minutes 0..=59, seconds 0..=60 (a leap second); a zone's hours at most 23, its
+/// minutes at most 59. `None` for anything else: each caller names the field and row.
+pub fn parse_datetime(text: &str) -> Option<DateTime> {
+    let b = text.trim().as_bytes();
+    if b.len() < 19
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !(b[10] == b' ' || b[10] == b'T')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        b.get(r)?.iter().try_fold(0i64, |x, &c| {
+            c.is_ascii_digit().then(|| x * 10 + (c - b'0') as i64)
+        })
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if h > 23 || mi > 59 || s > 60 {
+        return None;
+    }
+    let day = civil_day(y, mo as u32, d as u32)?;
+    let mut rest = &b[19..];
+    let mut frac_ms = 0;
+    if let Some(r) = rest.strip_prefix(b".") {
+        let n = r.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
+            return None;
+        }
+        // Milliseconds: the first three digits, padded ("0.5" is 500 ms).
+        frac_ms = r[..n.min(3)]
+            .iter()
+            .chain([b'0'; 3].iter())
+            .take(3)
+            .fold(0, |x, &c| x * 10 + (c - b'0') as i64);
+        rest = &r[n..];
+    }
+    let offset_s = match rest {
+        [] => None,
+        [b'Z'] => Some(0),
+        [sign @ (b'+' | b'-'), zone @ ..] => {
+            let (oh, om) = match zone {
+                [h1, h2, b':', m1, m2] | [h1, h2, m1, m2] => {
+                    let two = |a: u8, b: u8| {
+                        (a.is_ascii_digit() && b.is_ascii_digit())
+                            .then(|| ((a - b'0') * 10 + (b - b'0')) as i32)
+                    };
+                    (two(*h1, *h2)?, two(*m1, *m2)?)
+                }
+                _ => return None,
+            };
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let sign = if *sign == b'+' { 1 } else { -1 };
+            Some(sign * (oh * 3600 + om * 60))
+        }
+        _ => return None,
+    };
+    Some(DateTime {
+        local_ms: (day * 86_400 + h * 3600 + mi * 60 + s) * 1000 + frac_ms,
+        offset_s,
+    })
+}
+
 /// Days since 1970-01-01 of a civil date (proleptic Gregorian), the date taken as valid.
 fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
@@ -196,5 +287,57 @@ mod tests {
         assert_eq!(SimTime(129_600_000).to_string(), "36h");
         assert_eq!(SimTime(1_500).to_string(), "1500ms");
         assert_eq!(SimTime(0).to_string(), "0ms");
+    }
+
+    #[test]
+    fn parses_the_traces_datetimes() {
+        let at = |t: &str| parse_datetime(t).map(|d| (d.local_ms, d.offset_s));
+        // 2020-07-01 00:00:00 UTC is unix 1593561600 (date -u -d 2020-07-01 +%s).
+        assert_eq!(at("2020-07-01 00:00:00"), Some((1_593_561_600_000, None)));
+        assert_eq!(at(" 1970-01-02T00:00:01\n"), Some((86_401_000, None)));
+        // A fraction to the millisecond: 0.5 s is 500 ms, further digits dropped.
+        assert_eq!(at("1970-01-01 00:00:00.5"), Some((500, None)));
+        assert_eq!(at("1970-01-01 00:00:00.05"), Some((50, None)));
+        assert_eq!(at("1970-01-01 00:00:00.123456"), Some((123, None)));
+        // Zones: Z, ±HH:MM, ±HHMM; the UTC time is the local one less the offset.
+        assert_eq!(at("1970-01-01 00:00:00Z"), Some((0, Some(0))));
+        let t = parse_datetime("1970-01-01 01:00:00+01:00").unwrap();
+        assert_eq!(
+            (t.local_ms, t.offset_s, t.utc_ms()),
+            (3_600_000, Some(3600), 0)
+        );
+        // 00:00 at -07:30 is 07:30 UTC: 27,000 s.
+        let t = parse_datetime("1970-01-01 00:00:00.250-0730").unwrap();
+        assert_eq!((t.offset_s, t.utc_ms()), (Some(-27_000), 27_000_250));
+        // A leap second, 2024-02-29.
+        assert!(parse_datetime("2016-12-31 23:59:60").is_some());
+        assert!(parse_datetime("2024-02-29 00:00:00").is_some());
+        for bad in [
+            "",
+            "2020-07-01",
+            "2020-13-01 00:00:00",
+            "2020-02-30 00:00:00",
+            "2019-02-29 00:00:00",
+            "2020-07-01 24:00:00",
+            "2020-07-01 00:60:00",
+            "2020-07-01 00:00:61",
+            "2020-07-01 00:00x00",
+            "2020-+1-01 00:00:00",
+            "2020-07-01 00:00:00.",
+            "2020-07-01 00:00:00.5.",
+            "2020-07-01 00:00:00z",
+            "2020-07-01 00:00:00Zx",
+            "2020-07-01 00:00:00+1:00",
+            "2020-07-01 00:00:00+01:0",
+            "2020-07-01 00:00:00+01:00x",
+            "2020-07-01 00:00:00+24:00",
+            "2020-07-01 00:00:00+01:60",
+            "2020-07-01 00:00:00 UTC",
+            "2020-07-01 00:00:0\u{e9}",
+            "\u{ff12}020-07-01 00:00:00",
+            "abcd-ef-gh ij:kl:mn",
+        ] {
+            assert_eq!(parse_datetime(bad), None, "{bad:?}");
+        }
     }
 }

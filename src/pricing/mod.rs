@@ -85,9 +85,7 @@ pub use savings_plan::{PlanSettlement, PlanTerm, SavingsPlan};
 pub use spot::{MeanRevertingSpec, Spot, SpotConfig, SpotPriceConfig};
 pub use spot_interruption::{AdvisorBucket, Bathtub, PoissonHazard, ZoneOnOff};
 pub use spot_price::{read_spot_price_json, SpotBilling, SpotPrice};
-pub use spot_trace::{
-    parse_timestamp, read_availability_csv, read_gcp_probes, AvailabilityTrace, SpotTraceError,
-};
+pub use spot_trace::{read_availability_csv, read_gcp_probes, AvailabilityTrace, SpotTraceError};
 pub use tco::{TcoCandidate, TcoRow, TcoSpec, MAX_TCO_CANDIDATES};
 pub use tco_years::TcoYear;
 pub use transfer::{transfer_seconds, Egress, MoveScope, TransferSpec};

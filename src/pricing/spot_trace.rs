@@ -81,54 +81,11 @@ impl AvailabilityTrace {
     }
 }
 
-/// Parses `YYYY-MM-DD HH:MM:SS[.frac][Z|±HH:MM]` (space or `T`) into Unix seconds (UTC).
-pub fn parse_timestamp(s: &str) -> Option<i64> {
-    let s = s.trim();
-    let b = s.as_bytes();
-    if b.len() < 19 {
-        return None;
-    }
-    // Digits only ("+1" and "-1" parse as numbers).
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let t = s.get(r)?;
-        t.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| t.parse().ok())?
-    };
-    if b[4] != b'-'
-        || b[7] != b'-'
-        || !(b[10] == b' ' || b[10] == b'T')
-        || b[13] != b':'
-        || b[16] != b':'
-    {
-        return None;
-    }
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if h > 23 || mi > 59 || se > 60 {
-        return None;
-    }
-    // A day past its month's end (2023-02-31) was read as a day of the next month.
-    let day = crate::engine::civil_day(y, mo as u32, d as u32)?;
-    let mut rest = &s[19..];
-    if let Some(r) = rest.strip_prefix('.') {
-        let digits = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
-        rest = &r[digits..];
-    }
-    let offset = match rest {
-        "" | "Z" => 0,
-        _ => {
-            let sign = match rest.as_bytes()[0] {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return None,
-            };
-            let oh: i64 = rest.get(1..3)?.parse().ok()?;
-            let om: i64 = rest.get(4..6)?.parse().ok()?;
-            sign * (oh * 3600 + om * 60)
-        }
-    };
-    Some(day * 86_400 + h * 3600 + mi * 60 + se - offset)
+/// A spot trace's time ([`crate::engine::parse_datetime`]: `YYYY-MM-DD HH:MM:SS`, a `T`
+/// for the space, a fraction of a second, a zone `Z` or `±HH:MM`) as Unix seconds (UTC; a
+/// time without a zone is taken as UTC), the fraction dropped.
+fn unix_secs(text: &str) -> Option<i64> {
+    crate::engine::parse_datetime(text).map(|t| t.utc_ms().div_euclid(1000))
 }
 
 /// The largest spot trace or price file read (256 MiB; the shipped ones are a few MB):
@@ -198,7 +155,7 @@ pub fn read_availability_csv(path: &Path) -> Result<AvailabilityTrace, SpotTrace
         };
         let rec = rec.map_err(|e| err("", e.to_string()))?;
         let date = rec.get(di).unwrap_or("");
-        let s = parse_timestamp(date).ok_or_else(|| {
+        let s = unix_secs(date).ok_or_else(|| {
             err(
                 "date",
                 format!("{date:?} is not a YYYY-MM-DD HH:MM:SS time"),
@@ -244,7 +201,7 @@ pub fn read_gcp_probes(path: &Path, zone: &str) -> Result<AvailabilityTrace, Spo
             continue;
         }
         let when = rec.get(si).unwrap_or("");
-        let s = parse_timestamp(when)
+        let s = unix_secs(when)
             .ok_or_else(|| err("scheduled_at", format!("{when:?} is not an ISO time")))?;
         let int = |idx: usize, field: &str| -> Result<u32, SpotTraceError> {
             let v = rec.get(idx).unwrap_or("");
@@ -281,17 +238,17 @@ mod tests {
     #[test]
     fn timestamps() {
         // 2023-02-15 22:08:16 UTC = 1676498896 (date -u -d '2023-02-15 22:08:16' +%s).
-        assert_eq!(parse_timestamp("2023-02-15 22:08:16"), Some(1_676_498_896));
+        assert_eq!(unix_secs("2023-02-15 22:08:16"), Some(1_676_498_896));
         // 17:10 at -07:00 is 00:10 UTC next day: 2025-10-04 00:10:00 = 1759536600.
         assert_eq!(
-            parse_timestamp("2025-10-03T17:10:00.002281-07:00"),
+            unix_secs("2025-10-03T17:10:00.002281-07:00"),
             Some(1_759_536_600)
         );
-        assert_eq!(parse_timestamp("2023-13-01 00:00:00"), None);
+        assert_eq!(unix_secs("2023-13-01 00:00:00"), None);
         // No February 31st, no signed fields, the seconds after a colon.
-        assert_eq!(parse_timestamp("2023-02-31 00:00:00"), None);
-        assert_eq!(parse_timestamp("2024-02-29 00:00:00"), Some(1_709_164_800));
-        assert_eq!(parse_timestamp("2023-+1-01 00:00:00"), None);
-        assert_eq!(parse_timestamp("2023-01-01 00:00x00"), None);
+        assert_eq!(unix_secs("2023-02-31 00:00:00"), None);
+        assert_eq!(unix_secs("2024-02-29 00:00:00"), Some(1_709_164_800));
+        assert_eq!(unix_secs("2023-+1-01 00:00:00"), None);
+        assert_eq!(unix_secs("2023-01-01 00:00x00"), None);
     }
 }

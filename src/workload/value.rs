@@ -60,6 +60,9 @@ pub enum ValueError {
     /// Not `YYYY-MM-DD HH:MM:SS`.
     #[error("{0:?} is not a date-time (YYYY-MM-DD HH:MM:SS)")]
     NotADateTime(String),
+    /// A date-time with a time zone, in a trace on its own clock.
+    #[error("{0:?} has a time zone: this trace's times are on its own clock (YYYY-MM-DD HH:MM:SS, no zone)")]
+    ZonedDateTime(String),
 }
 
 /// The most seconds a trace time may hold (about 3 million years): a time past it (an
@@ -108,42 +111,17 @@ pub fn whole_gpus(n: u64) -> Result<GpuRequest, ValueError> {
     }
 }
 
-/// Parses `YYYY-MM-DD HH:MM:SS` (also with a `T`) as ms since 1970-01-01 00:00 on the
-/// same clock (no time zone is applied).
+/// Parses a job trace's date-time ([`crate::engine::parse_datetime`]: `YYYY-MM-DD
+/// HH:MM:SS`, a `T` for the space, a fraction of a second to the millisecond) as ms since
+/// 1970-01-01 00:00 on the trace's own clock. A time zone (`Z`, `±HH:MM`) is refused: the
+/// job traces' times are on their cluster's local clock (hour of day and day of week are
+/// read from it), and one zoned time among them could not be placed on that clock.
 pub fn parse_datetime_ms(v: &str) -> Result<i64, ValueError> {
-    let b = v.trim().as_bytes();
-    let err = || ValueError::NotADateTime(v.to_string());
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || b[13] != b':' || b[16] != b':' {
-        return Err(err());
+    match crate::engine::parse_datetime(v) {
+        Some(t) if t.offset_s.is_none() => Ok(t.local_ms),
+        Some(_) => Err(ValueError::ZonedDateTime(v.to_string())),
+        None => Err(ValueError::NotADateTime(v.to_string())),
     }
-    if b[10] != b' ' && b[10] != b'T' {
-        return Err(err());
-    }
-    let num = |r: std::ops::Range<usize>| -> Result<u32, ValueError> {
-        let mut x = 0u32;
-        for &c in &b[r] {
-            if !c.is_ascii_digit() {
-                return Err(err());
-            }
-            x = x * 10 + (c - b'0') as u32;
-        }
-        Ok(x)
-    };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    let frac = &b[19..];
-    let frac_ms = if frac.is_empty() {
-        0
-    } else if frac[0] == b'.' && frac.len() > 1 && frac[1..].iter().all(u8::is_ascii_digit) {
-        ((frac[1] - b'0') as i64) * 100
-    } else {
-        return Err(err());
-    };
-    if h > 23 || mi > 59 || s > 60 {
-        return Err(err());
-    }
-    let days = crate::engine::civil_day(y as i64, mo, d).ok_or_else(err)?;
-    Ok(((days * 86_400 + h as i64 * 3600 + mi as i64 * 60 + s as i64) * 1000) + frac_ms)
 }
 
 /// A finite number of zero or more; `what` names it in the error.
@@ -221,6 +199,15 @@ mod tests {
         );
         assert_eq!(parse_datetime_ms("1970-01-02T00:00:01"), Ok(86_401_000));
         assert!(parse_datetime_ms("2020-02-29 00:00:00").is_ok());
+        // To the millisecond (only the tenths were kept: 0.25 s was 200 ms).
+        assert_eq!(parse_datetime_ms("1970-01-01 00:00:00.25"), Ok(250));
+        // A job trace's times are on its own clock: a zone is refused, by name.
+        let e = parse_datetime_ms("2020-07-01 00:00:00+02:00").unwrap_err();
+        assert_eq!(
+            e,
+            ValueError::ZonedDateTime("2020-07-01 00:00:00+02:00".into())
+        );
+        assert!(e.to_string().contains("time zone"), "{e}");
         for bad in [
             "",
             "2020-13-01 00:00:00",
