@@ -7,7 +7,7 @@ use crate::report::{
 };
 use crate::scenario::FgdScenario;
 use crate::sched::placement::{allocation_at_100, FgdExperiment, PlacementKind};
-use crate::workload::{read_expected_curves, read_openb_nodes, read_openb_pods, BadRows};
+use crate::workload::{read_expected_curves, read_openb_node_list, read_openb_pods, BadRows};
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -29,10 +29,12 @@ fn build(s: &FgdScenario) -> Result<(FgdExperiment, usize), CliError> {
     } else {
         BadRows::Stop
     };
-    let nodes = read_openb_nodes(&s.nodes, rows).map_err(bad)?;
+    let (nodes, skipped) = read_openb_node_list(&s.nodes, rows).map_err(bad)?;
+    super::report_skipped(&s.nodes, skipped);
     // Held to a run's default job cap while reading.
     let max = crate::scenario::DEFAULT_MAX_JOBS;
     let pods = read_openb_pods(&s.pods, rows, Some(max)).map_err(bad)?;
+    super::report_skipped(&s.pods, pods.skipped_rows);
     let exp = FgdExperiment::new(&nodes, &pods.pods, s.tune, s.typical_coverage)
         .map_err(|e| bad(format!("{}: {e}", s.pods.display())))?;
     Ok((exp, pods.pods.len()))

@@ -10,7 +10,7 @@ use crate::report::write_atomic;
 use crate::scenario::{CompareScenario, Scenario};
 use crate::sim::SimConfig;
 use crate::workload::{
-    group_openb_nodes, openb_workload, read_openb_nodes, read_openb_pods, BadRows,
+    group_openb_nodes, openb_workload, read_openb_node_list, read_openb_pods, BadRows,
 };
 use anyhow::anyhow;
 use rayon::prelude::*;
@@ -62,10 +62,12 @@ fn build(s: &CompareScenario) -> Result<(Scenario, usize), CliError> {
     } else {
         BadRows::Stop
     };
-    let nodes = read_openb_nodes(&s.nodes, rows).map_err(bad)?;
+    let (nodes, skipped) = read_openb_node_list(&s.nodes, rows).map_err(bad)?;
+    super::report_skipped(&s.nodes, skipped);
     // Held to a run's default job cap while reading.
     let max = crate::scenario::DEFAULT_MAX_JOBS;
     let pods = read_openb_pods(&s.pods, rows, Some(max)).map_err(bad)?;
+    super::report_skipped(&s.pods, pods.skipped_rows);
     let mut w = openb_workload(&pods, &s.pods).map_err(bad)?;
     let mut types: Vec<String> = Vec::new();
     let (mut pools, mut rates) = (Vec::new(), Vec::new());

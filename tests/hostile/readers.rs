@@ -537,3 +537,52 @@ fn a_bad_row_of_a_crlf_file_is_named_by_its_own_line() {
         }
     }
 }
+
+#[test]
+fn fgd_and_placement_comparisons_say_how_many_bad_rows_they_skipped() {
+    // With skip_bad_rows, a bad node row and two bad pod rows are let through: both
+    // commands must count them on the terminal (they said nothing before).
+    let d = scratch();
+    put(
+        d.path(),
+        "nodes.csv",
+        "sn,cpu_milli,memory_mib,gpu,model\n\
+         n0,64000,262144,8,V100M32\n\
+         n1,64000,262144,eight,V100M32\n\
+         n2,64000,262144,8,V100M32\n",
+    );
+    put(
+        d.path(),
+        "pods.csv",
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n\
+         p0,4000,8192,1,1000,,LS,Running,0,1000,0\n\
+         p1,4000,8192,x,1000,,LS,Running,10,1000,10\n\
+         p2,4000,8192,1,500,,LS,Running,20,1000,20\n\
+         p3,4000,8192,1,1000,,LS,Running,oops,1000,30\n",
+    );
+    put(
+        d.path(),
+        "fgd.toml",
+        "name = \"f\"\n[fgd_experiment]\nnodes = \"nodes.csv\"\npods = \"pods.csv\"\n\
+         policies = [\"fgd\"]\nseeds = [1]\nskip_bad_rows = true\n",
+    );
+    put(
+        d.path(),
+        "cmp.toml",
+        "name = \"c\"\n[placement_comparison]\nnodes = \"nodes.csv\"\npods = \"pods.csv\"\n\
+         placements = [\"best_fit\"]\nusd_per_gpu_hour = 2.0\nusd_per_cpu_node_hour = 0.5\n\
+         skip_bad_rows = true\n",
+    );
+    for file in ["fgd.toml", "cmp.toml"] {
+        let e = gpufleet(d.path(), &["validate", file]);
+        assert_eq!(e.code, 0, "{file}: {e:#?}");
+        assert!(
+            e.stderr.contains("nodes.csv: skipped 1 bad rows"),
+            "{file}: {e:#?}"
+        );
+        assert!(
+            e.stderr.contains("pods.csv: skipped 2 bad rows"),
+            "{file}: {e:#?}"
+        );
+    }
+}
