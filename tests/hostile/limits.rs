@@ -1136,3 +1136,71 @@ fn a_node_list_of_distinct_machines_groups_in_linear_time() {
         assert!(e.secs < 20.0, "{from}: {e:#?}");
     }
 }
+
+#[test]
+fn a_weibull_shape_whose_gaps_vanish_under_a_millisecond_is_refused() {
+    // weibull_shape = 0.01 at 0.01 failures a node-day: a mean gap of 100 days, but almost
+    // every gap under the clock's millisecond. Counted by the mean (73 failures in ten
+    // years) it passed, and the run failed a node at every millisecond for ever.
+    let d = scratch();
+    let body = |shape: &str| {
+        format!(
+            "{}\n[failures]\nrate_per_node_day = 0.01\ndistribution = \"weibull\"\nweibull_shape = {shape}\nrepair = \"0s\"\n",
+            synthetic("jobs = 3", "1.0", "1h")
+        )
+    };
+    let f = put(
+        d.path(),
+        "s.toml",
+        &scenario("horizon = \"3650d\"", &body("0.01")),
+    );
+    for cmd in ["validate", "run"] {
+        let e = gpufleet(d.path(), &[cmd, f.to_str().unwrap()]);
+        e.refused(2, &["s.toml", "failures", "100,000,000", "weibull_shape"]);
+        assert!(e.secs < 10.0, "{e:#?}");
+    }
+    // Infant mortality as measured (a shape of 0.7) still runs.
+    let f = put(
+        d.path(),
+        "ok.toml",
+        &scenario("horizon = \"3650d\"", &body("0.7")),
+    );
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+}
+
+#[test]
+fn failures_over_a_trace_without_horizon_are_counted_once_it_is_read() {
+    // A trace's span is unknown until it is read, so failures and spot interruptions were
+    // never counted: one 63-year job on a quiet pool kept a run going while 1,000 other
+    // nodes failed 1,000 times a day each (a hang), or lost spot nodes 100 times an hour
+    // each (an abort on memory).
+    let d = scratch();
+    put(
+        d.path(),
+        "long.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,2000000000\n",
+    );
+    let two = |kind: &str, top: &str, faults: &str| {
+        format!(
+            "name = \"t\"\nseed = 1\n{top}\n[[pools]]\nname = \"p\"\ngpu_type = \"H100\"\nkind = \"owned\"\nnodes = 2\ngpus_per_node = 8\nprice_per_node_hour = 12.0\n\n[[pools]]\nname = \"q\"\ngpu_type = \"H100\"\nkind = \"{kind}\"\nnodes = 1000\ngpus_per_node = 8\nprice_per_node_hour = 12.0\n\n[workload]\nkind = \"csv\"\npath = \"long.csv\"\n\n{faults}"
+        )
+    };
+    let failures = "[failures]\nrate_per_node_day = 1000\nrepair = \"1m\"\npools = [\"q\"]\n";
+    let spot = "[[spot_interruptions]]\npool = \"q\"\nmodel = \"poisson\"\nper_node_hour = 100\n";
+    for (kind, faults, field) in [
+        ("owned", failures, "failures"),
+        ("spot", spot, "spot_interruptions"),
+    ] {
+        let f = put(d.path(), "s.toml", &two(kind, "", faults));
+        for cmd in ["validate", "run"] {
+            let e = gpufleet(d.path(), &[cmd, f.to_str().unwrap()]);
+            e.refused(2, &["long.csv", field, "100,000,000", "horizon"]);
+            assert!(e.secs < 10.0, "{e:#?}");
+        }
+        // A horizon bounds the run: a day of it is within the limits.
+        let f = put(d.path(), "h.toml", &two(kind, "horizon = \"1d\"", faults));
+        let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+        assert_eq!(e.code, 0, "{e:#?}");
+    }
+}
