@@ -586,3 +586,32 @@ fn fgd_and_placement_comparisons_say_how_many_bad_rows_they_skipped() {
         );
     }
 }
+
+#[test]
+fn an_endless_device_as_spot_data_is_refused_at_the_limit() {
+    // A spot availability trace or price file of /dev/zero has no length for the size
+    // check: the trace was read into one endless record until the allocator aborted, the
+    // price file until memory ran out.
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    let d = scratch();
+    let spot = |pricing: &str, interruptions: &str| {
+        format!(
+            "[[pools]]\nname = \"s\"\ngpu_type = \"H100\"\nkind = \"spot\"\nnodes = 2\ngpus_per_node = 8\nprice_per_node_hour = 20.0\n{pricing}\n{interruptions}\n[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 5\npreemptible_share = 1.0\nsizes = [{{ gpus = 1, weight = 1 }}]\nduration = {{ kind = \"fixed\", value = \"1h\" }}\n"
+        )
+    };
+    let price = "[pools.pricing]\nkind = \"spot\"\nprice = { kind = \"trace\", path = \"/dev/zero\", zone = \"z\", tick = \"1h\" }\n";
+    let trace = "[[spot_interruptions]]\npool = \"s\"\nmodel = \"trace\"\npath = \"/dev/zero\"\n";
+    for (body, field) in [
+        (spot(price, ""), "pools[1].pricing.price.path"),
+        (spot("", trace), "spot_interruptions[0].path"),
+    ] {
+        let f = put(d.path(), "s.toml", &scenario("", &body));
+        for cmd in ["validate", "run"] {
+            let e = gpufleet(d.path(), &[cmd, f.to_str().unwrap()]);
+            e.refused(2, &["s.toml", field, "/dev/zero", "bytes"]);
+            assert!(e.secs < 20.0, "{e:#?}");
+        }
+    }
+}
