@@ -1230,3 +1230,24 @@ fn fair_share_over_many_waiting_tenants_ends() {
     let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
     assert_eq!(v["jobs"]["completed"], 60_000, "{summary}");
 }
+
+#[test]
+fn a_failure_trace_past_ten_million_rows_is_refused_while_reading() {
+    // Rows of four bytes ("0,0\n") held about 100 bytes each: a trace within the 256 MiB
+    // file limit held 7 GB. It stops at 10,000,000 failures, naming the row.
+    let d = scratch();
+    let mut t = String::with_capacity(41 << 20);
+    t.push_str("time_s,node\n");
+    for _ in 0..10_000_001 {
+        t.push_str("0,0\n");
+    }
+    put(d.path(), "f.csv", &t);
+    drop(t);
+    let body = format!(
+        "{}\n[failures]\ntrace = \"f.csv\"\n",
+        synthetic("jobs = 3", "1.0", "1h")
+    );
+    let f = put(d.path(), "s.toml", &scenario("", &body));
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    e.refused(2, &["f.csv", "row 10000002", "more than 10000000 failures"]);
+}
