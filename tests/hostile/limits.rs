@@ -1251,3 +1251,38 @@ fn a_failure_trace_past_ten_million_rows_is_refused_while_reading() {
     let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
     e.refused(2, &["f.csv", "row 10000002", "more than 10000000 failures"]);
 }
+
+#[test]
+fn experiments_listing_a_run_many_times_are_refused_at_once() {
+    // An FGD experiment of a million seeds (or one policy named a million times), or a
+    // placement comparison naming one placement a million times, validated "ok" and ran
+    // for days.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let data = format!("{root}/data/openb-2023");
+    let d = scratch();
+    let fgd = |policies: &str, seeds: &str| {
+        format!("name = \"f\"\n[fgd_experiment]\nnodes = \"{data}/openb_node_list_gpu_node.csv\"\npods = \"{data}/openb_pod_list_default.csv\"\npolicies = [{policies}]\nseeds = [{seeds}]\n")
+    };
+    let many: Vec<String> = (0..10_001).map(|i| i.to_string()).collect();
+    let cases = [
+        (fgd("\"fgd\"", &many.join(",")), "fgd_experiment.seeds", "10001 seeds, more than 10000"),
+        (fgd("\"fgd\"", "1, 2, 1"), "fgd_experiment.seeds", "1 is listed twice"),
+        (fgd("\"fgd\", \"best_fit\", \"fgd\"", "1"), "fgd_experiment.policies", "fgd is listed twice"),
+        (
+            format!("name = \"c\"\n[placement_comparison]\nnodes = \"{data}/openb_node_list_all_node.csv\"\npods = \"{data}/openb_pod_list_default.csv\"\nplacements = [\"best_fit\", \"fgd\", \"best_fit\"]\nusd_per_gpu_hour = 1.0\nusd_per_cpu_node_hour = 0.5\n"),
+            "placement_comparison.placements",
+            "best_fit is listed twice",
+        ),
+    ];
+    for (text, field, what) in cases {
+        let f = put(d.path(), "x.toml", &text);
+        for args in [
+            &["validate", f.to_str().unwrap()][..],
+            &["run", f.to_str().unwrap(), "--out", "o"][..],
+        ] {
+            let e = gpufleet(d.path(), args);
+            e.refused(2, &["x.toml", field, what]);
+            assert!(e.secs < 10.0, "{e:#?}");
+        }
+    }
+}
