@@ -9,7 +9,7 @@
 //! | timeline rows | 1,000,000 | `timeline.csv` rows (samples x pools); longer runs widen the interval |
 //! | `checkpoint.max_retries` | 10,000 (also the most allowed without a horizon) | restarts of a killed job (a Llama 3 scale job restarts about 460 times in 59 days) |
 //! | a checkpoint write or restart | shorter than a node's mean time between failures | progress of a job under failures |
-//! | node failures | 100,000,000 over the run | failure events |
+//! | node failures | 100,000,000 over the run (a trace's span once read; Weibull shapes under 1 by their gaps) | failure events |
 //! | spot interruptions | 100,000,000 over the run | interruption events and zone spells (each held in memory) |
 //! | spans | 100 years | `horizon`, generated arrivals |
 //! | MMPP state changes | 100,000,000 | the arrival generator's loop |
