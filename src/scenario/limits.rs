@@ -483,27 +483,50 @@ fn too_many_interruptions(
 }
 
 /// A trace's workload is known only once read: without a horizon the run lasts at least
-/// until its last job could end (its submit plus its run time on the reference GPU), and
+/// until its last job could end (its submit plus its run time), and
 /// node failures and spot interruptions over that span are held to the same limits as a
-/// generated workload's. `Err` is the message, naming the field and the limit.
+/// generated workload's, and a savings plan (settled hour by hour) to the longest span.
+/// `Err` is the message, naming the field and the limit.
 pub fn check_trace_span(s: &super::Scenario, w: &crate::model::Workload) -> Result<(), String> {
-    let Some(f) = &s.faults else { return Ok(()) };
     if s.sim.horizon.is_some() || s.workload_estimate().is_some() {
         return Ok(());
     }
-    let end = w
-        .jobs
+    // Each job's submit plus its work at the reference speed (the run's least span), and
+    // at the slowest pool's speed (its longest).
+    let slowest = s
+        .sim
+        .pools
         .iter()
-        .map(|j| j.submit.secs_f64() + j.work.secs_f64())
-        .fold(0.0, f64::max);
+        .map(|p| p.speed)
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min)
+        .min(1.0);
+    let (end, longest) = w.jobs.iter().fold((0.0f64, 0.0f64), |(a, b), j| {
+        let (t, work) = (j.submit.secs_f64(), j.work.secs_f64());
+        (a.max(t + work), b.max(t + work / slowest))
+    });
     let span = end.min(MAX_SPAN.secs_f64());
     let years = end / (365.0 * 86_400.0);
+    let faults = |check: fn(
+        &crate::faults::FaultConfig,
+        &[crate::model::PoolSpec],
+        f64,
+    ) -> Option<String>| {
+        s.faults.as_ref().and_then(|f| check(f, &s.sim.pools, span))
+    };
+    // A savings plan is settled hour by hour over the whole run (a trace job of a million
+    // years held a vector of its hours until the allocator aborted).
+    let plan = (s.savings_plan.is_some() && longest > MAX_SPAN.secs_f64()).then(|| {
+        format!(
+            "settled hour by hour over up to {} years (on the slowest pool), more than the {:.0} gpufleet simulates",
+            count(longest / (365.0 * 86_400.0)),
+            MAX_SPAN.secs_f64() / (365.0 * 86_400.0)
+        )
+    });
     let problems: Vec<String> = [
-        ("failures", too_many_failures(f, &s.sim.pools, span)),
-        (
-            "spot_interruptions",
-            too_many_interruptions(f, &s.sim.pools, span),
-        ),
+        ("failures", faults(too_many_failures)),
+        ("spot_interruptions", faults(too_many_interruptions)),
+        ("savings_plan", plan),
     ]
     .into_iter()
     .filter_map(|(field, m)| m.map(|m| format!("{field}: {m}")))
@@ -512,7 +535,7 @@ pub fn check_trace_span(s: &super::Scenario, w: &crate::model::Workload) -> Resu
         return Ok(());
     }
     Err(format!(
-        "the workload's jobs could run until {} (no horizon): {}; or set a horizon",
+        "the workload's jobs run until {} at least (no horizon): {}; or set a horizon",
         if years >= 1.0 {
             format!("{years:.1} years")
         } else {

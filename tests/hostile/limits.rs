@@ -1286,3 +1286,31 @@ fn experiments_listing_a_run_many_times_are_refused_at_once() {
         }
     }
 }
+
+#[test]
+fn a_savings_plan_over_a_trace_of_millennia_is_refused_once_it_is_read() {
+    // A savings plan is settled hour by hour over the whole run: a trace job of 2.8
+    // million years (90,000,000,000,000 s, within the trace limit) without a horizon held
+    // a vector of its hours until the allocator aborted.
+    let d = scratch();
+    put(
+        d.path(),
+        "long.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,90000000000000\n",
+    );
+    let body = "[savings_plan]\ncommitment_per_hour = 10.0\ndiscount = 0.3\nterm = \"1h\"\nrenew = true\n\n[workload]\nkind = \"csv\"\npath = \"long.csv\"\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    for cmd in ["validate", "run"] {
+        let e = gpufleet(d.path(), &[cmd, f.to_str().unwrap()]);
+        e.refused(2, &["long.csv", "savings_plan", "100", "horizon"]);
+        assert!(e.secs < 10.0, "{e:#?}");
+    }
+    // Without the plan the same trace runs (the timeline widened).
+    let f = put(
+        d.path(),
+        "ok.toml",
+        &scenario("", "[workload]\nkind = \"csv\"\npath = \"long.csv\"\n"),
+    );
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+}
