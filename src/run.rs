@@ -54,6 +54,10 @@ pub enum RunError {
     /// `oversized = "reject"` (bad input): the first few and the count.
     #[error("{0}")]
     Oversized(String),
+    /// The workload, once read, makes the run past a limit (bad input): the field and the
+    /// limit.
+    #[error("{0}")]
+    Limit(String),
     /// The output folder is not one a run may replace (bad input).
     #[error("output folder {0}")]
     Target(FolderError),
@@ -157,7 +161,19 @@ fn runnable_workload(s: &Scenario, streams: &RngStreams) -> Result<Workload, Run
         "workload built"
     );
     check_oversized(s, &workload)?;
+    check_span(s, &workload)?;
     Ok(workload)
+}
+
+/// Refuses a trace workload whose span (known only once read) makes more node failures or
+/// spot interruptions than the limits allow (a generated workload's are refused at load).
+pub fn check_span(s: &Scenario, w: &Workload) -> Result<(), RunError> {
+    crate::scenario::check_trace_span(s, w).map_err(|m| {
+        RunError::Limit(match s.workload.trace_path() {
+            Some(path) => format!("{}: {m}", path.display()),
+            None => m,
+        })
+    })
 }
 
 /// Refuses a workload with jobs no pool can ever hold, unless the scenario rejects them.
@@ -584,6 +600,7 @@ pub fn validate(s: &Scenario) -> Result<Validated, RunError> {
         None => {
             let w = s.build_workload(s.seed)?;
             check_oversized(s, &w)?;
+            check_span(s, &w)?;
             let dropped = w
                 .filtered
                 .iter()

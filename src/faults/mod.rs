@@ -17,7 +17,7 @@ pub use checkpoint::{
 pub use preset::{by_name as preset_by_name, llama3_h100, Cause, FailurePreset};
 pub use process::{FailureDist, FailureProcess, Scope};
 pub use spot::{SpotInterruptions, SpotModel};
-pub use trace::{read_failure_trace, TraceFailure};
+pub use trace::{read_failure_trace, TraceFailure, MAX_TRACE_FAILURES};
 
 use crate::engine::SimTime;
 use crate::workload::DurationDist;

@@ -20,6 +20,9 @@ pub struct TraceFailure {
     pub repair: Option<SimTime>,
 }
 
+/// The most failures a failure trace may hold: 10,000,000 (as a run's jobs).
+pub const MAX_TRACE_FAILURES: usize = 10_000_000;
+
 /// Reads a failure trace; every bad row is an error naming the row and column.
 pub fn read_failure_trace(path: &Path) -> Result<Vec<TraceFailure>, TraceError> {
     let text = crate::workload::read_small_text(path, crate::workload::MAX_DATA_FILE_BYTES)
@@ -60,6 +63,14 @@ pub fn read_failure_trace(path: &Path) -> Result<Vec<TraceFailure>, TraceError> 
             continue;
         }
         let row = i as u64 + 1;
+        if out.len() >= MAX_TRACE_FAILURES {
+            return Err(TraceError::File {
+                file: path.to_path_buf(),
+                reason: format!(
+                    "row {row}: more than {MAX_TRACE_FAILURES} failures, the most a failure trace may hold (each about 100 bytes of memory; rows of 4 bytes filled gigabytes)"
+                ),
+            });
+        }
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
         let bad = |column: &str, reason: String| TraceError::Row {
             file: path.to_path_buf(),

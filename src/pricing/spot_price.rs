@@ -106,11 +106,12 @@ pub fn read_spot_price_json(
     tick: SimTime,
 ) -> Result<SpotPrice, SpotTraceError> {
     let file = path.display().to_string();
-    super::spot_trace::check_size(path)?;
-    let text = std::fs::read_to_string(path).map_err(|e| SpotTraceError::Io {
-        file: file.clone(),
-        message: e.to_string(),
-    })?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut super::spot_trace::open_capped(path, false)?, &mut text)
+        .map_err(|e| SpotTraceError::Io {
+            file: file.clone(),
+            message: e.to_string(),
+        })?;
     let map: BTreeMap<String, Vec<f64>> =
         serde_json::from_str(&text).map_err(|e| SpotTraceError::Row {
             file: file.clone(),

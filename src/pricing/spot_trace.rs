@@ -106,22 +106,74 @@ pub(crate) fn check_size(path: &Path) -> Result<(), SpotTraceError> {
     Ok(())
 }
 
-fn open(path: &Path) -> Result<csv::Reader<std::fs::File>, SpotTraceError> {
-    check_size(path)?;
-    csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_path(path)
-        .map_err(|e| SpotTraceError::Io {
-            file: path.display().to_string(),
-            message: e.to_string(),
-        })
+/// The longest line of a spot CSV: 1 MiB (the shipped ones' are under 100 bytes).
+pub const MAX_SPOT_LINE_BYTES: u64 = 1 << 20;
+
+/// A spot data file as read: at most [`MAX_SPOT_FILE_BYTES`] in all and, for a CSV, lines
+/// of at most [`MAX_SPOT_LINE_BYTES`]. A device or FIFO has no length for [`check_size`] to
+/// refuse it by: `/dev/zero` as a trace was read into one endless record until the
+/// allocator aborted.
+pub(crate) struct Capped<R> {
+    inner: R,
+    left: u64,
+    line: u64,
+    max_line: Option<u64>,
 }
 
-fn header_index(
-    rdr: &mut csv::Reader<std::fs::File>,
-    path: &Path,
-    name: &str,
-) -> Result<usize, SpotTraceError> {
+impl<R: std::io::Read> std::io::Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let too_much = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
+        if self.left == 0 {
+            let mut probe = [0u8; 1];
+            return match self.inner.read(&mut probe)? {
+                0 => Ok(0),
+                _ => Err(too_much(format!(
+                    "more than the {MAX_SPOT_FILE_BYTES} bytes a spot file may have"
+                ))),
+            };
+        }
+        let n = buf.len().min(self.left.min(1 << 16) as usize);
+        let got = self.inner.read(&mut buf[..n])?;
+        self.left -= got as u64;
+        if let Some(max) = self.max_line {
+            for &b in &buf[..got] {
+                self.line = if b == b'\n' { 0 } else { self.line + 1 };
+                if self.line > max {
+                    return Err(too_much(format!(
+                        "a line longer than {max} bytes, the most a spot CSV line may have"
+                    )));
+                }
+            }
+        }
+        Ok(got)
+    }
+}
+
+/// Opens a spot data file for reading within the limits ([`Capped`]); `csv` adds the
+/// line limit.
+pub(crate) fn open_capped(path: &Path, csv: bool) -> Result<Capped<std::fs::File>, SpotTraceError> {
+    check_size(path)?;
+    let f = std::fs::File::open(path).map_err(|e| SpotTraceError::Io {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    Ok(Capped {
+        inner: f,
+        left: MAX_SPOT_FILE_BYTES,
+        line: 0,
+        max_line: csv.then_some(MAX_SPOT_LINE_BYTES),
+    })
+}
+
+type SpotCsv = csv::Reader<Capped<std::fs::File>>;
+
+fn open(path: &Path) -> Result<SpotCsv, SpotTraceError> {
+    Ok(csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(open_capped(path, true)?))
+}
+
+fn header_index(rdr: &mut SpotCsv, path: &Path, name: &str) -> Result<usize, SpotTraceError> {
     let file = path.display().to_string();
     let h = rdr.headers().map_err(|e| SpotTraceError::Io {
         file: file.clone(),

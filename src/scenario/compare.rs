@@ -131,6 +131,9 @@ impl CompareScenario {
             "placements",
             "name at least one placement".into(),
         );
+        // One run per entry: a placement named a million times validated and ran for days.
+        let dup = super::fgd::twice(&c.placements, |p| p.as_str().to_string());
+        check(dup.is_none(), "placements", dup.clone().unwrap_or_default());
         for (v, f) in [
             (c.usd_per_gpu_hour, "usd_per_gpu_hour"),
             (c.usd_per_cpu_node_hour, "usd_per_cpu_node_hour"),

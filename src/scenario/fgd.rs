@@ -54,6 +54,24 @@ struct RawFgd {
     expected_workload: Option<String>,
 }
 
+/// The most seeds an FGD experiment may list (as a comparison's `seeds`).
+pub const MAX_FGD_SEEDS: usize = 10_000;
+
+/// "`x` is listed twice" for the first entry of `items` seen before, in linear time.
+pub(super) fn twice<T: std::hash::Hash + Eq>(
+    items: &[T],
+    name: impl Fn(&T) -> String,
+) -> Option<String> {
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    items.iter().find(|x| !seen.insert(*x)).map(|x| {
+        format!(
+            "{} is listed twice (of {} entries): each runs the whole experiment once",
+            name(x),
+            items.len()
+        )
+    })
+}
+
 /// A validated FGD experiment scenario.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FgdScenario {
@@ -154,6 +172,24 @@ impl FgdScenario {
                 "fgd_experiment.seeds",
                 "give at least one seed".into(),
             ));
+        }
+        // Each policy runs once per seed: a list of a million seeds (or one policy named a
+        // million times) validated and then ran for days.
+        if f.seeds.len() > MAX_FGD_SEEDS {
+            problems.push(problem(
+                text,
+                "fgd_experiment.seeds",
+                format!(
+                    "{} seeds, more than {MAX_FGD_SEEDS} (each runs every policy)",
+                    f.seeds.len()
+                ),
+            ));
+        }
+        if let Some(m) = twice(&f.seeds, |s| s.to_string()) {
+            problems.push(problem(text, "fgd_experiment.seeds", m));
+        }
+        if let Some(m) = twice(&f.policies, |p| p.as_str().to_string()) {
+            problems.push(problem(text, "fgd_experiment.policies", m));
         }
         let resolve = |p: &str, field: &str, problems: &mut Vec<Problem>| {
             let full = base.join(p);

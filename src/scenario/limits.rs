@@ -9,7 +9,7 @@
 //! | timeline rows | 1,000,000 | `timeline.csv` rows (samples x pools); longer runs widen the interval |
 //! | `checkpoint.max_retries` | 10,000 (also the most allowed without a horizon) | restarts of a killed job (a Llama 3 scale job restarts about 460 times in 59 days) |
 //! | a checkpoint write or restart | shorter than a node's mean time between failures | progress of a job under failures |
-//! | node failures | 100,000,000 over the run | failure events |
+//! | node failures | 100,000,000 over the run (a trace's span once read; Weibull shapes under 1 by their gaps) | failure events |
 //! | spot interruptions | 100,000,000 over the run | interruption events and zone spells (each held in memory) |
 //! | spans | 100 years | `horizon`, generated arrivals |
 //! | MMPP state changes | 100,000,000 | the arrival generator's loop |
@@ -375,30 +375,46 @@ fn progress_under_failures(c: &mut Problems, s: &Sections) {
 fn failure_count(c: &mut Problems, s: &Sections) {
     let Some(f) = &s.faults else { return };
     let Some(span) = run_span_secs(s) else { return };
-    let days = span.min(MAX_SPAN.secs_f64()) / 86_400.0;
-    let n: f64 = s
-        .pools
-        .specs
+    if let Some(m) = too_many_failures(f, &s.pools.specs, span.min(MAX_SPAN.secs_f64())) {
+        c.err("failures", m);
+    }
+}
+
+/// The node failures `f`'s processes make on `pools` over `span` seconds, when more than
+/// [`MAX_FAILURES`]: the message. A Weibull process with a shape under 1 is counted by its
+/// gaps as they fall within the span, not by its mean (a shape of 0.01 has a mean of
+/// months and almost every gap under a millisecond: a failure at every millisecond).
+fn too_many_failures(
+    f: &crate::faults::FaultConfig,
+    pools: &[crate::model::PoolSpec],
+    span: f64,
+) -> Option<String> {
+    let n: f64 = pools
         .iter()
         .enumerate()
         .map(|(p, spec)| {
             f.processes
                 .iter()
                 .filter(|(_, pools)| pools.is_empty() || pools.contains(&p))
-                .map(|(pr, _)| pr.node_rate_per_day(spec.node.gpus) * spec.nodes as f64 * days)
+                .map(|(pr, _)| pr.expected_node_failures(spec.node.gpus, span) * spec.nodes as f64)
                 .sum::<f64>()
         })
         .sum();
-    if n > MAX_FAILURES {
-        c.err(
-            "failures",
-            format!(
-                "about {} node failures over the run, more than {}: lower the rate or shorten the run",
-                count(n),
-                count(MAX_FAILURES)
-            ),
-        );
-    }
+    let heavy = f.processes.iter().any(
+        |(pr, _)| matches!(pr.dist, crate::faults::FailureDist::Weibull { shape } if shape < 1.0),
+    );
+    (n.is_nan() || n > MAX_FAILURES).then(|| {
+        format!(
+            "about {} node failures over the run, more than {}: lower the rate{} or shorten the run",
+            count(n),
+            count(MAX_FAILURES),
+            if heavy {
+                ", raise weibull_shape (below 1 most gaps are far shorter than the mean)"
+            } else {
+                ""
+            }
+        )
+    })
 }
 
 /// Mean time, hours, from one spot interruption of a node to the next (its lifetime
@@ -428,7 +444,19 @@ fn spot_cycle_hours(i: &crate::faults::SpotInterruptions) -> Option<f64> {
 fn spot_interruption_count(c: &mut Problems, s: &Sections) {
     let Some(f) = &s.faults else { return };
     let Some(span) = run_span_secs(s) else { return };
-    let hours = span.min(MAX_SPAN.secs_f64()) / 3600.0;
+    if let Some(m) = too_many_interruptions(f, &s.pools.specs, span.min(MAX_SPAN.secs_f64())) {
+        c.err("spot_interruptions", m);
+    }
+}
+
+/// The spot interruptions `f` makes on `pools` over `span` seconds, when more than
+/// [`MAX_FAILURES`]: the message.
+fn too_many_interruptions(
+    f: &crate::faults::FaultConfig,
+    pools: &[crate::model::PoolSpec],
+    span: f64,
+) -> Option<String> {
+    let hours = span / 3600.0;
     let n: f64 = f
         .spot
         .iter()
@@ -436,7 +464,7 @@ fn spot_interruption_count(c: &mut Problems, s: &Sections) {
             let cycle = spot_cycle_hours(i)?;
             let nodes = match i.model {
                 crate::faults::SpotModel::Zone(_) => 1.0,
-                _ => s.pools.specs.get(i.pool).map_or(0.0, |p| p.nodes as f64),
+                _ => pools.get(i.pool).map_or(0.0, |p| p.nodes as f64),
             };
             Some(if cycle > 0.0 {
                 nodes * hours / cycle
@@ -445,16 +473,76 @@ fn spot_interruption_count(c: &mut Problems, s: &Sections) {
             })
         })
         .sum();
-    if n > MAX_FAILURES {
-        c.err(
-            "spot_interruptions",
-            format!(
-                "about {} spot interruptions over the run, more than {}: lower the rate, lengthen the spells or shorten the run",
-                count(n),
-                count(MAX_FAILURES)
-            ),
-        );
+    (n.is_nan() || n > MAX_FAILURES).then(|| {
+        format!(
+            "about {} spot interruptions over the run, more than {}: lower the rate, lengthen the spells or shorten the run",
+            count(n),
+            count(MAX_FAILURES)
+        )
+    })
+}
+
+/// A trace's workload is known only once read: without a horizon the run lasts at least
+/// until its last job could end (its submit plus its run time), and
+/// node failures and spot interruptions over that span are held to the same limits as a
+/// generated workload's, and a savings plan (settled hour by hour) to the longest span.
+/// `Err` is the message, naming the field and the limit.
+pub fn check_trace_span(s: &super::Scenario, w: &crate::model::Workload) -> Result<(), String> {
+    if s.sim.horizon.is_some() || s.workload_estimate().is_some() {
+        return Ok(());
     }
+    // Each job's submit plus its work at the reference speed (the run's least span), and
+    // at the slowest pool's speed (its longest).
+    let slowest = s
+        .sim
+        .pools
+        .iter()
+        .map(|p| p.speed)
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min)
+        .min(1.0);
+    let (end, longest) = w.jobs.iter().fold((0.0f64, 0.0f64), |(a, b), j| {
+        let (t, work) = (j.submit.secs_f64(), j.work.secs_f64());
+        (a.max(t + work), b.max(t + work / slowest))
+    });
+    let span = end.min(MAX_SPAN.secs_f64());
+    let years = end / (365.0 * 86_400.0);
+    let faults = |check: fn(
+        &crate::faults::FaultConfig,
+        &[crate::model::PoolSpec],
+        f64,
+    ) -> Option<String>| {
+        s.faults.as_ref().and_then(|f| check(f, &s.sim.pools, span))
+    };
+    // A savings plan is settled hour by hour over the whole run (a trace job of a million
+    // years held a vector of its hours until the allocator aborted).
+    let plan = (s.savings_plan.is_some() && longest > MAX_SPAN.secs_f64()).then(|| {
+        format!(
+            "settled hour by hour over up to {} years (on the slowest pool), more than the {:.0} gpufleet simulates",
+            count(longest / (365.0 * 86_400.0)),
+            MAX_SPAN.secs_f64() / (365.0 * 86_400.0)
+        )
+    });
+    let problems: Vec<String> = [
+        ("failures", faults(too_many_failures)),
+        ("spot_interruptions", faults(too_many_interruptions)),
+        ("savings_plan", plan),
+    ]
+    .into_iter()
+    .filter_map(|(field, m)| m.map(|m| format!("{field}: {m}")))
+    .collect();
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "the workload's jobs run until {} at least (no horizon): {}; or set a horizon",
+        if years >= 1.0 {
+            format!("{years:.1} years")
+        } else {
+            human(SimTime::from_secs_f64(end))
+        },
+        problems.join("; ")
+    ))
 }
 
 #[cfg(test)]

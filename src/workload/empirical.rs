@@ -5,6 +5,10 @@ use super::csv_rows::open;
 use super::TraceError;
 use std::path::Path;
 
+/// The most values an empirical duration column may hold: 10,000,000 (80 MB; a column
+/// read without a bound from an endless file held values until the allocator aborted).
+pub const MAX_EMPIRICAL_VALUES: usize = 10_000_000;
+
 /// Reads the `column` (default: the first) of the CSV at `path` as durations in seconds.
 /// Every value must be a finite number >= 0; the file must hold at least one.
 pub fn read_duration_column(path: &Path, column: Option<&str>) -> Result<Vec<f64>, TraceError> {
@@ -35,6 +39,16 @@ pub fn read_duration_column(path: &Path, column: Option<&str>) -> Result<Vec<f64
             reason: e.to_string(),
         })?;
         let row = rec.position().map(|p| p.line()).unwrap_or(0);
+        if out.len() >= MAX_EMPIRICAL_VALUES {
+            return Err(TraceError::Row {
+                file: path.to_path_buf(),
+                row,
+                column: name.clone(),
+                reason: format!(
+                    "more than {MAX_EMPIRICAL_VALUES} durations, the most an empirical distribution holds (a sample that size resamples as well as the whole)"
+                ),
+            });
+        }
         let v = rec.get(k).unwrap_or("").trim();
         match v.parse::<f64>() {
             Ok(x) if x.is_finite() && x >= 0.0 => out.push(x),

@@ -20,6 +20,10 @@ pub struct ExpectedCurve {
     pub curve: Vec<f64>,
 }
 
+/// The most values (cells) a file of published curves may hold: 10,000,000 (the shipped
+/// ones hold a few thousand; rows are read into memory).
+pub const MAX_EXPECTED_CELLS: usize = 10_000_000;
+
 /// Reads the curves of `workload` (every workload when `None`).
 pub fn read_expected_curves(
     path: &Path,
@@ -63,6 +67,7 @@ pub fn read_expected_curves(
         }
     }
     let mut out = Vec::new();
+    let mut cells = 0usize;
     for (i, rec) in rdr.records().enumerate() {
         let row = i as u64 + 2;
         let bad = |column: &str, reason: String| TraceError::Row {
@@ -72,6 +77,13 @@ pub fn read_expected_curves(
             reason,
         };
         let rec = rec.map_err(|e| bad("", e.to_string()))?;
+        cells += rec.len();
+        if cells > MAX_EXPECTED_CELLS {
+            return Err(bad(
+                "",
+                format!("more than {MAX_EXPECTED_CELLS} values, the most a file of published curves may hold"),
+            ));
+        }
         let w = rec.get(0).unwrap_or("").trim();
         if workload.is_some_and(|x| x != w) {
             continue;

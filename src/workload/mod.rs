@@ -35,8 +35,8 @@ pub use arrivals::{
     MONTH_SECS,
 };
 pub use durations::{to_reference_work, Estimates};
-pub use empirical::read_duration_column;
-pub use fgd_expected::{read_expected_curves, ExpectedCurve};
+pub use empirical::{read_duration_column, MAX_EMPIRICAL_VALUES};
+pub use fgd_expected::{read_expected_curves, ExpectedCurve, MAX_EXPECTED_CELLS};
 pub use fit::{fit_lognormal, fit_model, model_to_toml};
 pub use formats::{FormatOptions, TraceReader};
 pub use generic_csv::{

@@ -1136,3 +1136,181 @@ fn a_node_list_of_distinct_machines_groups_in_linear_time() {
         assert!(e.secs < 20.0, "{from}: {e:#?}");
     }
 }
+
+#[test]
+fn a_weibull_shape_whose_gaps_vanish_under_a_millisecond_is_refused() {
+    // weibull_shape = 0.01 at 0.01 failures a node-day: a mean gap of 100 days, but almost
+    // every gap under the clock's millisecond. Counted by the mean (73 failures in ten
+    // years) it passed, and the run failed a node at every millisecond for ever.
+    let d = scratch();
+    let body = |shape: &str| {
+        format!(
+            "{}\n[failures]\nrate_per_node_day = 0.01\ndistribution = \"weibull\"\nweibull_shape = {shape}\nrepair = \"0s\"\n",
+            synthetic("jobs = 3", "1.0", "1h")
+        )
+    };
+    let f = put(
+        d.path(),
+        "s.toml",
+        &scenario("horizon = \"3650d\"", &body("0.01")),
+    );
+    for cmd in ["validate", "run"] {
+        let e = gpufleet(d.path(), &[cmd, f.to_str().unwrap()]);
+        e.refused(2, &["s.toml", "failures", "100,000,000", "weibull_shape"]);
+        assert!(e.secs < 10.0, "{e:#?}");
+    }
+    // Infant mortality as measured (a shape of 0.7) still runs.
+    let f = put(
+        d.path(),
+        "ok.toml",
+        &scenario("horizon = \"3650d\"", &body("0.7")),
+    );
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+}
+
+#[test]
+fn failures_over_a_trace_without_horizon_are_counted_once_it_is_read() {
+    // A trace's span is unknown until it is read, so failures and spot interruptions were
+    // never counted: one 63-year job on a quiet pool kept a run going while 1,000 other
+    // nodes failed 1,000 times a day each (a hang), or lost spot nodes 100 times an hour
+    // each (an abort on memory).
+    let d = scratch();
+    put(
+        d.path(),
+        "long.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,2000000000\n",
+    );
+    let two = |kind: &str, top: &str, faults: &str| {
+        format!(
+            "name = \"t\"\nseed = 1\n{top}\n[[pools]]\nname = \"p\"\ngpu_type = \"H100\"\nkind = \"owned\"\nnodes = 2\ngpus_per_node = 8\nprice_per_node_hour = 12.0\n\n[[pools]]\nname = \"q\"\ngpu_type = \"H100\"\nkind = \"{kind}\"\nnodes = 1000\ngpus_per_node = 8\nprice_per_node_hour = 12.0\n\n[workload]\nkind = \"csv\"\npath = \"long.csv\"\n\n{faults}"
+        )
+    };
+    let failures = "[failures]\nrate_per_node_day = 1000\nrepair = \"1m\"\npools = [\"q\"]\n";
+    let spot = "[[spot_interruptions]]\npool = \"q\"\nmodel = \"poisson\"\nper_node_hour = 100\n";
+    for (kind, faults, field) in [
+        ("owned", failures, "failures"),
+        ("spot", spot, "spot_interruptions"),
+    ] {
+        let f = put(d.path(), "s.toml", &two(kind, "", faults));
+        for cmd in ["validate", "run"] {
+            let e = gpufleet(d.path(), &[cmd, f.to_str().unwrap()]);
+            e.refused(2, &["long.csv", field, "100,000,000", "horizon"]);
+            assert!(e.secs < 10.0, "{e:#?}");
+        }
+        // A horizon bounds the run: a day of it is within the limits.
+        let f = put(d.path(), "h.toml", &two(kind, "horizon = \"1d\"", faults));
+        let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+        assert_eq!(e.code, 0, "{e:#?}");
+    }
+}
+
+#[test]
+fn fair_share_over_many_waiting_tenants_ends() {
+    // 60,000 tenants with one job each, arriving every second on 16 GPUs: every pass
+    // tried each waiting tenant's job (20,000 tenants took 42 s, 200,000 hours). A pass
+    // now passes a shape that does not fit over at once.
+    let d = scratch();
+    let mut t = String::from("job_id,submit_s,gpus,duration_s,tenant\n");
+    for i in 0..60_000 {
+        t.push_str(&format!("j{i},{i},1,3600,t{i}\n"));
+    }
+    put(d.path(), "t.csv", &t);
+    let body =
+        "[scheduler]\npolicy = \"fair_share\"\n\n[workload]\nkind = \"csv\"\npath = \"t.csv\"\n";
+    let f = put(
+        d.path(),
+        "s.toml",
+        &scenario("timeline_interval = \"1d\"", body),
+    );
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(e.secs < 30.0, "{e:#?}");
+    let summary = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(v["jobs"]["completed"], 60_000, "{summary}");
+}
+
+#[test]
+fn a_failure_trace_past_ten_million_rows_is_refused_while_reading() {
+    // Rows of four bytes ("0,0\n") held about 100 bytes each: a trace within the 256 MiB
+    // file limit held 7 GB. It stops at 10,000,000 failures, naming the row.
+    let d = scratch();
+    let mut t = String::with_capacity(41 << 20);
+    t.push_str("time_s,node\n");
+    for _ in 0..10_000_001 {
+        t.push_str("0,0\n");
+    }
+    put(d.path(), "f.csv", &t);
+    drop(t);
+    let body = format!(
+        "{}\n[failures]\ntrace = \"f.csv\"\n",
+        synthetic("jobs = 3", "1.0", "1h")
+    );
+    let f = put(d.path(), "s.toml", &scenario("", &body));
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    e.refused(2, &["f.csv", "row 10000002", "more than 10000000 failures"]);
+}
+
+#[test]
+fn experiments_listing_a_run_many_times_are_refused_at_once() {
+    // An FGD experiment of a million seeds (or one policy named a million times), or a
+    // placement comparison naming one placement a million times, validated "ok" and ran
+    // for days.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let data = format!("{root}/data/openb-2023");
+    let d = scratch();
+    let fgd = |policies: &str, seeds: &str| {
+        format!("name = \"f\"\n[fgd_experiment]\nnodes = \"{data}/openb_node_list_gpu_node.csv\"\npods = \"{data}/openb_pod_list_default.csv\"\npolicies = [{policies}]\nseeds = [{seeds}]\n")
+    };
+    let many: Vec<String> = (0..10_001).map(|i| i.to_string()).collect();
+    let cases = [
+        (fgd("\"fgd\"", &many.join(",")), "fgd_experiment.seeds", "10001 seeds, more than 10000"),
+        (fgd("\"fgd\"", "1, 2, 1"), "fgd_experiment.seeds", "1 is listed twice"),
+        (fgd("\"fgd\", \"best_fit\", \"fgd\"", "1"), "fgd_experiment.policies", "fgd is listed twice"),
+        (
+            format!("name = \"c\"\n[placement_comparison]\nnodes = \"{data}/openb_node_list_all_node.csv\"\npods = \"{data}/openb_pod_list_default.csv\"\nplacements = [\"best_fit\", \"fgd\", \"best_fit\"]\nusd_per_gpu_hour = 1.0\nusd_per_cpu_node_hour = 0.5\n"),
+            "placement_comparison.placements",
+            "best_fit is listed twice",
+        ),
+    ];
+    for (text, field, what) in cases {
+        let f = put(d.path(), "x.toml", &text);
+        for args in [
+            &["validate", f.to_str().unwrap()][..],
+            &["run", f.to_str().unwrap(), "--out", "o"][..],
+        ] {
+            let e = gpufleet(d.path(), args);
+            e.refused(2, &["x.toml", field, what]);
+            assert!(e.secs < 10.0, "{e:#?}");
+        }
+    }
+}
+
+#[test]
+fn a_savings_plan_over_a_trace_of_millennia_is_refused_once_it_is_read() {
+    // A savings plan is settled hour by hour over the whole run: a trace job of 2.8
+    // million years (90,000,000,000,000 s, within the trace limit) without a horizon held
+    // a vector of its hours until the allocator aborted.
+    let d = scratch();
+    put(
+        d.path(),
+        "long.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,90000000000000\n",
+    );
+    let body = "[savings_plan]\ncommitment_per_hour = 10.0\ndiscount = 0.3\nterm = \"1h\"\nrenew = true\n\n[workload]\nkind = \"csv\"\npath = \"long.csv\"\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    for cmd in ["validate", "run"] {
+        let e = gpufleet(d.path(), &[cmd, f.to_str().unwrap()]);
+        e.refused(2, &["long.csv", "savings_plan", "100", "horizon"]);
+        assert!(e.secs < 10.0, "{e:#?}");
+    }
+    // Without the plan the same trace runs (the timeline widened).
+    let f = put(
+        d.path(),
+        "ok.toml",
+        &scenario("", "[workload]\nkind = \"csv\"\npath = \"long.csv\"\n"),
+    );
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+}

@@ -586,3 +586,64 @@ fn fgd_and_placement_comparisons_say_how_many_bad_rows_they_skipped() {
         );
     }
 }
+
+#[test]
+fn an_endless_device_as_spot_data_is_refused_at_the_limit() {
+    // A spot availability trace or price file of /dev/zero has no length for the size
+    // check: the trace was read into one endless record until the allocator aborted, the
+    // price file until memory ran out.
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    let d = scratch();
+    let spot = |pricing: &str, interruptions: &str| {
+        format!(
+            "[[pools]]\nname = \"s\"\ngpu_type = \"H100\"\nkind = \"spot\"\nnodes = 2\ngpus_per_node = 8\nprice_per_node_hour = 20.0\n{pricing}\n{interruptions}\n[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 5\npreemptible_share = 1.0\nsizes = [{{ gpus = 1, weight = 1 }}]\nduration = {{ kind = \"fixed\", value = \"1h\" }}\n"
+        )
+    };
+    let price = "[pools.pricing]\nkind = \"spot\"\nprice = { kind = \"trace\", path = \"/dev/zero\", zone = \"z\", tick = \"1h\" }\n";
+    let trace = "[[spot_interruptions]]\npool = \"s\"\nmodel = \"trace\"\npath = \"/dev/zero\"\n";
+    for (body, field) in [
+        (spot(price, ""), "pools[1].pricing.price.path"),
+        (spot("", trace), "spot_interruptions[0].path"),
+    ] {
+        let f = put(d.path(), "s.toml", &scenario("", &body));
+        for cmd in ["validate", "run"] {
+            let e = gpufleet(d.path(), &[cmd, f.to_str().unwrap()]);
+            e.refused(2, &["s.toml", field, "/dev/zero", "bytes"]);
+            assert!(e.secs < 20.0, "{e:#?}");
+        }
+    }
+}
+
+#[test]
+fn columns_of_values_stop_at_their_cap_while_reading() {
+    // An empirical duration column and a file of published FGD curves were held whole,
+    // however long: a FIFO fed with `yes 1` as the durations aborted on memory. Each
+    // stops at 10,000,000 values, naming the file and the row.
+    let d = scratch();
+    let mut t = String::with_capacity(21 << 20);
+    t.push_str("runtime\n");
+    for _ in 0..10_000_001 {
+        t.push_str("1\n");
+    }
+    put(d.path(), "e.csv", &t);
+    drop(t);
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 3\nsizes = [{ gpus = 1, weight = 1 }]\nduration = { kind = \"empirical\", path = \"e.csv\", column = \"runtime\" }\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+        .refused(2, &["e.csv", "10000002", "more than 10000000 durations"]);
+
+    let mut t = String::with_capacity(21 << 20);
+    t.push_str("workload,sc_policy,tune,seed,0\n");
+    for _ in 0..2_000_001 {
+        t.push_str("w,p,1,1,0\n");
+    }
+    put(d.path(), "x.csv", &t);
+    drop(t);
+    let data = format!("{}/data/openb-2023", env!("CARGO_MANIFEST_DIR"));
+    let fgd = format!("name = \"f\"\n[fgd_experiment]\nnodes = \"{data}/openb_node_list_gpu_node.csv\"\npods = \"{data}/openb_pod_list_default.csv\"\npolicies = [\"fgd\"]\nseeds = [1]\nexpected = \"x.csv\"\nexpected_workload = \"w\"\n");
+    let f = put(d.path(), "f.toml", &fgd);
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+        .refused(2, &["x.csv", "more than 10000000 values"]);
+}
