@@ -285,8 +285,8 @@ fn say(text: &str) -> Result<(), CliError> {
 
 /// Tells the user (on stderr) how many trace rows were skipped as bad or dropped, and why.
 pub(super) fn report_drops(w: &crate::model::Workload) {
-    if w.skipped_rows > 0 {
-        eprintln!("skipped {} bad rows", w.skipped_rows);
+    for (file, n) in &w.skipped_by_file {
+        super::report_skipped(Path::new(file), *n);
     }
     for (why, n) in &w.filtered {
         eprintln!("dropped {n} rows: {why}");
@@ -314,9 +314,7 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
                     read_pai_machines(&input, b).map_err(bad)?
                 };
                 write_atomic(&output, list.to_pools_toml().as_bytes())?;
-                if list.skipped_rows > 0 {
-                    eprintln!("skipped {} bad rows", list.skipped_rows);
-                }
+                super::report_skipped(&input, list.skipped_rows);
                 println!(
                     "{} machines ({} GPUs) in {} pools -> {}",
                     list.machines(),

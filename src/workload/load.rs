@@ -89,5 +89,12 @@ pub fn read_format(
         swf: *swf,
         pai_job_table,
     };
-    format.read(path, bad, filter, &options)
+    let (mut w, meta) = format.read(path, bad, filter, &options)?;
+    // Every skipped row is counted against a file: the trace's own, unless a joined
+    // file (the PAI job table) already claimed its share.
+    if w.skipped_by_file.is_empty() && w.skipped_rows > 0 {
+        w.skipped_by_file
+            .push((path.display().to_string(), w.skipped_rows));
+    }
+    Ok((w, meta))
 }

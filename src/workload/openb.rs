@@ -520,6 +520,10 @@ pub fn openb_workload(pods: &OpenbPods, path: &Path) -> Result<Workload, TraceEr
     }
     let mut w = Workload {
         skipped_rows: pods.skipped_rows,
+        skipped_by_file: (pods.skipped_rows > 0)
+            .then(|| (path.display().to_string(), pods.skipped_rows))
+            .into_iter()
+            .collect(),
         ..Workload::default()
     };
     let mut names = crate::model::NameIndex::default();

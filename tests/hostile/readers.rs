@@ -586,3 +586,62 @@ fn fgd_and_placement_comparisons_say_how_many_bad_rows_they_skipped() {
         );
     }
 }
+
+#[test]
+fn every_count_of_skipped_rows_names_its_file() {
+    // `validate`, `run` and `trace convert` said "skipped 2 bad rows" without the file: a
+    // PAI task table joined with its job table summed both files' rows into one count.
+    let d = scratch();
+    put(
+        d.path(),
+        "task.csv",
+        "j1,t1,1,Terminated,0,100,100,1,100,\nj2,t1,x,Terminated,0,100,100,1,100,\n",
+    );
+    put(
+        d.path(),
+        "jobs.csv",
+        "j1,i1,alice,Terminated,0,100\nj2,i2\nj3,i3\nj4,i4,bob,Terminated,0,100\n",
+    );
+    let f = put(
+        d.path(),
+        "s.toml",
+        &scenario(
+            "",
+            "[workload]\nkind = \"trace\"\npath = \"task.csv\"\nformat = \"pai\"\npai_job_table = \"jobs.csv\"\nskip_bad_rows = true\n",
+        ),
+    );
+    for args in [
+        vec!["validate", f.to_str().unwrap()],
+        vec!["run", "-q", f.to_str().unwrap(), "--out", "o"],
+    ] {
+        let e = gpufleet(d.path(), &args);
+        assert_eq!(e.code, 0, "{e:#?}");
+        assert!(
+            e.stderr.contains("task.csv: skipped 1 bad rows"),
+            "{args:?}: {e:#?}"
+        );
+        assert!(
+            e.stderr.contains("jobs.csv: skipped 2 bad rows"),
+            "{args:?}: {e:#?}"
+        );
+    }
+    put(
+        d.path(),
+        "t.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,60\nb,x,1,60\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "convert",
+            "--from",
+            "generic",
+            "--skip-bad-rows",
+            "t.csv",
+            "out.csv",
+        ],
+    );
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(e.stderr.contains("t.csv: skipped 1 bad rows"), "{e:#?}");
+}
