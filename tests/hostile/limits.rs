@@ -1136,3 +1136,38 @@ fn a_node_list_of_distinct_machines_groups_in_linear_time() {
         assert!(e.secs < 20.0, "{from}: {e:#?}");
     }
 }
+
+#[test]
+fn fgd_and_placement_comparisons_hold_to_their_max_jobs() {
+    // Their pod cap was a fixed 10,000,000: no key to lower it (or raise it) as a run
+    // scenario's `max_jobs` does, and `max_jobs` was an unknown key.
+    let d = scratch();
+    put(
+        d.path(),
+        "nodes.csv",
+        "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,8,V100M32\n",
+    );
+    let mut pods = String::from("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n");
+    for i in 0..5 {
+        pods.push_str(&format!("p{i},1000,1000,1,1000,,LS,Running,{i},1000,{i}\n"));
+    }
+    put(d.path(), "pods.csv", &pods);
+    let fgd = |max: &str| {
+        format!("name = \"f\"\n{max}\n[fgd_experiment]\nnodes = \"nodes.csv\"\npods = \"pods.csv\"\npolicies = [\"fgd\"]\nseeds = [1]\n")
+    };
+    let cmp = |max: &str| {
+        format!("name = \"c\"\n{max}\n[placement_comparison]\nnodes = \"nodes.csv\"\npods = \"pods.csv\"\nplacements = [\"best_fit\"]\nusd_per_gpu_hour = 2.0\nusd_per_cpu_node_hour = 0.5\n")
+    };
+    for (name, text) in [
+        ("fgd.toml", &fgd as &dyn Fn(&str) -> String),
+        ("cmp.toml", &cmp),
+    ] {
+        put(d.path(), name, &text("max_jobs = 3"));
+        gpufleet(d.path(), &["validate", name]).refused(2, &["pods.csv", "max_jobs"]);
+        put(d.path(), name, &text("max_jobs = 0"));
+        gpufleet(d.path(), &["validate", name]).refused(2, &[name, "max_jobs", "at least 1"]);
+        put(d.path(), name, &text("max_jobs = 5"));
+        let e = gpufleet(d.path(), &["validate", name]);
+        assert_eq!(e.code, 0, "{name}: {e:#?}");
+    }
+}
