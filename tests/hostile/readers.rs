@@ -645,3 +645,21 @@ fn every_count_of_skipped_rows_names_its_file() {
     assert_eq!(e.code, 0, "{e:#?}");
     assert!(e.stderr.contains("t.csv: skipped 1 bad rows"), "{e:#?}");
 }
+
+#[test]
+fn a_pipe_given_as_a_trace_is_read_once() {
+    // `trace inspect --format openb` read a pod list's header to tell a timed list from
+    // one without times, then opened the file again for the whole list: a FIFO (or
+    // `<(zcat pods.csv.gz)`) had no writer left and the command hung.
+    let d = scratch();
+    let timed = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\np0,1000,1000,1,1000,,LS,Running,0,50,0\np1,1000,1000,2,1000,,LS,Running,5,90,6\n";
+    let untimed =
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,1000,1,1000\np1,1000,1000,2,1000\n";
+    for (name, text, want) in [("timed.fifo", timed, "2"), ("untimed.fifo", untimed, "2")] {
+        let f = super::fifo(d.path(), name, text);
+        let e = inspect(d.path(), &f, "openb");
+        assert_eq!(e.code, 0, "{name}: {e:#?}");
+        assert!(e.stdout.contains(want), "{name}: {e:#?}");
+        assert!(e.secs < 20.0, "{name}: {e:#?}");
+    }
+}
