@@ -129,16 +129,10 @@ impl CompareScenario {
             }
         };
         let (nodes, pods) = (base.join(&c.nodes), base.join(&c.pods));
-        check(
-            nodes.is_file(),
-            "nodes",
-            format!("{} is not a readable file", nodes.display()),
-        );
-        check(
-            pods.is_file(),
-            "pods",
-            format!("{} is not a readable file", pods.display()),
-        );
+        for (file, field) in [(&nodes, "nodes"), (&pods, "pods")] {
+            let why = crate::workload::not_a_data_file(file);
+            check(why.is_none(), field, why.unwrap_or_default());
+        }
         check(
             !c.placements.is_empty(),
             "placements",

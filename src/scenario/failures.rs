@@ -261,6 +261,9 @@ fn trace(c: &mut Problems, v: &toml::Value, pools: &[PoolSpec], base: &Path) -> 
         c.err("failures.trace", "must be a path");
         return Vec::new();
     };
+    if !c.data_file("failures.trace", &base.join(path)) {
+        return Vec::new();
+    }
     let tr = match read_failure_trace(&base.join(path)) {
         Ok(tr) => tr,
         Err(e) => {

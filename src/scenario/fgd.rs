@@ -167,12 +167,8 @@ impl FgdScenario {
         }
         let resolve = |p: &str, field: &str, problems: &mut Vec<Problem>| {
             let full = base.join(p);
-            if !full.is_file() {
-                problems.push(problem(
-                    text,
-                    field,
-                    format!("{} is not a readable file", full.display()),
-                ));
+            if let Some(why) = crate::workload::not_a_data_file(&full) {
+                problems.push(problem(text, field, why));
             }
             full
         };

@@ -44,8 +44,8 @@ pub use generic_csv::{
 };
 pub use helios::{read_helios, read_helios_from};
 pub use line_limit::{
-    csv_too_long, open_limited, read_line_limited, read_small_text, too_long, LineLimit,
-    LineTooLong, MAX_DATA_FILE_BYTES, MAX_LINE_BYTES, MAX_SCENARIO_BYTES,
+    csv_too_long, not_a_data_file, open_limited, read_line_limited, read_small_text, too_long,
+    LineLimit, LineTooLong, MAX_DATA_FILE_BYTES, MAX_LINE_BYTES, MAX_SCENARIO_BYTES,
 };
 pub use load::{read_format, OpenbLoad, TraceSpec};
 pub use model::{SizeEstimate, TenantMix, WorkloadModel};

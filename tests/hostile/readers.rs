@@ -663,3 +663,98 @@ fn a_pipe_given_as_a_trace_is_read_once() {
         assert!(e.secs < 20.0, "{name}: {e:#?}");
     }
 }
+
+#[test]
+fn a_device_fifo_or_folder_named_as_a_data_file_is_refused_at_once() {
+    // /dev/zero as a spot availability trace was read as one endless row (an allocation
+    // failure, exit 134), as a spot price file until the memory ran out; a trace that is a
+    // FIFO was "trace file ff does not exist"; a sweep over a scenario whose price file is
+    // a FIFO hung on its second read.
+    let d = scratch();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let base = std::fs::read_to_string(root.join("scenarios/spot-deadline-v100.toml"))
+        .unwrap()
+        .replace("../data/", &format!("{}/data/", root.display()));
+    let prices = "data/spot/us-east-1f_v100_prices.json";
+    let avail = "data/spot/us-east-1f_v100_1.csv";
+    let fifo = super::fifo(d.path(), "ff", "");
+    let fifo = fifo.to_str().unwrap();
+    let cases = [
+        (
+            prices,
+            "/dev/zero",
+            "pricing.price.path",
+            "not a regular file",
+        ),
+        (
+            avail,
+            "/dev/zero",
+            "spot_interruptions[0].path",
+            "not a regular file",
+        ),
+        (prices, fifo, "pricing.price.path", "not a regular file"),
+        (avail, "/tmp", "spot_interruptions[0].path", "folder"),
+    ];
+    for (i, (file, with, field, why)) in cases.iter().enumerate() {
+        // The first mention of the file only.
+        let at = base.find(&format!("{}/{file}", root.display())).unwrap();
+        let text = format!(
+            "{}{with}{}",
+            &base[..at],
+            &base[at + root.display().to_string().len() + 1 + file.len()..]
+        );
+        let name = format!("s{i}.toml");
+        put(d.path(), &name, &text);
+        let e = gpufleet(d.path(), &["validate", &name]);
+        e.refused(2, &[&name, field, with, why]);
+        assert!(e.secs < 10.0, "{name}: {e:#?}");
+        put(
+            d.path(),
+            "w.toml",
+            &format!("name = \"w\"\nscenario = \"{name}\"\nseeds = 2\n"),
+        );
+        gpufleet(d.path(), &["sweep", "-q", "w.toml", "--out", "sw"]).refused(2, &[field, why]);
+    }
+    // A trace, a PAI job table likewise.
+    for (body, field) in [
+        (format!("[workload]\nkind = \"csv\"\npath = \"{fifo}\"\n"), "workload.path"),
+        (
+            "[workload]\nkind = \"csv\"\npath = \"/dev/zero\"\n".to_string(),
+            "workload.path",
+        ),
+        (
+            "[workload]\nkind = \"trace\"\nformat = \"pai\"\npath = \"t.csv\"\npai_job_table = \"/dev/zero\"\n".to_string(),
+            "workload.pai_job_table",
+        ),
+    ] {
+        put(d.path(), "t.csv", "j1,t1,1,Terminated,0,100,100,1,100,\n");
+        let f = put(d.path(), "t.toml", &scenario("", &body));
+        gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+            .refused(2, &["t.toml", field, "not a regular file"]);
+    }
+}
+
+#[test]
+fn a_scenario_given_as_a_pipe_is_read_once() {
+    // `gpufleet validate <(envsubst < s.toml)`: the file was read to tell its kind, then
+    // opened again to load it, waiting for a writer that had gone (a hang).
+    let d = scratch();
+    let text = scenario(
+        "",
+        "[workload]\nkind = \"synthetic\"\nrate_per_hour = 20.0\njobs = 30\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n",
+    );
+    let f = super::fifo(d.path(), "s.fifo", &text);
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    let f = super::fifo(d.path(), "r.fifo", &text);
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    // A bad one is named with its line, read from the kept text.
+    let f = super::fifo(
+        d.path(),
+        "b.fifo",
+        &text.replace("seed = 1", "seed = \"x\""),
+    );
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    e.refused(2, &["b.fifo", "seed"]);
+}
