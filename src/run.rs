@@ -12,7 +12,9 @@
 
 mod folder;
 
-pub use folder::{check_reusable, file_in_path, not_a_folder, FolderError, FreshFolder};
+pub use folder::{
+    check_reusable, file_in_path, not_a_folder, wrong_folder, FolderError, FreshFolder,
+};
 
 use crate::engine::RngStreams;
 use crate::metrics::{build_summary_from, job_table, JobTable, RunCost, RunMeta, Summary};
