@@ -1171,3 +1171,33 @@ fn fgd_and_placement_comparisons_hold_to_their_max_jobs() {
         assert_eq!(e.code, 0, "{name}: {e:#?}");
     }
 }
+
+#[test]
+fn an_unknown_key_in_a_repair_distribution_is_named_not_dropped() {
+    // `repair = { kind = "lognormal", median = "8h", sigma = 1, mean = "2h" }` (or a typo)
+    // passed: the key was dropped without a word.
+    let d = scratch();
+    for (table, key) in [
+        (
+            "{ kind = \"lognormal\", median = \"8h\", sigma = 1.0, mean = \"2h\" }",
+            "mean",
+        ),
+        ("{ kind = \"fixed\", value = \"4h\", sigam = 2 }", "sigam"),
+        (
+            "{ kind = \"exponential\", mean = \"4h\", median = \"1h\" }",
+            "median",
+        ),
+    ] {
+        let text = scenario(
+            "horizon = \"30d\"",
+            &format!(
+                "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\nsizes = [ {{ gpus = 1, weight = 1 }} ]\nduration = {{ kind = \"fixed\", value = \"1h\" }}\n\n[failures]\nrate_per_gpu_day = 0.001\nrepair = {table}\n\n[checkpoint]\ninterval = \"30m\"\nwrite_time = \"1m\"\nrestart_overhead = \"5m\"\nmax_retries = 10\n"
+            ),
+        );
+        let f = put(d.path(), "s.toml", &text);
+        gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(
+            2,
+            &["s.toml", &format!("failures.repair.{key}"), "unknown field"],
+        );
+    }
+}
