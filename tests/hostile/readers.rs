@@ -758,3 +758,33 @@ fn a_scenario_given_as_a_pipe_is_read_once() {
     let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
     e.refused(2, &["b.fifo", "seed"]);
 }
+
+#[test]
+fn a_header_without_rows_is_no_trace_in_any_format() {
+    // Every reader refused a file of no jobs but the generic one: its header alone read as
+    // a workload of no jobs, and a run of it ended with exit 0.
+    let d = scratch();
+    let cases = [
+        ("generic", "job_id,submit_s,gpus,duration_s\n"),
+        ("generic", "job_id,submit_s,gpus,duration_s\r\n\r\n"),
+        (
+            "tiresias",
+            "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n",
+        ),
+        ("swf", "; only a comment\n"),
+    ];
+    for (i, (format, text)) in cases.iter().enumerate() {
+        let name = format!("empty{i}.{format}");
+        let f = put(d.path(), &name, text);
+        inspect(d.path(), &f, format).refused(2, &[&name, "no jobs"]);
+    }
+    put(d.path(), "t.csv", "job_id,submit_s,gpus,duration_s\n");
+    let f = put(
+        d.path(),
+        "s.toml",
+        &scenario("", "[workload]\nkind = \"csv\"\npath = \"t.csv\"\n"),
+    );
+    for cmd in ["validate", "run"] {
+        gpufleet(d.path(), &[cmd, f.to_str().unwrap()]).refused(2, &["t.csv", "no jobs"]);
+    }
+}
