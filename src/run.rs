@@ -12,7 +12,9 @@
 
 mod folder;
 
-pub use folder::{check_reusable, file_in_path, not_a_folder, FolderError, FreshFolder};
+pub use folder::{
+    check_reusable, file_in_path, not_a_folder, wrong_folder, FolderError, FreshFolder,
+};
 
 use crate::engine::RngStreams;
 use crate::metrics::{build_summary_from, job_table, JobTable, RunCost, RunMeta, Summary};
@@ -583,6 +585,9 @@ pub struct Validated {
     pub policy: String,
     /// Bad trace rows skipped (`skip_bad_rows = true`).
     pub skipped_rows: u64,
+    /// The same rows by file (`[file, rows]` pairs): a trace joined with another file
+    /// (the PAI job table) counts each apart.
+    pub skipped_by_file: Vec<(String, u64)>,
     /// Trace rows dropped by a filter or as unusable, by reason.
     pub dropped: Vec<(String, u64)>,
     /// True when `jobs` is an expected count (a generated workload with a random count,
@@ -595,8 +600,8 @@ pub struct Validated {
 /// most `max_jobs` jobs): a bad row is a bad scenario, and so is a job no pool can hold
 /// (unless `oversized = "reject"`). Reads its `[spot_deadline]` trace, if any.
 pub fn validate(s: &Scenario) -> Result<Validated, RunError> {
-    let (jobs, estimated, skipped_rows, dropped) = match s.workload_estimate() {
-        Some(e) => (e.jobs.round() as usize, !e.exact, 0, Vec::new()),
+    let (jobs, estimated, skipped_rows, skipped_by_file, dropped) = match s.workload_estimate() {
+        Some(e) => (e.jobs.round() as usize, !e.exact, 0, Vec::new(), Vec::new()),
         None => {
             let w = s.build_workload(s.seed)?;
             check_oversized(s, &w)?;
@@ -606,7 +611,13 @@ pub fn validate(s: &Scenario) -> Result<Validated, RunError> {
                 .iter()
                 .map(|(why, n)| (why.to_string(), *n))
                 .collect();
-            (w.jobs.len(), false, w.skipped_rows, dropped)
+            (
+                w.jobs.len(),
+                false,
+                w.skipped_rows,
+                w.skipped_by_file,
+                dropped,
+            )
         }
     };
     if let Some(d) = &s.spot_deadline {
@@ -624,6 +635,7 @@ pub fn validate(s: &Scenario) -> Result<Validated, RunError> {
         jobs,
         policy: s.sim.policy.as_str().to_string(),
         skipped_rows,
+        skipped_by_file,
         dropped,
         estimated,
     })

@@ -480,5 +480,5 @@ fn trace_inspect_convert_fit_commands() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped 61 bad rows"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("60_job.csv: skipped 61 bad rows"));
 }

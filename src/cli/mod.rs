@@ -332,8 +332,6 @@ fn print_summary(dir: &std::path::Path) -> Result<(), CliError> {
     Ok(())
 }
 
-/// An output folder that cannot be begun or put in place, with the exit code it deserves
-/// (its target is bad input; the file system failing is the environment).
 /// Says on the terminal how many bad rows of `path` were skipped (`skip_bad_rows`), when any
 /// were: rows a user let through are counted, never dropped without a word.
 fn report_skipped(path: &std::path::Path, skipped: u64) {
@@ -342,6 +340,8 @@ fn report_skipped(path: &std::path::Path, skipped: u64) {
     }
 }
 
+/// An output folder that cannot be begun or put in place, with the exit code it deserves
+/// (its target is bad input; the file system failing is the environment).
 pub(crate) fn folder_err(e: crate::run::FolderError) -> CliError {
     run::run_error(e.into())
 }

@@ -64,8 +64,8 @@ fn build(s: &CompareScenario) -> Result<(Scenario, usize), CliError> {
     };
     let (nodes, skipped) = read_openb_node_list(&s.nodes, rows).map_err(bad)?;
     super::report_skipped(&s.nodes, skipped);
-    // Held to a run's default job cap while reading.
-    let max = crate::scenario::DEFAULT_MAX_JOBS;
+    // Held to the scenario's job cap while reading.
+    let max = s.max_jobs;
     let pods = read_openb_pods(&s.pods, rows, Some(max)).map_err(bad)?;
     super::report_skipped(&s.pods, pods.skipped_rows);
     let mut w = openb_workload(&pods, &s.pods).map_err(bad)?;

@@ -7,6 +7,12 @@ use std::path::Path;
 
 /// Draws the charts of `dir` without printing.
 pub fn plot_quiet(dir: &Path) -> Result<Vec<std::path::PathBuf>, CliError> {
+    if let Some(other) = other_command(dir) {
+        return Err(CliError::BadInput(anyhow!(
+            "{}: {other}; plot redraws the charts of a run, a (merged) sweep or a comparison folder",
+            dir.display()
+        )));
+    }
     let r = if dir.join("sweep.json").is_file() {
         crate::report::plot_sweep_dir(dir)
     } else if dir.join("compare.json").is_file() {
@@ -27,6 +33,32 @@ pub fn plot_quiet(dir: &Path) -> Result<Vec<std::path::PathBuf>, CliError> {
             CliError::Failure(e2)
         }
     })
+}
+
+/// What wrote `dir`, when it is the folder of a command `plot` does not redraw: a shard of
+/// a sweep, a plan, a TCO, an FGD experiment or a placement comparison (the last two hold
+/// a `summary.json`, and were taken for a run folder missing its tables).
+fn other_command(dir: &Path) -> Option<&'static str> {
+    let has = |f: &str| dir.join(f).is_file();
+    if has("shard.json") {
+        Some("a shard of a sweep (shard.json): merge the shards with `gpufleet sweep merge`, then plot the merged folder")
+    } else if has("plan.json") {
+        Some("a plan folder (plan.json): a plan draws its charts as it runs")
+    } else if has("tco.csv") && !has("summary.json") {
+        Some("a TCO folder (tco.csv): `gpufleet tco` draws its charts as it runs")
+    } else if has("summary.json") && has("allocation.csv") && has("fragmentation.csv") {
+        Some(
+            "an FGD experiment folder (allocation.csv): the experiment draws its charts as it runs",
+        )
+    } else if has("summary.json")
+        && has("comparison.csv")
+        && !has("jobs.csv")
+        && !has("jobs.parquet")
+    {
+        Some("a placement comparison folder (comparison.csv): it has no charts to redraw")
+    } else {
+        None
+    }
 }
 
 /// `gpufleet plot DIR`.

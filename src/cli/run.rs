@@ -53,8 +53,8 @@ pub fn validate(path: &Path, json: bool) -> Result<(), CliError> {
             for (why, n) in &v.dropped {
                 eprintln!("dropped {n} rows: {why}");
             }
-            if v.skipped_rows > 0 {
-                eprintln!("skipped {} bad rows", v.skipped_rows);
+            for (file, n) in &v.skipped_by_file {
+                super::report_skipped(Path::new(file), *n);
             }
             if json {
                 let mut j = serde_json::to_value(&v).unwrap_or_default();

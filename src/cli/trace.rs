@@ -285,8 +285,8 @@ fn say(text: &str) -> Result<(), CliError> {
 
 /// Tells the user (on stderr) how many trace rows were skipped as bad or dropped, and why.
 pub(super) fn report_drops(w: &crate::model::Workload) {
-    if w.skipped_rows > 0 {
-        eprintln!("skipped {} bad rows", w.skipped_rows);
+    for (file, n) in &w.skipped_by_file {
+        super::report_skipped(Path::new(file), *n);
     }
     for (why, n) in &w.filtered {
         eprintln!("dropped {n} rows: {why}");
@@ -314,9 +314,7 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
                     read_pai_machines(&input, b).map_err(bad)?
                 };
                 write_atomic(&output, list.to_pools_toml().as_bytes())?;
-                if list.skipped_rows > 0 {
-                    eprintln!("skipped {} bad rows", list.skipped_rows);
-                }
+                super::report_skipped(&input, list.skipped_rows);
                 println!(
                     "{} machines ({} GPUs) in {} pools -> {}",
                     list.machines(),
@@ -343,34 +341,30 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
             json,
             read,
         } => {
-            if format == TraceFormat::Openb {
-                // A pod list without times (the FGD artifact's multi-GPU lists) is described
-                // as a list of pods; only replay in time needs the times.
-                let b = if read.skip_bad_rows {
-                    BadRows::Skip
-                } else {
-                    BadRows::Stop
-                };
-                // Only the header is read to tell (the list was read whole here, then again
-                // as a trace, with no cap on either read).
-                if !crate::workload::openb_has_times(&file).map_err(bad)? {
-                    let max = read.max_jobs.unwrap_or(crate::scenario::DEFAULT_MAX_JOBS);
-                    let pods =
-                        crate::workload::read_openb_pods(&file, b, Some(max)).map_err(bad)?;
-                    let st = crate::workload::OpenbPodSummary::of(&pods);
-                    return if json {
-                        let text = serde_json::to_string_pretty(&st)
-                            .map_err(|e| CliError::Failure(anyhow!("{e}")))?;
-                        say(&format!("{text}\n"))
-                    } else {
-                        say(&format!("{}\n{}", file.display(), st.to_text()))
-                    };
-                }
-            }
             let s = spec(&file, format, &read)?;
-            let (w, meta) = s
-                .load(&crate::engine::RngStreams::new(read.seed), 0.0)
-                .map_err(bad)?;
+            let streams = crate::engine::RngStreams::new(read.seed);
+            let (w, meta) = if format == TraceFormat::Openb {
+                // A pod list without times (the FGD artifact's multi-GPU lists) is described
+                // as a list of pods; only replay in time needs the times. One pass either
+                // way (its header was read, then the whole list again: a pipe lost its
+                // header to the first read).
+                let max = read.max_jobs.unwrap_or(crate::scenario::DEFAULT_MAX_JOBS);
+                match s.load_openb(&streams, 0.0, Some(max)).map_err(bad)? {
+                    crate::workload::OpenbLoad::Trace(t) => *t,
+                    crate::workload::OpenbLoad::Pods(pods) => {
+                        let st = crate::workload::OpenbPodSummary::of(&pods);
+                        return if json {
+                            let text = serde_json::to_string_pretty(&st)
+                                .map_err(|e| CliError::Failure(anyhow!("{e}")))?;
+                            say(&format!("{text}\n"))
+                        } else {
+                            say(&format!("{}\n{}", file.display(), st.to_text()))
+                        };
+                    }
+                }
+            } else {
+                s.load(&streams, 0.0).map_err(bad)?
+            };
             let st = trace_stats(&w, &meta, format.as_str());
             if json {
                 let text = serde_json::to_string_pretty(&st)

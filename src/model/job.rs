@@ -143,6 +143,10 @@ pub struct Workload {
     pub gpu_types: Vec<String>,
     /// Rows skipped as bad (only with skip-bad-rows), reported, never silent.
     pub skipped_rows: u64,
+    /// The same rows by the file they were in (a file's name as the user gave it, and
+    /// its count), so a message can say which file of a join held them; the counts add
+    /// up to `skipped_rows`.
+    pub skipped_by_file: Vec<(String, u64)>,
     /// Rows dropped by load-time filters, with the reason.
     pub filtered: Vec<(String, u64)>,
     /// Job class names (model names, workload kinds); `JobTags::class` indexes this.

@@ -92,9 +92,26 @@ fn unix_secs(text: &str) -> Option<i64> {
 /// the readers hold a row, or a JSON file, in memory, so the file's size bounds them.
 pub const MAX_SPOT_FILE_BYTES: u64 = 256 << 20;
 
-/// Refuses a spot data file larger than [`MAX_SPOT_FILE_BYTES`].
+/// Refuses a spot data file larger than [`MAX_SPOT_FILE_BYTES`], or that is not a regular
+/// file: a device or FIFO has no size to check (`/dev/zero` was read as one endless row
+/// until the memory ran out), a folder no rows.
 pub(crate) fn check_size(path: &Path) -> Result<(), SpotTraceError> {
-    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let meta = std::fs::metadata(path).map_err(|e| SpotTraceError::Io {
+        file: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    if !meta.is_file() {
+        return Err(SpotTraceError::Io {
+            file: path.display().to_string(),
+            message: if meta.is_dir() {
+                "a folder, not a file".into()
+            } else {
+                "not a regular file (a pipe, FIFO or device has no size to check); copy it to a file"
+                    .into()
+            },
+        });
+    }
+    let len = meta.len();
     if len > MAX_SPOT_FILE_BYTES {
         return Err(SpotTraceError::Io {
             file: path.display().to_string(),

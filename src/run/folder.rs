@@ -145,6 +145,13 @@ const WORK_FOLDERS: [&str; 4] = ["runs", "jobs", "slurm", "shards"];
 /// the user's `plan.md` or `points.csv` was overwritten (and a plan's `runs/` removed)
 /// with exit 0.
 pub fn check_reusable(target: &Path, manifest: &str) -> Result<(), FolderError> {
+    if let Some(reason) = wrong_folder(target) {
+        // A plan into a file was "afile/runs: Not a directory", exit 1 (the environment).
+        return Err(FolderError::Target {
+            path: target.to_path_buf(),
+            reason,
+        });
+    }
     let Ok(entries) = std::fs::read_dir(target) else {
         // Absent (made later), or not a folder (the callers' own checks say so).
         return Ok(());
@@ -202,19 +209,33 @@ fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
-/// Refuses a target that is not absent, empty or an output folder.
-/// The first folder of `path` (above it) that is a file, if any: `notes.txt/run` given as
-/// an output folder is a wrong path (bad input), not a failing file system.
+/// The first folder of `path` (above it) that is not a folder, if any: `notes.txt/run` (or
+/// `/dev/null/run`) given as an output folder is a wrong path (bad input), not a failing
+/// file system.
 pub fn file_in_path(path: &Path) -> Option<&Path> {
-    path.ancestors().skip(1).find(|a| a.is_file())
+    path.ancestors()
+        .skip(1)
+        .find(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()))
 }
 
 /// What is wrong with an output folder `path` that has a file among its folders.
 pub fn not_a_folder(path: &Path) -> String {
-    format!(
-        "{} is a file, not a folder: choose another output folder",
-        file_in_path(path).unwrap_or(path).display()
-    )
+    let at = file_in_path(path).unwrap_or(path);
+    let what = if at.is_file() {
+        "a file, not a folder"
+    } else {
+        "not a folder"
+    };
+    format!("{} is {what}: choose another output folder", at.display())
+}
+
+/// Why `target` cannot be an output folder whatever it holds: it exists and is not a
+/// folder (a file, `/dev/null`), or one of its folders is not one. `None` otherwise.
+pub fn wrong_folder(target: &Path) -> Option<String> {
+    if std::fs::metadata(target).is_ok_and(|m| !m.is_dir()) {
+        return Some("exists and is not a folder: choose another output folder".into());
+    }
+    file_in_path(target).map(|_| not_a_folder(target))
 }
 
 fn check_target(target: &Path) -> Result<(), FolderError> {

@@ -396,7 +396,11 @@ fn throughput(
         }
         table.rows.push((class.clone(), r));
     }
-    if let Some(f) = &t.file {
+    if let Some(f) = t
+        .file
+        .as_ref()
+        .filter(|f| c.data_file("throughput.file", &base.join(f)))
+    {
         match super::cloud_table::read_table(&base.join(f)) {
             Ok(rows) => {
                 for row in rows {

@@ -28,6 +28,8 @@ struct RawCompareScenario {
     name: String,
     #[serde(default)]
     description: Option<String>,
+    #[serde(default)]
+    max_jobs: Option<i64>,
     placement_comparison: RawCompare,
 }
 
@@ -79,6 +81,9 @@ pub struct CompareScenario {
     /// Share of each group of identical nodes kept (rounded up): a smaller cluster under
     /// the same trace.
     pub cluster_fraction: f64,
+    /// The most pods read from the pod list (top-level `max_jobs`, as in a run scenario;
+    /// default [`crate::scenario::DEFAULT_MAX_JOBS`]): past it the read stops with an error.
+    pub max_jobs: u64,
 }
 
 /// True when the TOML text is a placement comparison (has `[placement_comparison]`).
@@ -106,6 +111,14 @@ impl CompareScenario {
         })?;
         let c = raw.placement_comparison;
         let mut problems = Vec::new();
+        let max_jobs = super::limits::max_jobs_key(raw.max_jobs).unwrap_or_else(|message| {
+            problems.push(Problem {
+                path: "max_jobs".into(),
+                line: locate::line_of_path(&text, "max_jobs"),
+                message,
+            });
+            super::DEFAULT_MAX_JOBS
+        });
         let mut check = |ok: bool, field: &str, message: String| {
             if !ok {
                 problems.push(Problem {
@@ -116,16 +129,10 @@ impl CompareScenario {
             }
         };
         let (nodes, pods) = (base.join(&c.nodes), base.join(&c.pods));
-        check(
-            nodes.is_file(),
-            "nodes",
-            format!("{} is not a readable file", nodes.display()),
-        );
-        check(
-            pods.is_file(),
-            "pods",
-            format!("{} is not a readable file", pods.display()),
-        );
+        for (file, field) in [(&nodes, "nodes"), (&pods, "pods")] {
+            let why = crate::workload::not_a_data_file(file);
+            check(why.is_none(), field, why.unwrap_or_default());
+        }
         check(
             !c.placements.is_empty(),
             "placements",
@@ -172,6 +179,7 @@ impl CompareScenario {
             skip_bad_rows: c.skip_bad_rows.unwrap_or(false),
             arrival_compression: k,
             cluster_fraction: f,
+            max_jobs,
         })
     }
 }

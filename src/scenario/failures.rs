@@ -235,6 +235,14 @@ fn repair_dist(c: &mut Problems, v: &toml::Value) -> Option<DurationDist> {
             }
         }
     };
+    // A key of another kind (`mean` with `kind = "fixed"`) or a typo was dropped silently.
+    let known: &[&str] = match t.get("kind").and_then(|k| k.as_str()).unwrap_or("") {
+        "fixed" => &["kind", "value"],
+        "exponential" => &["kind", "mean"],
+        "lognormal" => &["kind", "median", "sigma"],
+        _ => &["kind"],
+    };
+    unknown_keys(c, "failures.repair", t, known);
     match t.get("kind").and_then(|k| k.as_str()).unwrap_or("") {
         "fixed" => dur(c, "value").map(|value| DurationDist::Fixed { value }),
         "exponential" => dur(c, "mean").map(|mean| DurationDist::Exponential { mean }),
@@ -261,6 +269,9 @@ fn trace(c: &mut Problems, v: &toml::Value, pools: &[PoolSpec], base: &Path) -> 
         c.err("failures.trace", "must be a path");
         return Vec::new();
     };
+    if !c.data_file("failures.trace", &base.join(path)) {
+        return Vec::new();
+    }
     let tr = match read_failure_trace(&base.join(path)) {
         Ok(tr) => tr,
         Err(e) => {

@@ -7,6 +7,7 @@
 //!
 //! ```toml
 //! name = "fgd-openb-default"
+//! max_jobs = 10_000_000      # optional: the most pods read (as a run scenario's max_jobs)
 //! [fgd_experiment]
 //! nodes = "../data/openb-2023/openb_node_list_gpu_node.csv"   # the artifact's cluster
 //! pods = "../data/openb-2023/openb_pod_list_default.csv"
@@ -30,6 +31,8 @@ struct RawFgdScenario {
     name: String,
     #[serde(default)]
     description: Option<String>,
+    #[serde(default)]
+    max_jobs: Option<i64>,
     fgd_experiment: RawFgd,
 }
 
@@ -103,6 +106,9 @@ pub struct FgdScenario {
     pub expected_fragmentation: Option<PathBuf>,
     /// The workload name of the published rows to compare with (`openb_pod_list_default`).
     pub expected_workload: Option<String>,
+    /// The most pods read from the pod list (top-level `max_jobs`, as in a run scenario;
+    /// default [`crate::scenario::DEFAULT_MAX_JOBS`]): past it the read stops with an error.
+    pub max_jobs: u64,
 }
 
 /// True when the TOML text is an FGD experiment scenario (has `[fgd_experiment]`).
@@ -143,6 +149,10 @@ impl FgdScenario {
         })?;
         let f = raw.fgd_experiment;
         let mut problems = Vec::new();
+        let max_jobs = super::limits::max_jobs_key(raw.max_jobs).unwrap_or_else(|m| {
+            problems.push(problem(text, "max_jobs", m));
+            super::DEFAULT_MAX_JOBS
+        });
         let tune = f.tune.unwrap_or(1.3);
         if !(tune.is_finite() && tune > 0.0 && tune <= 10.0) {
             problems.push(problem(
@@ -193,12 +203,8 @@ impl FgdScenario {
         }
         let resolve = |p: &str, field: &str, problems: &mut Vec<Problem>| {
             let full = base.join(p);
-            if !full.is_file() {
-                problems.push(problem(
-                    text,
-                    field,
-                    format!("{} is not a readable file", full.display()),
-                ));
+            if let Some(why) = crate::workload::not_a_data_file(&full) {
+                problems.push(problem(text, field, why));
             }
             full
         };
@@ -237,6 +243,7 @@ impl FgdScenario {
             expected,
             expected_fragmentation,
             expected_workload: f.expected_workload,
+            max_jobs,
         })
     }
 }

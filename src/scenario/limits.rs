@@ -53,6 +53,16 @@ impl Default for RunLimits {
     }
 }
 
+/// A top-level `max_jobs` key as given (`None`: the default), or why it is refused. Run,
+/// FGD and placement-comparison scenarios read it alike.
+pub(super) fn max_jobs_key(given: Option<i64>) -> Result<u64, String> {
+    match given {
+        None => Ok(DEFAULT_MAX_JOBS),
+        Some(m) if m < 1 => Err(format!("must be at least 1, got {m}")),
+        Some(m) => Ok(m as u64),
+    }
+}
+
 /// The stage-3 limit rules, in the order they run.
 pub(super) const RULES: &[fn(&mut Problems, &Sections)] = &[
     spans,

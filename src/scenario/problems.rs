@@ -33,6 +33,19 @@ impl Problems {
     }
 
     /// Records that the value at `path` is wrong.
+    /// True when `file`, a data file the scenario names at `path`, is a regular file;
+    /// otherwise records why not (missing, a folder, a pipe or device) and is false.
+    pub(super) fn data_file(&mut self, path: impl Into<String>, file: &Path) -> bool {
+        match crate::workload::not_a_data_file(file) {
+            None => true,
+            Some(why) => {
+                self.err(path, why);
+                false
+            }
+        }
+    }
+
+    /// Records the problem `message` at field `path`.
     pub(super) fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.0.push(Problem {
             path: path.into(),

@@ -68,6 +68,7 @@ fn spot_availability(
 ) -> (f64, Option<crate::pricing::AvailabilityTrace>) {
     match (t.spot_availability, &t.spot_trace) {
         (Some(a), None) => (p.share("tco.spot_availability", a), None),
+        (None, Some(f)) if !p.data_file("tco.spot_trace", &base.join(f)) => (1.0, None),
         (None, Some(f)) => match crate::pricing::read_availability_csv(&base.join(f)) {
             Ok(tr) => (tr.available_fraction(), Some(tr)),
             Err(e) => {
@@ -296,11 +297,8 @@ pub(super) fn transfer(t: &RawTransfer, p: &mut Problems) -> crate::pricing::Tra
 /// Validates `[spot_deadline]`.
 pub(super) fn spot_deadline(s: &RawSpotDeadline, base: &Path, p: &mut Problems) -> DeadlineSpec {
     let trace = base.join(&s.trace);
-    if !trace.is_file() {
-        p.err(
-            "spot_deadline.trace",
-            format!("trace file {} does not exist", trace.display()),
-        );
+    if let Some(why) = crate::workload::not_a_data_file(&trace) {
+        p.err("spot_deadline.trace", format!("trace file {why}"));
     }
     let work = p.dur("spot_deadline.work", &s.work);
     let deadline = p.dur("spot_deadline.deadline", &s.deadline);
@@ -317,10 +315,13 @@ pub(super) fn spot_deadline(s: &RawSpotDeadline, base: &Path, p: &mut Problems) 
         .unwrap_or(SimTime::from_hours_f64(0.2));
     let od = p.usd_per_hour("spot_deadline.on_demand_per_hour", s.on_demand_per_hour);
     let prices = match (&s.prices, &s.prices_zone, s.spot_per_hour) {
-        (Some(f), Some(z), None) => DeadlinePrices::Trace {
-            path: base.join(f),
-            zone: z.clone(),
-        },
+        (Some(f), Some(z), None) => {
+            p.data_file("spot_deadline.prices", &base.join(f));
+            DeadlinePrices::Trace {
+                path: base.join(f),
+                zone: z.clone(),
+            }
+        }
         (None, None, Some(c)) => {
             DeadlinePrices::Constant(p.usd_per_hour("spot_deadline.spot_per_hour", c))
         }

@@ -220,6 +220,9 @@ fn trace(c: &mut Problems, t: &Table, base: &Path) -> Option<crate::pricing::Ava
         return None;
     };
     let full = base.join(path);
+    if !c.data_file(format!("{}.path", t.path), &full) {
+        return None;
+    }
     let tr = match t.str("zone") {
         Some(zone) => read_gcp_probes(&full, zone),
         None => read_availability_csv(&full),

@@ -159,12 +159,9 @@ fn sections(c: &mut Problems, raw: &RawScenario, base: &Path) -> Sections {
 /// `max_jobs` and `oversized`.
 fn limits(c: &mut Problems, raw: &RawScenario) -> RunLimits {
     let mut l = RunLimits::default();
-    if let Some(m) = raw.max_jobs {
-        if m < 1 {
-            c.err("max_jobs", format!("must be at least 1, got {m}"));
-        } else {
-            l.max_jobs = m as u64;
-        }
+    match super::limits::max_jobs_key(raw.max_jobs) {
+        Ok(m) => l.max_jobs = m,
+        Err(m) => c.err("max_jobs", m),
     }
     if let Some(super::raw::RawOversized::Reject) = raw.oversized {
         l.oversized = super::Oversized::Reject;

@@ -40,6 +40,11 @@ pub(super) fn duration(c: &mut Problems, p: &str, d: &RawDuration, base: &Path) 
                 shape: *shape,
             }
         }
+        RawDuration::Empirical { path, .. }
+            if !c.data_file(format!("{p}.path"), &base.join(path)) =>
+        {
+            DurationDist::Fixed { value: SimTime(1) }
+        }
         RawDuration::Empirical { path, column } => {
             match read_duration_column(&base.join(path), column.as_deref()) {
                 Ok(v) => DurationDist::Empirical { secs: Arc::new(v) },
@@ -76,7 +81,7 @@ pub(super) fn size(c: &mut Problems, p: &str, s: &RawSize, allow_zero: bool) -> 
         c.err(
             format!("{p}.gpus"),
             format!(
-                "must be {zero}a whole count >= 1 or a fraction between 0 and 1, got {}",
+                "must be {zero}a whole count from 1 to 1000000 or a fraction between 0 and 1, got {}",
                 s.gpus
             ),
         );
@@ -88,11 +93,8 @@ pub(super) fn size(c: &mut Problems, p: &str, s: &RawSize, allow_zero: bool) -> 
 /// Validates `kind = "trace"`.
 pub(super) fn trace(c: &mut Problems, t: &RawTrace, base: &Path) -> TraceSpec {
     let full = base.join(&t.path);
-    if !full.is_file() {
-        c.err(
-            "workload.path",
-            format!("trace file {} does not exist", full.display()),
-        );
+    if let Some(why) = crate::workload::not_a_data_file(&full) {
+        c.err("workload.path", format!("trace file {why}"));
     }
     let procs = t.procs_per_gpu.unwrap_or(1);
     if !(1..=1_000_000).contains(&procs) {
@@ -103,11 +105,8 @@ pub(super) fn trace(c: &mut Problems, t: &RawTrace, base: &Path) -> TraceSpec {
     }
     let pai = t.pai_job_table.as_ref().map(|p| {
         let f = base.join(p);
-        if !f.is_file() {
-            c.err(
-                "workload.pai_job_table",
-                format!("file {} does not exist", f.display()),
-            );
+        if let Some(why) = crate::workload::not_a_data_file(&f) {
+            c.err("workload.pai_job_table", format!("file {why}"));
         }
         f
     });

@@ -58,11 +58,8 @@ pub(super) fn workload(
 /// `workload.path` resolved against `base`; it must be a file.
 fn trace_file(c: &mut Problems, base: &Path, path: &str) -> PathBuf {
     let full = base.join(path);
-    if !full.is_file() {
-        c.err(
-            "workload.path",
-            format!("trace file {} does not exist", full.display()),
-        );
+    if let Some(why) = crate::workload::not_a_data_file(&full) {
+        c.err("workload.path", format!("trace file {why}"));
     }
     full
 }

@@ -224,14 +224,11 @@ pub fn runs_of(plan: &Plan, shard: Option<Shard>) -> Vec<usize> {
 /// Refuses an output folder `out` that is a file or lies under one: the path given is
 /// wrong (bad input), which the file system would report as a failure of its own.
 pub fn check_out(out: &Path) -> Result<(), SweepError> {
-    if crate::run::file_in_path(out).is_some() || out.is_file() {
+    // `/dev/null` is no file: `is_file` let it through to fail as the environment (1).
+    if let Some(reason) = crate::run::wrong_folder(out) {
         return Err(SweepError::BadInput(format!(
-            "output folder {}: {}",
-            out.display(),
-            match out.is_file() {
-                true => "exists and is not a folder: choose another output folder".to_string(),
-                false => crate::run::not_a_folder(out),
-            }
+            "output folder {}: {reason}",
+            out.display()
         )));
     }
     crate::run::check_reusable(out, "sweep.json").map_err(|e| SweepError::BadInput(e.to_string()))

@@ -170,6 +170,11 @@ fn read_generic_from<R: Read>(
             },
         }
     }
+    // A header with no row under it is no trace, as for every other reader (it read as a
+    // workload of no jobs, and a run of it ended with exit 0).
+    if w.jobs.is_empty() && w.skipped_rows == 0 {
+        return Err(file_err("no jobs in the file".into()));
+    }
     w.sort_by_submit();
     Ok(w)
 }

@@ -170,6 +170,26 @@ pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
 /// The largest whole-file data file read (failure traces, JSON price files): 256 MiB.
 pub const MAX_DATA_FILE_BYTES: u64 = 256 << 20;
 
+/// Why `path`, a data file a scenario names, cannot be read as one: it does not exist, is a
+/// folder, or is a pipe, FIFO or device (a run reads its data files again: at validation,
+/// and once per run of a sweep or comparison; a FIFO has nothing left for the second read,
+/// `/dev/zero` never ends). `None` for a regular file (or a link to one).
+pub fn not_a_data_file(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Some(format!("{} does not exist", path.display()))
+        }
+        Err(e) => Some(format!("{}: {e}", path.display())),
+        Ok(m) if m.is_dir() => Some(format!("{} is a folder, not a file", path.display())),
+        Ok(m) if !m.is_file() => Some(format!(
+            "{} is not a regular file (a pipe, FIFO or device: a scenario's data files are \
+             read more than once); copy it to a file",
+            path.display()
+        )),
+        Ok(_) => None,
+    }
+}
+
 /// Opens `path` as a buffered reader with lines of at most [`MAX_LINE_BYTES`].
 pub fn open_limited(path: &Path) -> std::io::Result<std::io::BufReader<LineLimit<std::fs::File>>> {
     let f = std::fs::File::open(path)?;
@@ -181,9 +201,51 @@ pub fn open_limited(path: &Path) -> std::io::Result<std::io::BufReader<LineLimit
 
 /// Reads a whole text file of at most `max_bytes` (scenario files, small JSON price files):
 /// a larger file is an error naming its size and the limit, not a read into memory.
+///
+/// A command reads its scenario file more than once (to tell its kind, to load it, to
+/// underline an error): a pipe, FIFO or device (`gpufleet run <(envsubst < s.toml)`)
+/// gives its text to the first read only, so the next one waited for a writer forever or
+/// read nothing. Such a file's text is kept, by path, from its first whole read.
 pub fn read_small_text(path: &Path, max_bytes: u64) -> std::io::Result<String> {
-    let f = std::fs::File::open(path)?;
-    let len = f.metadata()?.len();
+    // Looked up before opening: opening a FIFO waits for a writer.
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() || meta.is_dir() {
+        let f = std::fs::File::open(path)?;
+        let len = f.metadata()?.len();
+        return read_small_from(f, len, max_bytes);
+    }
+    let kept = |p: &Path| -> Option<String> {
+        let m = STREAMS_READ.lock().ok()?;
+        m.iter().find(|(q, _)| q == p).map(|(_, t)| t.clone())
+    };
+    if let Some(t) = kept(path) {
+        return check_len(t, max_bytes);
+    }
+    let text = read_small_from(std::fs::File::open(path)?, 0, max_bytes)?;
+    if let Ok(mut m) = STREAMS_READ.lock() {
+        m.push((path.to_path_buf(), text.clone()));
+    }
+    Ok(text)
+}
+
+/// The text of each pipe, FIFO or device read whole, by path (see [`read_small_text`]):
+/// a few files of at most [`MAX_DATA_FILE_BYTES`] each.
+static STREAMS_READ: std::sync::Mutex<Vec<(std::path::PathBuf, String)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// `text` if it is within `max_bytes`.
+fn check_len(text: String, max_bytes: u64) -> std::io::Result<String> {
+    if text.len() as u64 > max_bytes {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("more than the {max_bytes} bytes such a file may have"),
+        ));
+    }
+    Ok(text)
+}
+
+/// Reads the open file `f` of `len` bytes (0: unknown) whole, up to `max_bytes`.
+fn read_small_from(f: std::fs::File, len: u64, max_bytes: u64) -> std::io::Result<String> {
     if len > max_bytes {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,

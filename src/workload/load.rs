@@ -64,7 +64,39 @@ impl TraceSpec {
         streams: &RngStreams,
         capacity_gpus: f64,
     ) -> Result<(Workload, TraceMeta), TraceError> {
-        let (mut w, meta) = self.read()?;
+        let (w, meta) = self.read()?;
+        self.shape(w, meta, streams, capacity_gpus)
+    }
+
+    /// An openb pod list (`format` openb) in one pass, whatever its kind: a list with the
+    /// time columns read, filtered and shaped as [`TraceSpec::load`] does; a list without
+    /// them as pods, at most `max_pods` (its header told which, and the file was opened
+    /// once: a pipe or FIFO given as the list cannot be read a second time).
+    pub fn load_openb(
+        &self,
+        streams: &RngStreams,
+        capacity_gpus: f64,
+        max_pods: Option<u64>,
+    ) -> Result<OpenbLoad, TraceError> {
+        let list = super::openb::PodList::new(super::csv_rows::open(&self.path)?, &self.path)?;
+        if !list.has_times {
+            return super::openb::pods_of(list, &self.path, self.bad_rows, max_pods)
+                .map(OpenbLoad::Pods);
+        }
+        let (w, meta) =
+            super::openb_trace::trace_of(list, &self.path, self.bad_rows, self.filter.clone())?;
+        let (w, meta) = self.shape(counted(&self.path, w), meta, streams, capacity_gpus)?;
+        Ok(OpenbLoad::Trace(Box::new((w, meta))))
+    }
+
+    /// Shapes a read trace and gives it its runtime estimates.
+    fn shape(
+        &self,
+        mut w: Workload,
+        meta: TraceMeta,
+        streams: &RngStreams,
+        capacity_gpus: f64,
+    ) -> Result<(Workload, TraceMeta), TraceError> {
         self.shaping
             .apply(&mut w, streams, capacity_gpus)
             .map_err(|source| TraceError::Shape {
@@ -89,5 +121,25 @@ pub fn read_format(
         swf: *swf,
         pai_job_table,
     };
-    format.read(path, bad, filter, &options)
+    let (w, meta) = format.read(path, bad, filter, &options)?;
+    Ok((counted(path, w), meta))
+}
+
+/// Every skipped row counted against a file: the trace's own, unless a joined file (the
+/// PAI job table) already claimed its share.
+fn counted(path: &Path, mut w: Workload) -> Workload {
+    if w.skipped_by_file.is_empty() && w.skipped_rows > 0 {
+        w.skipped_by_file
+            .push((path.display().to_string(), w.skipped_rows));
+    }
+    w
+}
+
+/// An openb pod list read by [`TraceSpec::load_openb`].
+#[derive(Debug)]
+pub enum OpenbLoad {
+    /// A list with the time columns, as a trace (boxed: the pods are a few words).
+    Trace(Box<(Workload, TraceMeta)>),
+    /// A list without them, as pods.
+    Pods(super::OpenbPods),
 }

@@ -44,15 +44,14 @@ pub use generic_csv::{
 };
 pub use helios::{read_helios, read_helios_from};
 pub use line_limit::{
-    csv_too_long, open_limited, read_line_limited, read_small_text, too_long, LineLimit,
-    LineTooLong, MAX_DATA_FILE_BYTES, MAX_LINE_BYTES, MAX_SCENARIO_BYTES,
+    csv_too_long, not_a_data_file, open_limited, read_line_limited, read_small_text, too_long,
+    LineLimit, LineTooLong, MAX_DATA_FILE_BYTES, MAX_LINE_BYTES, MAX_SCENARIO_BYTES,
 };
-pub use load::{read_format, TraceSpec};
+pub use load::{read_format, OpenbLoad, TraceSpec};
 pub use model::{SizeEstimate, TenantMix, WorkloadModel};
 pub use openb::{
-    group_openb_nodes, openb_has_times, openb_workload, read_openb, read_openb_node_list,
-    read_openb_nodes, read_openb_pods, OpenbNode, OpenbPod, OpenbPods, OPENB_NODE_COLUMNS,
-    OPENB_POD_COLUMNS,
+    group_openb_nodes, openb_workload, read_openb, read_openb_node_list, read_openb_nodes,
+    read_openb_pods, OpenbNode, OpenbPod, OpenbPods, OPENB_NODE_COLUMNS, OPENB_POD_COLUMNS,
 };
 pub use openb_summary::{OpenbPodSummary, PodShape};
 pub use openb_trace::read_openb_trace;

@@ -119,11 +119,6 @@ pub fn read_openb_pods(
     read_pods_from(open(path)?, path, bad, max_pods)
 }
 
-/// True when the openb pod list at `path` has the time columns (only its header is read).
-pub fn openb_has_times(path: &Path) -> Result<bool, TraceError> {
-    PodList::new(open(path)?, path).map(|l| l.has_times)
-}
-
 /// Reads an openb node list, stopping with an error once it holds more than
 /// [`MAX_NODES`] nodes (the most a cluster may have).
 pub fn read_openb_nodes(path: &Path, bad: BadRows) -> Result<Vec<OpenbNode>, TraceError> {
@@ -395,7 +390,16 @@ fn read_pods_from<R: Read>(
     bad: BadRows,
     max_pods: Option<u64>,
 ) -> Result<OpenbPods, TraceError> {
-    let list = PodList::new(input, path)?;
+    pods_of(PodList::new(input, path)?, path, bad, max_pods)
+}
+
+/// The pods of a list whose header is read, at most `max_pods` of them.
+pub(super) fn pods_of<R: Read>(
+    list: PodList<R>,
+    path: &Path,
+    bad: BadRows,
+    max_pods: Option<u64>,
+) -> Result<OpenbPods, TraceError> {
     let has_times = list.has_times;
     let mut pods = Vec::new();
     let skipped_rows = list.each(bad, |_, pod| {
@@ -520,6 +524,10 @@ pub fn openb_workload(pods: &OpenbPods, path: &Path) -> Result<Workload, TraceEr
     }
     let mut w = Workload {
         skipped_rows: pods.skipped_rows,
+        skipped_by_file: (pods.skipped_rows > 0)
+            .then(|| (path.display().to_string(), pods.skipped_rows))
+            .into_iter()
+            .collect(),
         ..Workload::default()
     };
     let mut names = crate::model::NameIndex::default();

@@ -24,7 +24,16 @@ pub fn read_openb_trace(
     bad: BadRows,
     filter: RowFilter,
 ) -> Result<(Workload, TraceMeta), TraceError> {
-    let list = PodList::new(open(path)?, path)?;
+    trace_of(PodList::new(open(path)?, path)?, path, bad, filter)
+}
+
+/// As [`read_openb_trace`], of a list whose header is read.
+pub(super) fn trace_of<R: std::io::Read>(
+    list: PodList<R>,
+    path: &Path,
+    bad: BadRows,
+    filter: RowFilter,
+) -> Result<(Workload, TraceMeta), TraceError> {
     let mut sink = RowSink::new(path, bad, filter);
     if !list.has_times {
         return Err(sink.file_error(

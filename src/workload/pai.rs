@@ -55,6 +55,8 @@ pub struct PaiUsers {
     names: Vec<String>,
     /// Job-table rows skipped as bad (with skip-bad-rows).
     pub skipped_rows: u64,
+    /// The job table read (named where its skipped rows are counted).
+    pub file: std::path::PathBuf,
 }
 
 impl PaiUsers {
@@ -92,7 +94,10 @@ pub fn read_pai_job_table_from<R: Read>(
     bad: BadRows,
     max_jobs: Option<u64>,
 ) -> Result<PaiUsers, TraceError> {
-    let mut users = PaiUsers::default();
+    let mut users = PaiUsers {
+        file: path.to_path_buf(),
+        ..PaiUsers::default()
+    };
     let mut user_ix: HashMap<String, u32> = HashMap::new();
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -316,6 +321,13 @@ pub fn read_pai_from<R: Read>(
     sink.meta.rounded_gpus = rounded;
     let (mut w, meta) = sink.finish()?;
     if let Some(u) = users {
+        if u.skipped_rows > 0 {
+            // The task table's own count first, then the job table's.
+            w.skipped_by_file
+                .push((path.display().to_string(), w.skipped_rows));
+            w.skipped_by_file
+                .push((u.file.display().to_string(), u.skipped_rows));
+        }
         w.skipped_rows += u.skipped_rows;
     }
     Ok((w, meta))

@@ -411,3 +411,45 @@ fn sweep_and_plan_refuse_a_folder_of_other_files() {
     );
     e.refused(2, &["notes.txt", "sweep.json"]);
 }
+
+#[test]
+fn every_command_refuses_an_output_folder_that_is_a_file_or_a_device() {
+    // `plan --out notes.txt` (or under it) was "notes.txt/runs: Not a directory", exit 1;
+    // `sweep --out /dev/null` likewise (only a regular file was told apart), and
+    // `/dev/null/x` as a folder was the environment's failure for every command.
+    let d = scratch();
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 20.0\njobs = 30\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    put(d.path(), "s.toml", &scenario("", body));
+    put(
+        d.path(),
+        "w.toml",
+        "name = \"w\"\nscenario = \"s.toml\"\nseeds = 1\n[[param]]\npath = \"workload.rate_per_hour\"\nvalues = [10.0, 20.0]\n",
+    );
+    put(d.path(), "taken", "not a folder");
+    let plan = format!(
+        "{}/scenarios/plan-h100-team.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for out in ["taken", "taken/x", "/dev/null", "/dev/null/x"] {
+        for cmd in [
+            vec!["plan", plan.as_str(), "-q"],
+            vec!["sweep", "-q", "w.toml"],
+            vec!["run", "-q", "s.toml"],
+        ] {
+            let mut args = cmd.clone();
+            args.extend(["--out", out]);
+            let e = gpufleet(d.path(), &args);
+            let at = if out == "taken/x" {
+                "taken"
+            } else {
+                out.trim_end_matches("/x")
+            };
+            e.refused(2, &[at, "not a folder"]);
+            assert!(e.secs < 5.0, "{args:?}: refused before running: {e:#?}");
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("taken")).unwrap(),
+        "not a folder"
+    );
+}

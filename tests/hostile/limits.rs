@@ -1314,3 +1314,68 @@ fn a_savings_plan_over_a_trace_of_millennia_is_refused_once_it_is_read() {
     let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
     assert_eq!(e.code, 0, "{e:#?}");
 }
+
+#[test]
+fn fgd_and_placement_comparisons_hold_to_their_max_jobs() {
+    // Their pod cap was a fixed 10,000,000: no key to lower it (or raise it) as a run
+    // scenario's `max_jobs` does, and `max_jobs` was an unknown key.
+    let d = scratch();
+    put(
+        d.path(),
+        "nodes.csv",
+        "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,8,V100M32\n",
+    );
+    let mut pods = String::from("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n");
+    for i in 0..5 {
+        pods.push_str(&format!("p{i},1000,1000,1,1000,,LS,Running,{i},1000,{i}\n"));
+    }
+    put(d.path(), "pods.csv", &pods);
+    let fgd = |max: &str| {
+        format!("name = \"f\"\n{max}\n[fgd_experiment]\nnodes = \"nodes.csv\"\npods = \"pods.csv\"\npolicies = [\"fgd\"]\nseeds = [1]\n")
+    };
+    let cmp = |max: &str| {
+        format!("name = \"c\"\n{max}\n[placement_comparison]\nnodes = \"nodes.csv\"\npods = \"pods.csv\"\nplacements = [\"best_fit\"]\nusd_per_gpu_hour = 2.0\nusd_per_cpu_node_hour = 0.5\n")
+    };
+    for (name, text) in [
+        ("fgd.toml", &fgd as &dyn Fn(&str) -> String),
+        ("cmp.toml", &cmp),
+    ] {
+        put(d.path(), name, &text("max_jobs = 3"));
+        gpufleet(d.path(), &["validate", name]).refused(2, &["pods.csv", "max_jobs"]);
+        put(d.path(), name, &text("max_jobs = 0"));
+        gpufleet(d.path(), &["validate", name]).refused(2, &[name, "max_jobs", "at least 1"]);
+        put(d.path(), name, &text("max_jobs = 5"));
+        let e = gpufleet(d.path(), &["validate", name]);
+        assert_eq!(e.code, 0, "{name}: {e:#?}");
+    }
+}
+
+#[test]
+fn an_unknown_key_in_a_repair_distribution_is_named_not_dropped() {
+    // `repair = { kind = "lognormal", median = "8h", sigma = 1, mean = "2h" }` (or a typo)
+    // passed: the key was dropped without a word.
+    let d = scratch();
+    for (table, key) in [
+        (
+            "{ kind = \"lognormal\", median = \"8h\", sigma = 1.0, mean = \"2h\" }",
+            "mean",
+        ),
+        ("{ kind = \"fixed\", value = \"4h\", sigam = 2 }", "sigam"),
+        (
+            "{ kind = \"exponential\", mean = \"4h\", median = \"1h\" }",
+            "median",
+        ),
+    ] {
+        let text = scenario(
+            "horizon = \"30d\"",
+            &format!(
+                "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\nsizes = [ {{ gpus = 1, weight = 1 }} ]\nduration = {{ kind = \"fixed\", value = \"1h\" }}\n\n[failures]\nrate_per_gpu_day = 0.001\nrepair = {table}\n\n[checkpoint]\ninterval = \"30m\"\nwrite_time = \"1m\"\nrestart_overhead = \"5m\"\nmax_retries = 10\n"
+            ),
+        );
+        let f = put(d.path(), "s.toml", &text);
+        gpufleet(d.path(), &["validate", f.to_str().unwrap()]).refused(
+            2,
+            &["s.toml", &format!("failures.repair.{key}"), "unknown field"],
+        );
+    }
+}

@@ -186,3 +186,20 @@ pub fn scenario(top: &str, rest: &str) -> String {
         pools(2)
     )
 }
+
+/// A FIFO at `dir/name` that a thread fills with `text` once, for the first reader to
+/// open it (a pipe given as a file: `<(zcat trace.csv.gz)`). A second open finds no
+/// writer and waits forever: a command that reads such a file twice hangs.
+pub fn fifo(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    let c = std::ffi::CString::new(p.to_str().expect("a UTF-8 path")).expect("no NUL");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    let (q, text) = (p.clone(), text.to_string());
+    std::thread::spawn(move || {
+        if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&q) {
+            let _ = f.write_all(text.as_bytes());
+        }
+    });
+    p
+}

@@ -647,3 +647,205 @@ fn columns_of_values_stop_at_their_cap_while_reading() {
     gpufleet(d.path(), &["validate", f.to_str().unwrap()])
         .refused(2, &["x.csv", "more than 10000000 values"]);
 }
+
+#[test]
+fn every_count_of_skipped_rows_names_its_file() {
+    // `validate`, `run` and `trace convert` said "skipped 2 bad rows" without the file: a
+    // PAI task table joined with its job table summed both files' rows into one count.
+    let d = scratch();
+    put(
+        d.path(),
+        "task.csv",
+        "j1,t1,1,Terminated,0,100,100,1,100,\nj2,t1,x,Terminated,0,100,100,1,100,\n",
+    );
+    put(
+        d.path(),
+        "jobs.csv",
+        "j1,i1,alice,Terminated,0,100\nj2,i2\nj3,i3\nj4,i4,bob,Terminated,0,100\n",
+    );
+    let f = put(
+        d.path(),
+        "s.toml",
+        &scenario(
+            "",
+            "[workload]\nkind = \"trace\"\npath = \"task.csv\"\nformat = \"pai\"\npai_job_table = \"jobs.csv\"\nskip_bad_rows = true\n",
+        ),
+    );
+    for args in [
+        vec!["validate", f.to_str().unwrap()],
+        vec!["run", "-q", f.to_str().unwrap(), "--out", "o"],
+    ] {
+        let e = gpufleet(d.path(), &args);
+        assert_eq!(e.code, 0, "{e:#?}");
+        assert!(
+            e.stderr.contains("task.csv: skipped 1 bad rows"),
+            "{args:?}: {e:#?}"
+        );
+        assert!(
+            e.stderr.contains("jobs.csv: skipped 2 bad rows"),
+            "{args:?}: {e:#?}"
+        );
+    }
+    put(
+        d.path(),
+        "t.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,60\nb,x,1,60\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "convert",
+            "--from",
+            "generic",
+            "--skip-bad-rows",
+            "t.csv",
+            "out.csv",
+        ],
+    );
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(e.stderr.contains("t.csv: skipped 1 bad rows"), "{e:#?}");
+}
+
+#[test]
+fn a_pipe_given_as_a_trace_is_read_once() {
+    // `trace inspect --format openb` read a pod list's header to tell a timed list from
+    // one without times, then opened the file again for the whole list: a FIFO (or
+    // `<(zcat pods.csv.gz)`) had no writer left and the command hung.
+    let d = scratch();
+    let timed = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\np0,1000,1000,1,1000,,LS,Running,0,50,0\np1,1000,1000,2,1000,,LS,Running,5,90,6\n";
+    let untimed =
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,1000,1,1000\np1,1000,1000,2,1000\n";
+    for (name, text, want) in [("timed.fifo", timed, "2"), ("untimed.fifo", untimed, "2")] {
+        let f = super::fifo(d.path(), name, text);
+        let e = inspect(d.path(), &f, "openb");
+        assert_eq!(e.code, 0, "{name}: {e:#?}");
+        assert!(e.stdout.contains(want), "{name}: {e:#?}");
+        assert!(e.secs < 20.0, "{name}: {e:#?}");
+    }
+}
+
+#[test]
+fn a_device_fifo_or_folder_named_as_a_data_file_is_refused_at_once() {
+    // /dev/zero as a spot availability trace was read as one endless row (an allocation
+    // failure, exit 134), as a spot price file until the memory ran out; a trace that is a
+    // FIFO was "trace file ff does not exist"; a sweep over a scenario whose price file is
+    // a FIFO hung on its second read.
+    let d = scratch();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let base = std::fs::read_to_string(root.join("scenarios/spot-deadline-v100.toml"))
+        .unwrap()
+        .replace("../data/", &format!("{}/data/", root.display()));
+    let prices = "data/spot/us-east-1f_v100_prices.json";
+    let avail = "data/spot/us-east-1f_v100_1.csv";
+    let fifo = super::fifo(d.path(), "ff", "");
+    let fifo = fifo.to_str().unwrap();
+    let cases = [
+        (
+            prices,
+            "/dev/zero",
+            "pricing.price.path",
+            "not a regular file",
+        ),
+        (
+            avail,
+            "/dev/zero",
+            "spot_interruptions[0].path",
+            "not a regular file",
+        ),
+        (prices, fifo, "pricing.price.path", "not a regular file"),
+        (avail, "/tmp", "spot_interruptions[0].path", "folder"),
+    ];
+    for (i, (file, with, field, why)) in cases.iter().enumerate() {
+        // The first mention of the file only.
+        let at = base.find(&format!("{}/{file}", root.display())).unwrap();
+        let text = format!(
+            "{}{with}{}",
+            &base[..at],
+            &base[at + root.display().to_string().len() + 1 + file.len()..]
+        );
+        let name = format!("s{i}.toml");
+        put(d.path(), &name, &text);
+        let e = gpufleet(d.path(), &["validate", &name]);
+        e.refused(2, &[&name, field, with, why]);
+        assert!(e.secs < 10.0, "{name}: {e:#?}");
+        put(
+            d.path(),
+            "w.toml",
+            &format!("name = \"w\"\nscenario = \"{name}\"\nseeds = 2\n"),
+        );
+        gpufleet(d.path(), &["sweep", "-q", "w.toml", "--out", "sw"]).refused(2, &[field, why]);
+    }
+    // A trace, a PAI job table likewise.
+    for (body, field) in [
+        (format!("[workload]\nkind = \"csv\"\npath = \"{fifo}\"\n"), "workload.path"),
+        (
+            "[workload]\nkind = \"csv\"\npath = \"/dev/zero\"\n".to_string(),
+            "workload.path",
+        ),
+        (
+            "[workload]\nkind = \"trace\"\nformat = \"pai\"\npath = \"t.csv\"\npai_job_table = \"/dev/zero\"\n".to_string(),
+            "workload.pai_job_table",
+        ),
+    ] {
+        put(d.path(), "t.csv", "j1,t1,1,Terminated,0,100,100,1,100,\n");
+        let f = put(d.path(), "t.toml", &scenario("", &body));
+        gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+            .refused(2, &["t.toml", field, "not a regular file"]);
+    }
+}
+
+#[test]
+fn a_scenario_given_as_a_pipe_is_read_once() {
+    // `gpufleet validate <(envsubst < s.toml)`: the file was read to tell its kind, then
+    // opened again to load it, waiting for a writer that had gone (a hang).
+    let d = scratch();
+    let text = scenario(
+        "",
+        "[workload]\nkind = \"synthetic\"\nrate_per_hour = 20.0\njobs = 30\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n",
+    );
+    let f = super::fifo(d.path(), "s.fifo", &text);
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    let f = super::fifo(d.path(), "r.fifo", &text);
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    // A bad one is named with its line, read from the kept text.
+    let f = super::fifo(
+        d.path(),
+        "b.fifo",
+        &text.replace("seed = 1", "seed = \"x\""),
+    );
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    e.refused(2, &["b.fifo", "seed"]);
+}
+
+#[test]
+fn a_header_without_rows_is_no_trace_in_any_format() {
+    // Every reader refused a file of no jobs but the generic one: its header alone read as
+    // a workload of no jobs, and a run of it ended with exit 0.
+    let d = scratch();
+    let cases = [
+        ("generic", "job_id,submit_s,gpus,duration_s\n"),
+        ("generic", "job_id,submit_s,gpus,duration_s\r\n\r\n"),
+        (
+            "tiresias",
+            "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n",
+        ),
+        ("swf", "; only a comment\n"),
+    ];
+    for (i, (format, text)) in cases.iter().enumerate() {
+        let name = format!("empty{i}.{format}");
+        let f = put(d.path(), &name, text);
+        inspect(d.path(), &f, format).refused(2, &[&name, "no jobs"]);
+    }
+    put(d.path(), "t.csv", "job_id,submit_s,gpus,duration_s\n");
+    let f = put(
+        d.path(),
+        "s.toml",
+        &scenario("", "[workload]\nkind = \"csv\"\npath = \"t.csv\"\n"),
+    );
+    for cmd in ["validate", "run"] {
+        gpufleet(d.path(), &[cmd, f.to_str().unwrap()]).refused(2, &["t.csv", "no jobs"]);
+    }
+}

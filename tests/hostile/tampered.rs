@@ -202,3 +202,45 @@ fn a_sweep_folder_with_a_figure_changed_by_hand_is_named_not_charted() {
     e.refused(2, &["points.csv", "longer than"]);
     assert!(e.secs < 20.0, "{e:#?}");
 }
+
+#[test]
+fn plot_of_another_commands_folder_names_that_command() {
+    // An FGD experiment's or a placement comparison's folder (each with a summary.json)
+    // was taken for a run folder: "neither timeline.csv nor timeline.parquet ... was it
+    // changed by hand?"; a sweep shard was "points.csv: No such file or directory".
+    let d = scratch();
+    two_shards(d.path());
+    gpufleet(d.path(), &["plot", "a"]).refused(2, &["a:", "shard", "sweep merge"]);
+    put(
+        d.path(),
+        "nodes.csv",
+        "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,8,V100M32\nn1,64000,262144,8,V100M32\n",
+    );
+    put(
+        d.path(),
+        "pods.csv",
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n\
+         p0,1000,1000,1,1000,,LS,Running,0,1000,0\np1,1000,1000,2,1000,,LS,Running,10,1000,10\n\
+         p2,1000,1000,1,500,,LS,Running,20,1000,20\n",
+    );
+    put(
+        d.path(),
+        "fgd.toml",
+        "name = \"f\"\n[fgd_experiment]\nnodes = \"nodes.csv\"\npods = \"pods.csv\"\npolicies = [\"fgd\"]\nseeds = [1]\n",
+    );
+    put(
+        d.path(),
+        "cmp.toml",
+        "name = \"c\"\n[placement_comparison]\nnodes = \"nodes.csv\"\npods = \"pods.csv\"\nplacements = [\"best_fit\"]\nusd_per_gpu_hour = 2.0\nusd_per_cpu_node_hour = 0.5\n",
+    );
+    for (file, out, what) in [
+        ("fgd.toml", "f", "FGD experiment"),
+        ("cmp.toml", "c", "placement comparison"),
+    ] {
+        let e = gpufleet(d.path(), &["run", "-q", file, "--out", out]);
+        assert_eq!(e.code, 0, "{e:#?}");
+        let e = gpufleet(d.path(), &["plot", out]);
+        e.refused(2, &[what]);
+        assert!(!e.stderr.contains("by hand"), "{e:#?}");
+    }
+}
