@@ -174,6 +174,35 @@
 //! 12.7k replans (a replan's pass almost always has room for a 1-GPU job by count).
 //! A binary search for an add's end step in its last block, and value-only scans of
 //! blocks a window covers whole: 1,311M (the spans an add walks are short).
+//!
+//! 2026-12-06 (callgrind as above, one policy a run; branch `r15-cb-exp-nodebound`), the
+//! semantic change proposed above, built and not kept: node bounds. A job due now by count
+//! whose start attempt fails gets, in that pool, a bound: the first of now and the pool's
+//! running jobs' planned ends (an end before now at now) at which, with the GPUs, CPU and
+//! memory of the jobs ending by then given back to their nodes, its request fits the nodes
+//! (an up node with `w` wholly free GPUs and the host, a gang `ceil(w / g)` wholly free
+//! nodes with its share); when that is after now, its searches in that pool start at the
+//! bound (itself a candidate, as it need not be a step), and it is planned again with the
+//! jobs after it; the bound holds until the job starts (arrivals no longer move it). The
+//! from-scratch oracle got the same rule written by brute force (every candidate time, the
+//! nodes rebuilt) and matched on 1,000 cases per test; a deliberate bug (the bound set but
+//! the jobs after it not planned again) failed it at once. Before -> after: 100k at 90 %
+//! FIFO 473.1M -> 468.2M, conservative backfill 1,298.4M (2.74x) -> 1,880.7M (4.02x; with
+//! the walk's first step read from the cluster's free-GPU index instead of every node's
+//! GPUs, 1,345.8M, 2.84x); 100k at 105 % FIFO 522.9M -> 518.0M, conservative backfill
+//! 3,557.9M (6.80x) -> 5,386.7M (10.4x); the 1M end-to-end mix FIFO 4,736.9M -> 4,685.4M,
+//! conservative backfill 9,041.1M (1.91x) -> 14,884.6M (3.18x) (the last two with the
+//! first walk). Of the 1,880.7M, 652M were the walks at failed attempts (mostly their
+//! first step over every node's GPUs: read from the index, the 1,345.8M above); the rest
+//! of the policy's passes 961M against 1,026M before: the replans saved little. Mean
+//! wait 0.16 -> 0.14 h, 36.18 -> 34.96 h, 0.05 -> 0.04 h. But the bound lets later jobs
+//! fill the span before it and, by count, beyond it on the nodes the gang counted on: on
+//! four 8-GPU nodes with a stream of 1-3 GPU jobs at about 92 % and a 16-GPU gang every 3
+//! hours, the gangs' worst wait went 3.2 h -> 7.2 h and the mean wait of all jobs 0.97 h
+//! -> 1.71 h (gang waits growing through the run): the count reservation at now, for all
+//! its slides, also holds the gang's GPUs against backfill. Not cheaper, and worse for
+//! gangs; a node-aware bound would need node reservations that later jobs respect (as
+//! EASY's `ReservedNodes`), a larger change.
 mod held;
 mod profile;
 
