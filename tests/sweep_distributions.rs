@@ -257,3 +257,23 @@ fn log_x_draws_the_cdfs_on_a_log_axis() {
     assert!(!read(&lin.join("sweep.json")).contains("log_x"));
     assert!(read(&lin.join("cdf-queue_delay_all_s.svg")).contains("99th percentile"));
 }
+
+/// `plot` on a sweep folder whose points have pooled quantiles but whose
+/// `distributions.csv` is gone refuses (exit 2, naming the file) instead of leaving the
+/// CDF charts of the last plot in place as if redrawn.
+#[test]
+fn plot_refuses_a_sweep_folder_missing_its_distributions() {
+    let d = tempfile::tempdir().unwrap();
+    let f = sweep_file(d.path(), TWO_POINTS);
+    let out = d.path().join("o");
+    sweep_cli(&f, &out, &["--quiet"]);
+    assert!(read(&out.join("points.csv")).contains("_pooled_p50"));
+    gpufleet().args(["plot"]).arg(&out).assert().success();
+    std::fs::remove_file(out.join("distributions.csv")).unwrap();
+    let a = gpufleet().args(["plot"]).arg(&out).assert().code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(
+        err.contains("distributions.csv") && err.contains("pooled"),
+        "{err}"
+    );
+}

@@ -676,7 +676,23 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
             )?);
         }
     }
-    if dir.join("distributions.csv").is_file() {
+    // A sweep writes `distributions.csv` exactly when its points have pooled quantiles;
+    // without it the CDF charts of an earlier plot would stay as if redrawn.
+    let (d0, q0) = (
+        crate::metrics::DISTRIBUTIONS[0],
+        crate::metrics::POOLED_QUANTILES[0].1,
+    );
+    let pooled = t.col(&format!("{d0}_pooled_{q0}")).is_some();
+    if pooled && !dir.join("distributions.csv").is_file() {
+        return Err(ChartError::Read {
+            file: "distributions.csv",
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "missing, though points.csv has pooled quantiles (changed by hand? rerun the sweep to rewrite it)",
+            ),
+        });
+    }
+    if pooled {
         let cp = t.need("point", "points.csv")?;
         let legends: Vec<(String, String)> = (0..t.rows.len())
             .map(|i| {
