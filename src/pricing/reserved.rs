@@ -144,8 +144,14 @@ pub enum Payment {
     NoUpfront,
 }
 
-/// At most this many terms of a renewing reservation are split out for billing periods.
-const MAX_TERMS: usize = 10_000;
+/// At most this many terms of a renewing reservation are split out for billing periods:
+/// more than the longest span (100 years) holds of the shortest renewing term, a day
+/// ([`MIN_RENEWING_TERM_H`]), so no term of a run is ever left out.
+const MAX_TERMS: usize = 40_000;
+
+/// The shortest term a renewing reservation may have, in hours (providers' terms are one
+/// or three years; a shorter renewal would only split the run into more billing periods).
+pub const MIN_RENEWING_TERM_H: f64 = 24.0;
 
 impl Reserved {
     /// At the on-demand rate `outside` outside the term, expiring at its end.
@@ -291,6 +297,15 @@ impl FromConfig for Reserved {
         let term_h = problems.duration("pricing.term", &c.term).hours_f64();
         if term_h <= 0.0 {
             problems.err("pricing.term", "must be longer than zero".into());
+        } else if c.renew == Some(true) && term_h < MIN_RENEWING_TERM_H {
+            // Up to 10,000 terms were billed and the rest of the run silently at the
+            // on-demand price (a renewal every hour covered 14 months of a century).
+            problems.err(
+                "pricing.term",
+                format!(
+                    "a renewing reservation's term must be at least 1d (at most {MAX_TERMS} terms are billed; providers' terms are 1 or 3 years), got {term_h} h"
+                ),
+            );
         }
         let start_h = match (&c.term_started, &c.start) {
             (Some(_), Some(_)) => {

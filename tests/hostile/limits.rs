@@ -1379,3 +1379,19 @@ fn an_unknown_key_in_a_repair_distribution_is_named_not_dropped() {
         );
     }
 }
+
+#[test]
+fn a_renewing_reservation_of_an_hour_is_refused() {
+    // Renewed every hour: the first 10,000 terms were billed as the reservation and the
+    // rest of the run silently at the on-demand price.
+    let d = scratch();
+    let body = "[[pools]]\nname = \"r\"\ngpu_type = \"H100\"\nkind = \"reserved\"\nnodes = 1\ngpus_per_node = 8\nprice_per_node_hour = 30.0\n[pools.pricing]\nkind = \"reserved\"\nterm = \"1h\"\nrenew = true\ndiscount = 0.4\n\n[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    let f = put(d.path(), "s.toml", &scenario("horizon = \"800d\"", body));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+        .refused(2, &["pricing.term", "at least 1d"]);
+    // A daily renewal over the same run is fine.
+    let ok = body.replace("term = \"1h\"", "term = \"1d\"");
+    let f = put(d.path(), "s.toml", &scenario("horizon = \"800d\"", &ok));
+    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    assert_eq!(e.code, 0, "{e:#?}");
+}
