@@ -145,13 +145,14 @@ pub enum Payment {
 }
 
 /// At most this many terms of a renewing reservation are split out for billing periods:
-/// more than the longest span (100 years) holds of the shortest renewing term, a day
-/// ([`MIN_RENEWING_TERM_H`]), so no term of a run is ever left out.
-const MAX_TERMS: usize = 40_000;
+/// more than the longest span gpufleet simulates (100 years) holds of the shortest
+/// renewing term, an hour ([`MIN_RENEWING_TERM_H`]). A run past that (a trace without a
+/// horizon) is told so, as the terms after it are not billed as the reservation.
+const MAX_TERMS: usize = 880_000;
 
-/// The shortest term a renewing reservation may have, in hours (providers' terms are one
-/// or three years; a shorter renewal would only split the run into more billing periods).
-pub const MIN_RENEWING_TERM_H: f64 = 24.0;
+/// The shortest term a renewing reservation may have, in hours (as a savings plan's:
+/// billing is by the hour; providers' terms are one or three years).
+pub const MIN_RENEWING_TERM_H: f64 = 1.0;
 
 impl Reserved {
     /// At the on-demand rate `outside` outside the term, expiring at its end.
@@ -174,7 +175,13 @@ impl Reserved {
             // Skip the whole terms that ended before the run began.
             s += ((-s) / r.term_h).floor() * r.term_h;
         }
-        while s < until_h && out.len() < MAX_TERMS {
+        while s < until_h {
+            if out.len() == MAX_TERMS {
+                tracing::warn!(
+                    "a renewing reservation's terms past the {MAX_TERMS}th (from {s:.0} h on) are billed as time outside its terms"
+                );
+                break;
+            }
             let e = s + r.term_h;
             if e > 0.0 {
                 out.push((s, e));
@@ -299,11 +306,11 @@ impl FromConfig for Reserved {
             problems.err("pricing.term", "must be longer than zero".into());
         } else if c.renew == Some(true) && term_h < MIN_RENEWING_TERM_H {
             // Up to 10,000 terms were billed and the rest of the run silently at the
-            // on-demand price (a renewal every hour covered 14 months of a century).
+            // on-demand price (a renewal every minute covered a week of a year's run).
             problems.err(
                 "pricing.term",
                 format!(
-                    "a renewing reservation's term must be at least 1d (at most {MAX_TERMS} terms are billed; providers' terms are 1 or 3 years), got {term_h} h"
+                    "a renewing reservation's term must be at least 1h (reservations are billed by the hour; providers' terms are 1 or 3 years), got {term_h} h"
                 ),
             );
         }

@@ -1381,17 +1381,35 @@ fn an_unknown_key_in_a_repair_distribution_is_named_not_dropped() {
 }
 
 #[test]
-fn a_renewing_reservation_of_an_hour_is_refused() {
-    // Renewed every hour: the first 10,000 terms were billed as the reservation and the
-    // rest of the run silently at the on-demand price.
+fn a_renewing_reservation_of_minutes_is_refused() {
+    // Renewed every minute: the first 10,000 terms (a week) were billed as the
+    // reservation and the rest of the run silently at the on-demand price. An hourly
+    // renewal over 800 days (19,200 terms) is billed whole.
     let d = scratch();
-    let body = "[[pools]]\nname = \"r\"\ngpu_type = \"H100\"\nkind = \"reserved\"\nnodes = 1\ngpus_per_node = 8\nprice_per_node_hour = 30.0\n[pools.pricing]\nkind = \"reserved\"\nterm = \"1h\"\nrenew = true\ndiscount = 0.4\n\n[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    let body = "[[pools]]\nname = \"r\"\ngpu_type = \"H100\"\nkind = \"reserved\"\nnodes = 1\ngpus_per_node = 8\nprice_per_node_hour = 30.0\n[pools.pricing]\nkind = \"reserved\"\nterm = \"1m\"\nrenew = true\ndiscount = 0.4\n\n[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 10\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
     let f = put(d.path(), "s.toml", &scenario("horizon = \"800d\"", body));
     gpufleet(d.path(), &["validate", f.to_str().unwrap()])
-        .refused(2, &["pricing.term", "at least 1d"]);
-    // A daily renewal over the same run is fine.
-    let ok = body.replace("term = \"1h\"", "term = \"1d\"");
+        .refused(2, &["pricing.term", "at least 1h"]);
+    let ok = body.replace("term = \"1m\"", "term = \"1h\"");
     let f = put(d.path(), "s.toml", &scenario("horizon = \"800d\"", &ok));
-    let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+    let out = d.path().join("out");
+    let e = gpufleet(
+        d.path(),
+        &[
+            "run",
+            "-q",
+            f.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
     assert_eq!(e.code, 0, "{e:#?}");
+    // By hand: 800 d x 24 h x 1 node x $30 x (1 - 0.4) = $345,600, every hour in a term
+    // (before: 10,000 terms at $18 and 9,200 hours on demand at $30, $456,000).
+    let pools = std::fs::read_to_string(out.join("pools.csv")).unwrap();
+    let row = pools.lines().find(|l| l.starts_with("r,")).expect("pool r");
+    let head: Vec<&str> = pools.lines().next().unwrap().split(',').collect();
+    let at = head.iter().position(|h| *h == "cost_usd").unwrap();
+    let cost: f64 = row.split(',').nth(at).unwrap().parse().unwrap();
+    assert!((cost - 345_600.0).abs() < 0.01, "{cost}");
 }
