@@ -71,8 +71,7 @@ pub(super) const RULES: &[fn(&mut Problems, &Sections)] = &[
     timeline_cap,
     bounded_retries,
     progress_under_failures,
-    failure_count,
-    spot_interruption_count,
+    fault_counts,
     super::oversized::generated_sizes_fit,
 ];
 
@@ -381,12 +380,17 @@ fn progress_under_failures(c: &mut Problems, s: &Sections) {
     }
 }
 
-/// At most [`MAX_FAILURES`] node failures expected over the run's known span.
-fn failure_count(c: &mut Problems, s: &Sections) {
+/// At most [`MAX_FAILURES`] node failures, and as many spot interruptions (per-node
+/// interruptions, or pool-wide spells), expected over the run's known span.
+fn fault_counts(c: &mut Problems, s: &Sections) {
     let Some(f) = &s.faults else { return };
     let Some(span) = run_span_secs(s) else { return };
-    if let Some(m) = too_many_failures(f, &s.pools.specs, span.min(MAX_SPAN.secs_f64())) {
+    let span = span.min(MAX_SPAN.secs_f64());
+    if let Some(m) = too_many_failures(f, &s.pools.specs, span) {
         c.err("failures", m);
+    }
+    if let Some(m) = too_many_interruptions(f, &s.pools.specs, span) {
+        c.err("spot_interruptions", m);
     }
 }
 
@@ -446,16 +450,6 @@ fn spot_cycle_hours(i: &crate::faults::SpotInterruptions) -> Option<f64> {
         }
         SpotModel::Zone(z) => Some(z.mean_up_h + z.mean_down_h),
         SpotModel::Trace(_) => None,
-    }
-}
-
-/// At most [`MAX_FAILURES`] spot interruptions (per-node interruptions, or pool-wide
-/// spells) expected over the run's known span.
-fn spot_interruption_count(c: &mut Problems, s: &Sections) {
-    let Some(f) = &s.faults else { return };
-    let Some(span) = run_span_secs(s) else { return };
-    if let Some(m) = too_many_interruptions(f, &s.pools.specs, span.min(MAX_SPAN.secs_f64())) {
-        c.err("spot_interruptions", m);
     }
 }
 

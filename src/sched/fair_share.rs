@@ -8,7 +8,7 @@
 //! each group ordered by weighted share. A pass takes the smallest share over the groups'
 //! first tenants. Within a pass free capacity only shrinks, so once a group's first job
 //! does not fit, no job of that shape fits: the whole group is passed over at once, and a
-//! pass costs O((C + s) log W) for C shapes, s starts and W waiting tenants (not W
+//! pass costs O((C + s) log W) for C shapes with a tenant waiting, s starts and W waiting tenants (not W
 //! attempts: 200,000 tenants with a job waiting each, in overload, tried every one on
 //! every event and took hours). Where a fit depends on more than the shape (pools ranked
 //! by data or prices in time, spending caps), each tenant is tried on its own, as before.
@@ -17,7 +17,7 @@ use super::greedy::{shape_of, Shape};
 use super::{QueuePolicy, SchedCtx};
 use crate::model::{Job, JobId};
 use ordered_float::OrderedFloat;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 /// A waiting tenant's place: its weighted share, then its index.
 type Key = (OrderedFloat<f64>, usize);
@@ -31,6 +31,8 @@ pub struct FairShare {
     at: Vec<Option<(Key, usize)>>,
     /// Waiting tenants by the shape of their first job, each group by share.
     groups: Vec<BTreeSet<Key>>,
+    /// The groups with a tenant waiting (a pass reads only these).
+    live: BTreeSet<usize>,
     shapes: HashMap<Shape, usize>,
     /// Milli-GPU held by each tenant's running jobs.
     held: Vec<u64>,
@@ -78,7 +80,21 @@ impl FairShare {
     fn leave(&mut self, t: usize) {
         if let Some((k, g)) = self.at[t].take() {
             self.groups[g].remove(&k);
+            if self.groups[g].is_empty() {
+                self.live.remove(&g);
+            }
         }
+    }
+
+    /// Puts tenant `t` into group `g` at its current share; returns its key.
+    fn place(&mut self, t: usize, g: usize) -> Key {
+        let k = (self.share(t), t);
+        if self.groups[g].is_empty() {
+            self.live.insert(g);
+        }
+        self.groups[g].insert(k);
+        self.at[t] = Some((k, g));
+        k
     }
 
     /// Puts tenant `t` (with a waiting first job) into the group of that job's shape at
@@ -86,10 +102,7 @@ impl FairShare {
     fn enter(&mut self, t: usize, jobs: &[Job]) -> Option<(Key, usize)> {
         let &id = self.queues[t].front()?;
         let g = self.group_of(&jobs[id as usize]);
-        let k = (self.share(t), t);
-        self.groups[g].insert(k);
-        self.at[t] = Some((k, g));
-        Some((k, g))
+        Some((self.place(t, g), g))
     }
 }
 
@@ -104,9 +117,7 @@ impl QueuePolicy for FairShare {
         self.len += 1;
         if self.at[t].is_none() {
             let g = self.group_of(job);
-            let k = (self.share(t), t);
-            self.groups[g].insert(k);
-            self.at[t] = Some((k, g));
+            self.place(t, g);
         }
     }
     fn ended(&mut self, id: JobId, _job: &Job) {
@@ -114,11 +125,9 @@ impl QueuePolicy for FairShare {
             let t = t as usize;
             self.held[t] -= m;
             // A waiting tenant's share fell: its place in its group moves.
-            if let Some((k, g)) = self.at[t] {
-                self.groups[g].remove(&k);
-                let k = (self.share(t), t);
-                self.groups[g].insert(k);
-                self.at[t] = Some((k, g));
+            if let Some((_, g)) = self.at[t] {
+                self.leave(t);
+                self.place(t, g);
             }
         }
     }
@@ -130,22 +139,22 @@ impl QueuePolicy for FairShare {
         let by_shape = ctx.fit_ignores_time() && ctx.budget.uncapped();
         // Each group's first tenant (stale entries are skipped when taken).
         let mut heads: BTreeSet<(Key, usize)> = self
-            .groups
+            .live
             .iter()
-            .enumerate()
-            .filter_map(|(g, set)| set.first().map(|&k| (k, g)))
+            .filter_map(|&g| self.groups[g].first().map(|&k| (k, g)))
             .collect();
-        let mut failed = vec![false; self.groups.len()];
+        // The groups whose first job failed in this pass.
+        let mut failed: HashSet<usize> = HashSet::new();
         let mut passed_over: Vec<usize> = Vec::new();
         while let Some((k, g)) = heads.pop_first() {
-            if failed.get(g).copied().unwrap_or(false) || self.groups[g].first() != Some(&k) {
+            if failed.contains(&g) || self.groups[g].first() != Some(&k) {
                 continue;
             }
             let t = k.1;
             let id = self.queues[t][0];
             if !ctx.try_start(id, None) {
                 if by_shape {
-                    failed[g] = true;
+                    failed.insert(g);
                 } else {
                     // Passed over for this pass; the group's next tenant comes up.
                     self.leave(t);
@@ -170,9 +179,6 @@ impl QueuePolicy for FairShare {
                 heads.insert((k2, g));
             }
             if let Some((k3, g3)) = self.enter(t, ctx.jobs) {
-                if failed.len() < self.groups.len() {
-                    failed.resize(self.groups.len(), false);
-                }
                 if self.groups[g3].first() == Some(&k3) {
                     heads.insert((k3, g3));
                 }
