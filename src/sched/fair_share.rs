@@ -5,19 +5,25 @@
 //!
 //! Speed: per-tenant FIFO queues; the waiting tenants are kept, across passes, in groups
 //! by the exact shape of their first job (GPUs, allowed types, preemptible, CPU, memory),
-//! each group ordered by weighted share. A pass takes the smallest share over the groups'
-//! first tenants. Within a pass free capacity only shrinks, so once a group's first job
-//! does not fit, no job of that shape fits: the whole group is passed over at once, and a
-//! pass costs O((C + s) log W) for C shapes with a tenant waiting, s starts and W waiting tenants (not W
-//! attempts: 200,000 tenants with a job waiting each, in overload, tried every one on
-//! every event and took hours). Where a fit depends on more than the shape (pools ranked
-//! by data or prices in time, spending caps), each tenant is tried on its own, as before.
+//! each group ordered by weighted share, and the groups' first tenants in one ordered
+//! set, kept as tenants come and go. A pass walks that set from the smallest share.
+//! Within a pass free capacity only shrinks, so once a group's first job does not fit,
+//! no job of that shape fits: the whole group is passed over at once; and once no
+//! waiting request could fit any pool's free GPUs (`needs.rs`), the pass ends. A pass
+//! costs O((c + s) log W) for the c groups it passes over, s starts and W waiting
+//! tenants (not W attempts: 200,000 tenants with a job waiting each, in overload, tried
+//! every one on every event and took hours; nor every shape: 60,000 tenants whose jobs
+//! each asked for their own memory took minutes). Where a fit depends on more than the
+//! shape (pools ranked by data or prices in time, spending caps), each tenant is tried on
+//! its own, as before.
 
 use super::greedy::{shape_of, Shape};
+use super::needs::LiveNeeds;
 use super::{QueuePolicy, SchedCtx};
-use crate::model::{Job, JobId};
+use crate::model::{GpuRequest, Job, JobId};
 use ordered_float::OrderedFloat;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::ops::Bound;
 
 /// A waiting tenant's place: its weighted share, then its index.
 type Key = (OrderedFloat<f64>, usize);
@@ -31,8 +37,12 @@ pub struct FairShare {
     at: Vec<Option<(Key, usize)>>,
     /// Waiting tenants by the shape of their first job, each group by share.
     groups: Vec<BTreeSet<Key>>,
-    /// The groups with a tenant waiting (a pass reads only these).
-    live: BTreeSet<usize>,
+    /// Each group's GPU request.
+    requests: Vec<GpuRequest>,
+    /// Each group with a tenant waiting, at its first tenant's key (a pass walks these).
+    heads: BTreeSet<(Key, usize)>,
+    /// The requests of the groups with a tenant waiting.
+    needs: LiveNeeds,
     shapes: HashMap<Shape, usize>,
     /// Milli-GPU held by each tenant's running jobs.
     held: Vec<u64>,
@@ -72,6 +82,7 @@ impl FairShare {
         let g = *self.shapes.entry(shape_of(job)).or_insert(n);
         if g == n {
             self.groups.push(BTreeSet::new());
+            self.requests.push(job.gpus);
         }
         g
     }
@@ -79,9 +90,17 @@ impl FairShare {
     /// Takes tenant `t` out of its group (if it waits).
     fn leave(&mut self, t: usize) {
         if let Some((k, g)) = self.at[t].take() {
-            self.groups[g].remove(&k);
-            if self.groups[g].is_empty() {
-                self.live.remove(&g);
+            let group = &mut self.groups[g];
+            let was_first = group.first() == Some(&k);
+            group.remove(&k);
+            if was_first {
+                self.heads.remove(&(k, g));
+                match group.first() {
+                    Some(&k2) => {
+                        self.heads.insert((k2, g));
+                    }
+                    None => self.needs.remove(self.requests[g]),
+                }
             }
         }
     }
@@ -89,20 +108,29 @@ impl FairShare {
     /// Puts tenant `t` into group `g` at its current share; returns its key.
     fn place(&mut self, t: usize, g: usize) -> Key {
         let k = (self.share(t), t);
-        if self.groups[g].is_empty() {
-            self.live.insert(g);
+        let group = &mut self.groups[g];
+        match group.first() {
+            None => self.needs.add(self.requests[g]),
+            Some(&old) if k < old => {
+                self.heads.remove(&(old, g));
+            }
+            Some(_) => {}
         }
-        self.groups[g].insert(k);
+        group.insert(k);
+        if group.first() == Some(&k) {
+            self.heads.insert((k, g));
+        }
         self.at[t] = Some((k, g));
         k
     }
 
     /// Puts tenant `t` (with a waiting first job) into the group of that job's shape at
-    /// its current share; returns its key and group.
-    fn enter(&mut self, t: usize, jobs: &[Job]) -> Option<(Key, usize)> {
-        let &id = self.queues[t].front()?;
-        let g = self.group_of(&jobs[id as usize]);
-        Some((self.place(t, g), g))
+    /// its current share.
+    fn enter(&mut self, t: usize, jobs: &[Job]) {
+        if let Some(&id) = self.queues[t].front() {
+            let g = self.group_of(&jobs[id as usize]);
+            self.place(t, g);
+        }
     }
 }
 
@@ -137,17 +165,22 @@ impl QueuePolicy for FairShare {
     fn schedule(&mut self, ctx: &mut SchedCtx) {
         // Whether a failed first job means its whole shape fails for the rest of the pass.
         let by_shape = ctx.fit_ignores_time() && ctx.budget.uncapped();
-        // Each group's first tenant (stale entries are skipped when taken).
-        let mut heads: BTreeSet<(Key, usize)> = self
-            .live
-            .iter()
-            .filter_map(|&g| self.groups[g].first().map(|&k| (k, g)))
-            .collect();
         // The groups whose first job failed in this pass.
         let mut failed: HashSet<usize> = HashSet::new();
         let mut passed_over: Vec<usize> = Vec::new();
-        while let Some((k, g)) = heads.pop_first() {
-            if failed.contains(&g) || self.groups[g].first() != Some(&k) {
+        // The groups' first tenants are taken in key order: what a pass changes (a
+        // started tenant's share grows, the next tenant of a group) sorts at or after
+        // the one just taken, so one walk from the front reaches it.
+        let mut from = Bound::Unbounded;
+        // Free capacity only shrinks within a pass: once no waiting request could fit
+        // anywhere, the rest of the groups would all fail.
+        let mut room = !by_shape || !self.needs.none_fits(ctx.cluster);
+        while room {
+            let Some(&(k, g)) = self.heads.range((from, Bound::Unbounded)).next() else {
+                break;
+            };
+            from = Bound::Excluded((k, g));
+            if failed.contains(&g) {
                 continue;
             }
             let t = k.1;
@@ -159,9 +192,6 @@ impl QueuePolicy for FairShare {
                     // Passed over for this pass; the group's next tenant comes up.
                     self.leave(t);
                     passed_over.push(t);
-                    if let Some(&k2) = self.groups[g].first() {
-                        heads.insert((k2, g));
-                    }
                 }
                 continue;
             }
@@ -175,14 +205,11 @@ impl QueuePolicy for FairShare {
                 .unwrap_or(0);
             self.held[t] += m;
             self.running.insert(id, (t as u32, m));
-            if let Some(&k2) = self.groups[g].first() {
-                heads.insert((k2, g));
-            }
-            if let Some((k3, g3)) = self.enter(t, ctx.jobs) {
-                if self.groups[g3].first() == Some(&k3) {
-                    heads.insert((k3, g3));
-                }
-            }
+            self.enter(t, ctx.jobs);
+            // The tenant's next job may sit at the same key (a share that did not grow,
+            // under an infinite weight), in a group before `g`.
+            from = Bound::Included((k, 0));
+            room = !by_shape || !self.needs.none_fits(ctx.cluster);
         }
         for t in passed_over {
             self.enter(t, ctx.jobs);

@@ -17,6 +17,7 @@ mod easy_backfill;
 mod fair_share;
 mod fifo;
 mod greedy;
+mod needs;
 pub mod placement;
 mod priority;
 mod progress;
