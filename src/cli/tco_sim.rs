@@ -376,11 +376,12 @@ pub fn simulate(
         let (result, cost, sum) = (&e.result, &e.cost, &e.summary);
         let hours = result.end.hours_f64().max(1e-9);
         let (mut total, mut npv) = (0.0, 0.0);
+        let by_pool = cost.ledger.sums_by(kinds.len(), |k| Some(k.pool as usize));
         for (y, len) in spec.years() {
             let h = HOURS_PER_YEAR * len;
             let mut yr = 0.0;
             for (p, m) in kinds.iter().enumerate() {
-                let per_h = cost.ledger.sum_where(|k| k.pool == p as u32) / hours;
+                let per_h = by_pool[p] / hours;
                 yr += match m {
                     PoolPricing::Owned(_) => {
                         // Owned from the hardware's arrival; its use rented on demand until then.

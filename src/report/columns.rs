@@ -284,9 +284,8 @@ pub fn pools(out: &RunOutput) -> Columns {
     let r = out.result;
     let n = r.pools.len();
     let ledger = out.ledger;
-    let of = |p: usize, kind: Option<CostKind>| {
-        ledger.sum_where(|k| k.pool == p as u32 && kind.is_none_or(|x| k.kind == x))
-    };
+    let bills = ledger.by_pool_and_kind(n);
+    let of = |p: usize, kind: Option<CostKind>| bills[p][kind.map_or(0, |k| k as usize + 1)];
     let hours = |ms: u128| ms as f64 / 3.6e6;
     let float = |f: &dyn Fn(usize) -> f64| Values::Float((0..n).map(f).collect());
     let dollars = |kind: CostKind| float(&|p| round(of(p, Some(kind)), 2));

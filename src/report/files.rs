@@ -7,7 +7,7 @@ use super::csv_columns::{
 use super::csv_out::{row_into, write_blocks_par, write_rows_par, write_table, Column};
 use crate::metrics::{FigureContext, Summary};
 use crate::model::Workload;
-use crate::pricing::{CostKind, Ledger};
+use crate::pricing::Ledger;
 use crate::sim::RunResult;
 use std::io::Write;
 use std::path::Path;
@@ -302,18 +302,8 @@ const DIRECT_FROM_ROWS: usize = 100_000;
 /// Each pool's figures for `pools.csv`.
 fn pool_rows(out: &RunRest) -> Vec<PoolRow> {
     let (r, ledger) = (out.result, out.ledger);
-    // Sums by (pool, kind) in one pass over the ledger.
-    let kinds = [
-        CostKind::BusyCompute,
-        CostKind::IdleCompute,
-        CostKind::UnusedCommitment,
-        CostKind::Spot,
-        CostKind::Capital,
-        CostKind::Power,
-        CostKind::Facility,
-        CostKind::Staff,
-        CostKind::Transfer,
-    ];
+    // Sums by pool and by (pool, kind), in one pass each over the ledger.
+    let bills = ledger.by_pool_and_kind(r.pools.len());
     r.pools
         .iter()
         .enumerate()
@@ -327,11 +317,7 @@ fn pool_rows(out: &RunRest) -> Vec<PoolRow> {
                 .and_then(|f| f.down_node_ms.get(p))
                 .copied()
                 .unwrap_or(0) as f64;
-            let mut usd = [0.0; 10];
-            usd[0] = ledger.sum_where(|k| k.pool == p as u32);
-            for (i, kind) in kinds.iter().enumerate() {
-                usd[i + 1] = ledger.sum_where(|k| k.pool == p as u32 && k.kind == *kind);
-            }
+            let usd = bills[p];
             PoolRow {
                 pool: u.name.clone(),
                 kind: u.kind.as_str(),

@@ -457,11 +457,9 @@ impl RunCharts {
                 jcts.push(e.since(j.submit).hours_f64());
             }
         }
-        let pool = |k: CostKind, p: usize| {
-            out.ledger
-                .sum_where(|key| key.pool == p as u32 && key.kind == k)
-        };
         let n = r.pools.len();
+        let bills = out.ledger.by_pool_and_kind(n);
+        let pool = |k: CostKind, p: usize| bills[p][k as usize + 1];
         RunCharts {
             timeline: Some(timeline_of(out)),
             costs: Some(Costs {
