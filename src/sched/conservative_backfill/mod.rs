@@ -210,7 +210,7 @@ use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx};
 use crate::engine::SimTime;
 use crate::model::{GpuRequest, Job, JobId};
 use held::Held;
-use profile::Profile;
+use profile::{Found, Profile};
 use std::collections::VecDeque;
 
 /// Waiting jobs that get a reservation in one pass.
@@ -350,7 +350,8 @@ impl Plan {
         }
     }
 
-    /// The earliest reservation of `id` over its eligible pools (ties: pool order).
+    /// The earliest reservation of `id` over its eligible pools (ties: pool order), and
+    /// where its start step is in its pool's profile (for [`Profile::reserve_found`]).
     ///
     /// With `was`, the job's reservation in the plan before (`None` inside: it fitted
     /// nowhere) and, per pool, `grew`: the earliest time from which the profile it now
@@ -362,41 +363,44 @@ impl Plan {
         ctx: &SchedCtx,
         id: JobId,
         was: Option<(Option<Slot>, &[SimTime])>,
-    ) -> Option<Slot> {
+    ) -> Option<(Slot, Found)> {
         let job = &ctx.jobs[id as usize];
         let work = ctx.planned_remaining(id);
-        let mut best: Option<Slot> = None;
+        let mut best: Option<(Slot, Found)> = None;
         let mut rival = SimTime::NEVER;
         for p in ctx.pools.eligible(job) {
             let gpn = ctx.cluster.pools()[p].spec.node.gpus as u64;
             let need = gpus_needed(job.gpus, gpn);
             let d = ctx.pools.runtime_for(job, work, p);
             let found = match was {
-                None => self.profiles[p].earliest(need, d),
+                None => self.profiles[p].earliest_at(SimTime::ZERO, need, d),
                 Some((slot, grew)) => {
                     let before = slot.map_or(SimTime::NEVER, |s| s.at);
                     if before == SimTime::NEVER && grew[p] == SimTime::NEVER {
                         None
                     } else {
                         let lb = before.min(SimTime(grew[p].0.saturating_sub(d.0)));
-                        self.profiles[p].earliest_from(lb.max(ctx.now), need, d)
+                        self.profiles[p].earliest_at(lb.max(ctx.now), need, d)
                     }
                 }
             };
-            if let Some(t) = found {
+            if let Some(f) = found {
                 match best {
-                    Some(b) if t >= b.at => {}
+                    Some((b, _)) if f.at >= b.at => {}
                     _ => {
-                        if let Some(b) = best {
+                        if let Some((b, _)) = best {
                             rival = rival.min(b.at);
                         }
-                        best = Some(Slot {
-                            at: t,
-                            pool: p,
-                            need,
-                            d,
-                            rival,
-                        });
+                        best = Some((
+                            Slot {
+                                at: f.at,
+                                pool: p,
+                                need,
+                                d,
+                                rival,
+                            },
+                            f,
+                        ));
                     }
                 }
             }
@@ -739,22 +743,24 @@ impl QueuePolicy for ConservativeBackfill {
         while i < self.queue.len() && seen < DEPTH {
             seen += 1;
             let id = self.queue[i];
-            let slot = match again.get(j) {
+            let found = match again.get(j) {
                 Some(&(was_id, was)) => {
                     debug_assert_eq!(was_id, id);
                     j += 1;
-                    let slot = plan.best(ctx, id, Some((was, &grew)));
+                    let found = plan.best(ctx, id, Some((was, &grew)));
                     if let Some(o) = was {
                         let g = &mut grew[o.pool];
-                        *g = (*g).min(freed_from(o, slot, now));
+                        *g = (*g).min(freed_from(o, found.map(|x| x.0), now));
                     }
-                    slot
+                    found
                 }
                 None => plan.best(ctx, id, None),
             };
-            if let Some(s) = slot {
-                plan.profiles[s.pool].reserve(s.at, s.need, s.d);
-            }
+            // Taken where the search found it (the profile is unchanged since).
+            let slot = found.map(|(s, f)| {
+                plan.profiles[s.pool].reserve_found(f, s.need, s.d);
+                s
+            });
             self.settle(ctx, &mut plan, &mut keeps, &mut i, id, slot);
         }
         old.clear();
