@@ -387,13 +387,15 @@ impl Profile {
                 blk.add += delta;
                 j = n;
             } else {
-                let rest = &mut blk.steps[i..];
-                let k = rest.iter().position(|x| x.0 >= until).unwrap_or(rest.len());
-                j += k;
-                if delta != 0 {
-                    for x in &mut rest[..k] {
-                        x.1 += delta;
+                // One walk: add to each step until the first at or after `until`.
+                for x in &mut blk.steps[i..] {
+                    if x.0 >= until {
+                        break;
                     }
+                    x.1 += delta;
+                    j += 1;
+                }
+                if delta != 0 {
                     blk.loosened(delta);
                 }
             }
