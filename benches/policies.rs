@@ -10,7 +10,10 @@
 //! starting `target:` are issue #18's speed targets, each with its ratio: conservative
 //! backfill and Tiresias against FIFO on the same workload (wall time, and at 100k time
 //! per event), and each 1M policy's growth from 100k to 1M jobs (linear is 10x; 105 %
-//! overloads all three).
+//! overloads all three). Each policy's line is followed by its schedule as a hash of
+//! every job's start, end, pool and nodes (outside `replay`, so callgrind's
+//! `--toggle-collect='policies::replay*'` does not count it): a change that must keep
+//! schedules keeps these.
 //!
 //! Until 2026-12-03 the first part ran only at 140 jobs an hour and its comment called
 //! that about 90 %: a job asks for 3.75 GPUs on average (not 3.2) for 2.05 h, so 140 an
@@ -136,7 +139,7 @@
 use gpufleet::engine::{RngStreams, SimTime};
 use gpufleet::model::{CapacityKind, GpuRequest, NodeSpec, PoolSpec, Workload};
 use gpufleet::sched::PolicyKind;
-use gpufleet::sim::{SimConfig, Simulation};
+use gpufleet::sim::{JobRecord, SimConfig, Simulation};
 use gpufleet::workload::{DurationDist, SyntheticSpec};
 use std::time::Instant;
 
@@ -232,8 +235,8 @@ fn config(policy: PolicyKind) -> SimConfig {
     }
 }
 
-/// Replays `w` under `policy`; returns (seconds, events).
-fn replay(w: &Workload, policy: PolicyKind) -> (f64, u64) {
+/// Replays `w` under `policy`; returns (seconds, events) and the jobs' records.
+fn replay(w: &Workload, policy: PolicyKind) -> (f64, u64, Vec<JobRecord>) {
     let t = Instant::now();
     let r = Simulation::new(config(policy), w).run();
     let s = t.elapsed().as_secs_f64();
@@ -253,7 +256,30 @@ fn replay(w: &Workload, policy: PolicyKind) -> (f64, u64) {
         waits.iter().sum::<f64>() / waits.len().max(1) as f64,
         preempted
     );
-    (s, r.events)
+    (s, r.events, r.jobs)
+}
+
+/// Replays `w` under `policy` ([`replay`], the part callgrind counts) and prints the
+/// schedule in one number, FNV-1a over every job's start, end, pool and nodes: equal
+/// before and after a change that must keep schedules. Returns (seconds, events).
+fn run_and_hash(w: &Workload, policy: PolicyKind) -> (f64, u64) {
+    let (s, events, jobs) = replay(w, policy);
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for j in &jobs {
+        let never = u64::MAX;
+        for x in [
+            j.start.map_or(never, |t| t.0),
+            j.end.map_or(never, |t| t.0),
+            j.pool.map_or(never, u64::from),
+            j.nodes as u64,
+        ] {
+            for byte in x.to_le_bytes() {
+                hash = (hash ^ byte as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    println!("{:>22}  schedule {hash:016x}", policy.as_str());
+    (s, events)
 }
 
 fn main() {
@@ -293,7 +319,7 @@ fn main() {
         let mut part: Vec<(PolicyKind, f64, u64)> = Vec::new();
         for p in PolicyKind::ALL {
             if wanted(&p) {
-                let (s, e) = replay(&w, p);
+                let (s, e) = run_and_hash(&w, p);
                 part.push((p, s, e));
             }
         }
@@ -325,7 +351,7 @@ fn main() {
             PolicyKind::Tiresias,
         ] {
             if wanted(&p) {
-                let (s, e) = replay(&w, p);
+                let (s, e) = run_and_hash(&w, p);
                 part.push((p, s, e));
             }
         }
@@ -350,7 +376,7 @@ fn main() {
             if !wanted(&p) {
                 continue;
             }
-            let (s, e) = replay(&w, p);
+            let (s, e) = run_and_hash(&w, p);
             if let Some((_, s0, e0)) = of(&small, p) {
                 println!(
                     "target: {} 100k->1M {:.1}x wall, {:.1}x events (linear: 10x wall)",
