@@ -125,8 +125,9 @@
 //! schedules, hashed over 4 loads x 9 placements): 100k at 90 % 914M against FIFO's
 //! 470.6M (1.94x), at 105 % 3,221M -> 2,773M against 520.3M (6.2x -> 5.3x).
 //! Conservative backfill, 2026-12-06 (callgrind, `--toggle-collect='policies::replay*'`,
-//! one policy a run; the same schedules: mean waits unchanged, `scheduling_oracle`,
-//! `results/`), once a reservation is taken at the step its search found and an add
+//! one policy a run; the same schedules: the schedule hashes 29414ddcdaf69f0d (90 %),
+//! 370a831609a0313e (105 %) and fdc0a359ec9f6796 (1M end-to-end) before and after,
+//! `scheduling_oracle`, `results/`), once a reservation is taken at the step its search found and an add
 //! walks a partly covered block once: 100k at 90 % 1,301.8M -> 1,247.8M against FIFO's
 //! 476.4M (2.73x -> 2.62x); at 105 % 3,561.0M -> 3,334.9M against 525.8M (6.77x ->
 //! 6.34x); the end-to-end mix's 1M jobs (`e2e`) 9,075.3M -> 8,848.6M against 4,769.5M
