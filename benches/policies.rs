@@ -236,7 +236,9 @@ fn config(policy: PolicyKind) -> SimConfig {
     }
 }
 
-/// Replays `w` under `policy`; returns (seconds, events) and the jobs' records.
+/// Replays `w` under `policy`; returns (seconds, events) and the jobs' records. Not
+/// inlined: callgrind's `--toggle-collect='policies::replay*'` counts this function.
+#[inline(never)]
 fn replay(w: &Workload, policy: PolicyKind) -> (f64, u64, Vec<JobRecord>) {
     let t = Instant::now();
     let r = Simulation::new(config(policy), w).run();
