@@ -22,6 +22,14 @@ const HINTS: usize = 8;
 /// Adds to part of a block after which its bounds are made exact again.
 const LOOSE: u32 = 8;
 
+/// A step a search found: its time, block and index in the block.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Found {
+    pub(super) at: SimTime,
+    b: u32,
+    i: u32,
+}
+
 /// Consecutive steps of a profile.
 #[derive(Debug, Clone, Default)]
 struct Block {
@@ -210,13 +218,23 @@ impl Profile {
     /// so the search resumes after it. A block whose values are all short holds no
     /// candidate, one whose values all have room is passed over by a window whole. The
     /// same answer as trying every step in turn.
+    #[cfg(test)]
     pub(super) fn earliest(&self, need: i64, d: SimTime) -> Option<SimTime> {
         self.earliest_from(SimTime::ZERO, need, d)
     }
 
     /// As [`Profile::earliest`] among the steps from `lb` on (the caller knows that no
     /// earlier step can hold).
+    #[cfg(test)]
     pub(super) fn earliest_from(&self, lb: SimTime, need: i64, d: SimTime) -> Option<SimTime> {
+        self.earliest_at(lb, need, d).map(|f| f.at)
+    }
+
+    /// The earliest step from `lb` on (the caller knows that no earlier step can hold)
+    /// at which `need` GPUs stay free for `d`, as [`Profile::earliest`] finds it, with
+    /// where that step is (for [`Profile::reserve_found`], while the profile is
+    /// unchanged).
+    pub(super) fn earliest_at(&self, lb: SimTime, need: i64, d: SimTime) -> Option<Found> {
         let nb = self.blocks.len();
         if nb == 0 {
             return None;
@@ -239,13 +257,18 @@ impl Profile {
             }
             let blk = &self.blocks[b];
             let start = blk.steps[i].0;
+            let found = Found {
+                at: start,
+                b: b as u32,
+                i: i as u32,
+            };
             let end = start.plus(d);
             // Its window: the steps after it that start before `end`, in this block...
             let short = need - blk.add;
             if blk.min < short {
                 for (k, x) in blk.steps.iter().enumerate().skip(i + 1) {
                     if x.0 >= end {
-                        return Some(start);
+                        return Some(found);
                     }
                     if x.1 < short {
                         i = k + 1;
@@ -260,7 +283,7 @@ impl Profile {
             // ... and in the blocks after it.
             for c in b + 1..nb {
                 if self.heads[c] >= end {
-                    return Some(start);
+                    return Some(found);
                 }
                 let blk = &self.blocks[c];
                 let short = need - blk.add;
@@ -269,7 +292,7 @@ impl Profile {
                 }
                 for (k, x) in blk.steps.iter().enumerate() {
                     if x.0 >= end {
-                        return Some(start);
+                        return Some(found);
                     }
                     if x.1 < short {
                         b = c;
@@ -282,7 +305,7 @@ impl Profile {
                     }
                 }
             }
-            return Some(start);
+            return Some(found);
         }
     }
 
@@ -364,13 +387,15 @@ impl Profile {
                 blk.add += delta;
                 j = n;
             } else {
-                let rest = &mut blk.steps[i..];
-                let k = rest.iter().position(|x| x.0 >= until).unwrap_or(rest.len());
-                j += k;
-                if delta != 0 {
-                    for x in &mut rest[..k] {
-                        x.1 += delta;
+                // One walk: add to each step until the first at or after `until`.
+                for x in &mut blk.steps[i..] {
+                    if x.0 >= until {
+                        break;
                     }
+                    x.1 += delta;
+                    j += 1;
+                }
+                if delta != 0 {
                     blk.loosened(delta);
                 }
             }
@@ -652,6 +677,17 @@ impl Profile {
         self.add(t, -need, d);
     }
 
+    /// [`Profile::reserve`] at the step `f` a search found, the profile unchanged since
+    /// (the step is not looked for again).
+    pub(super) fn reserve_found(&mut self, f: Found, need: i64, d: SimTime) {
+        let end = f.at.plus(d);
+        if f.at >= end || need == 0 {
+            return;
+        }
+        debug_assert_eq!(self.locate(f.at), (f.b as usize, f.i as usize));
+        self.add_at(f.b as usize, f.i as usize, f.at, end, -need);
+    }
+
     /// The value at `t` (zero before the first step).
     #[cfg(test)]
     pub(super) fn at(&self, t: SimTime) -> i64 {
@@ -738,6 +774,37 @@ mod tests {
                     earliest_by_trying_each(&steps, need, d),
                     "{steps:?} need {need} d {d:?}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn reserve_found_is_reserve() {
+        // A reservation taken where the search found it gives the same profile as one
+        // taken by its time, over profiles grown by many reservations (blocks cut).
+        let mut next = crate::sched::lcg(777);
+        for _ in 0..300 {
+            let n = 1 + next(30) as usize;
+            let mut t = 0;
+            let steps: Vec<(SimTime, i64)> = (0..n)
+                .map(|_| {
+                    t += 1 + next(20);
+                    (SimTime(t), 4 + next(9) as i64)
+                })
+                .collect();
+            let (mut a, mut b) = (Profile::new(steps.clone()), Profile::new(steps));
+            for _ in 0..20 {
+                let need = next(6) as i64;
+                let d = SimTime(next(60));
+                let lb = SimTime(next(t + 20));
+                let f = a.earliest_at(lb, need, d);
+                assert_eq!(f.map(|f| f.at), b.earliest_from(lb, need, d));
+                if let Some(f) = f {
+                    assert_eq!(a.locate(f.at), (f.b as usize, f.i as usize));
+                    a.reserve_found(f, need, d);
+                    b.reserve(f.at, need, d);
+                    assert_eq!(a.steps(), b.steps());
+                }
             }
         }
     }
