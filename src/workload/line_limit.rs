@@ -3,10 +3,13 @@
 //! without a line break (zero bytes, a binary file given by mistake) fails at once, naming
 //! the line, instead of being read into memory whole.
 //!
-//! It also reads Windows line ends (`\r\n`) as `\n`: the `csv` crate numbers every record
-//! after a `\r\n` one line too low (BurntSushi/rust-csv#395), so errors in a CRLF trace
-//! named the line above the bad row. Only a `\r` right before a `\n` goes (one inside a
-//! quoted field too: such a field reads with a Unix line end).
+//! It also reads Windows line ends (`\r\n`) and classic Mac ones (a lone `\r`) as `\n`:
+//! the `csv` crate numbers every record after a `\r\n` one line too low
+//! (BurntSushi/rust-csv#395), so errors in a CRLF trace named the line above the bad row;
+//! it counts no line at a lone `\r` at all, so every error of a CR-only trace named line
+//! 1, the SWF reader read such a file as one line (a comment: "no jobs"), and one of more
+//! than 1 MiB was refused as a single overlong line. One inside a quoted field goes too:
+//! such a field reads with a Unix line end.
 
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -107,20 +110,29 @@ impl<R: Read> LineLimit<R> {
                 buf[0] = b'\r';
             }
             if m == 0 {
+                if held {
+                    // A lone `\r` ends the input: a line end.
+                    buf[0] = b'\n';
+                }
                 return Ok(at);
             }
             let end = at + m;
-            // Drop each `\r` right before a `\n` (memchr finds the first `\r`; a file
-            // without one costs that scan only).
+            // Drop each `\r` right before a `\n` and make a lone one (not last: that one
+            // waits for the next byte) a `\n` (memchr finds the first `\r`; a file without
+            // one costs that scan only).
             let mut n = match memchr::memchr(b'\r', &buf[..end]) {
                 None => end,
                 Some(first) => {
                     let mut w = first;
                     for r in first..end {
-                        if buf[r] == b'\r' && r + 1 < end && buf[r + 1] == b'\n' {
-                            continue;
+                        let mut b = buf[r];
+                        if b == b'\r' && r + 1 < end {
+                            if buf[r + 1] == b'\n' {
+                                continue;
+                            }
+                            b = b'\n';
                         }
-                        buf[w] = buf[r];
+                        buf[w] = b;
                         w += 1;
                     }
                     w
@@ -346,10 +358,10 @@ mod tests {
 
     #[test]
     fn windows_line_ends_read_as_unix_ones_whatever_the_chunking() {
-        // Only a CR right before an LF goes: a lone CR, a CR at the end and the first of
-        // two CRs stay.
+        // A CR right before an LF goes; a lone CR (in the middle, the first of two, at
+        // the end) is a line end too.
         let data = b"a,b\r\nc\rd\r\r\n\r\ne\r";
-        let want = b"a,b\nc\rd\r\n\ne\r";
+        let want = b"a,b\nc\nd\n\n\ne\n";
         for chunk in 1..20 {
             assert_eq!(read_all(data, 100, chunk).unwrap(), want, "chunk {chunk}");
         }

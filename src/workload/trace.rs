@@ -141,7 +141,11 @@ pub struct RowSink {
     filtered: IndexMap<String, u64>,
     /// What the reader learned; readers set `wall_clock` and `rounded_gpus`.
     pub meta: TraceMeta,
+    /// The format's columns of a job's name, tenant and GPU types, named in errors.
+    pub text_columns: [&'static str; 3],
     min_submit: i64,
+    /// The line of each kept job, in file order (to name a repeated job's two lines).
+    lines: Vec<u64>,
 }
 
 impl RowSink {
@@ -161,7 +165,9 @@ impl RowSink {
                 file: file.to_path_buf(),
                 ..TraceMeta::default()
             },
+            text_columns: ["name", "tenant", "gpu_type"],
             min_submit: i64::MAX,
+            lines: Vec::new(),
         }
     }
 
@@ -219,6 +225,14 @@ impl RowSink {
             }
             Err((col, reason)) => return self.bad_row(row, col, reason),
         };
+        for (text, col) in [r.name, r.tenant, r.gpu_types]
+            .into_iter()
+            .zip(self.text_columns)
+        {
+            if let Err(e) = super::value::plain_text(text) {
+                return self.bad_row(row, col, e.to_string());
+            }
+        }
         self.meta.rows += 1;
         self.meta.statuses[r.status as usize] += 1;
         self.min_submit = self.min_submit.min(r.submit_ms);
@@ -270,6 +284,7 @@ impl RowSink {
             tags: crate::model::JobTags::NONE,
         });
         self.submits.push(r.submit_ms);
+        self.lines.push(row);
         Ok(())
     }
 
@@ -283,6 +298,15 @@ impl RowSink {
         let before = self.jobs.len();
         self.take(row, Ok(parsed))?;
         let class = class.trim();
+        if let Err(e) = super::value::plain_text(class) {
+            if self.jobs.len() > before {
+                self.jobs.pop();
+                self.submits.pop();
+                self.lines.pop();
+                self.meta.rows -= 1;
+            }
+            return self.bad_row(row, "class", e.to_string());
+        }
         if self.jobs.len() > before && !class.is_empty() {
             let Some(c) = self.names.class(&mut self.w, class) else {
                 return self.bad_row(row, "class", "more than 65,535 classes".into());
@@ -309,9 +333,82 @@ impl RowSink {
         for (j, &s) in self.jobs.iter_mut().zip(&self.submits) {
             j.submit = SimTime((s - origin).max(0) as u64);
         }
+        let name_column = self.text_columns[0];
+        refuse_repeats(
+            &mut self.jobs,
+            &self.lines,
+            self.bad,
+            &self.file,
+            name_column,
+            &mut self.w.skipped_rows,
+        )?;
         self.w.jobs = self.jobs;
         self.w.filtered = self.filtered.into_iter().collect();
         self.w.sort_by_submit();
         Ok((self.w, self.meta))
     }
+}
+
+/// Refuses jobs of one name (the same job id on two rows) among `jobs`, kept in file order
+/// from the lines `lines`: every job of a run is told apart by its name in `jobs.csv`, and
+/// a row given twice (a file concatenated with itself, a log rotated twice) would double
+/// its work without a word. Under [`BadRows::Stop`] the error names the first repeat's
+/// line, the line of the job it repeats and how many rows repeat a name; under
+/// [`BadRows::Skip`] each repeat is dropped (the first row kept) and counted as a bad row.
+/// Costs a sort of the jobs' indices (8 bytes a job while it runs). Returns the indices
+/// dropped (ascending), for a caller holding a vector beside `jobs` to drop them too.
+pub fn refuse_repeats(
+    jobs: &mut Vec<Job>,
+    lines: &[u64],
+    bad: BadRows,
+    file: &Path,
+    column: &str,
+    skipped: &mut u64,
+) -> Result<Vec<usize>, TraceError> {
+    let mut idx: Vec<usize> = (0..jobs.len()).collect();
+    idx.sort_by(|&a, &b| jobs[a].name.cmp(&jobs[b].name).then(a.cmp(&b)));
+    let mut later: Vec<usize> = idx
+        .windows(2)
+        .filter(|w| jobs[w[0]].name == jobs[w[1]].name)
+        .map(|w| w[1])
+        .collect();
+    drop(idx);
+    let Some(&first) = later.iter().min() else {
+        return Ok(later);
+    };
+    if bad == BadRows::Stop {
+        let name = &jobs[first].name;
+        let twin = jobs.iter().position(|j| &j.name == name).unwrap_or(first);
+        let line = |i: usize| lines.get(i).copied().unwrap_or(0);
+        return Err(TraceError::Row {
+            file: file.to_path_buf(),
+            row: line(first),
+            column: column.to_string(),
+            reason: format!(
+                "{:?} is the job of line {} too; {} (each job needs its own id; \
+                 --skip-bad-rows keeps the first of each)",
+                super::clip(name, 200),
+                line(twin),
+                match later.len() {
+                    1 => "1 row repeats an earlier row's job id".to_string(),
+                    n => format!("{n} rows repeat an earlier row's job id"),
+                }
+            ),
+        });
+    }
+    later.sort_unstable();
+    *skipped += later.len() as u64;
+    remove_at(jobs, &later);
+    Ok(later)
+}
+
+/// Removes the items at `at` (ascending indices) from `v`, keeping the others' order.
+pub fn remove_at<T>(v: &mut Vec<T>, at: &[usize]) {
+    let mut drop_at = at.iter().copied().peekable();
+    let mut i = 0;
+    v.retain(|_| {
+        let gone = drop_at.next_if_eq(&i).is_some();
+        i += 1;
+        !gone
+    });
 }
