@@ -11,7 +11,8 @@
 //! and the cloud model's tags ([`TAG_COLUMNS`]): `class` (job class, for throughput
 //! tables), `dataset` (the dataset it reads) and `comm_share` (its communication share,
 //! 0..=1); the writer adds these only when the workload has them.
-//! An unknown column is an error (a typo must not silently drop data). Rows need not be
+//! An unknown column is an error (a typo must not silently drop data), and so is a
+//! `job_id` on two rows or a control character in a name or tag. Rows need not be
 //! sorted: jobs are sorted by submit time after reading, ties kept in file order.
 
 use super::trace::{RowFilter, TraceMeta};
@@ -183,10 +184,12 @@ fn read_generic_from<R: Read>(
     }
     super::trace::refuse_repeats(
         &mut w.jobs,
+        |j| j.name.as_str(),
         &lines,
         bad,
         path,
         "job_id",
+        "job id",
         &mut w.skipped_rows,
     )?;
     w.sort_by_submit();

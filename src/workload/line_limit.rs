@@ -43,6 +43,8 @@ pub struct LineLimit<R> {
     failed: Option<LineTooLong>,
     /// A `\r` ended the last chunk read and was held back: dropped if a `\n` follows.
     cr_held: bool,
+    /// A byte read but not yet handed out (a read into a one-byte buffer).
+    pending: Option<u8>,
 }
 
 impl<R: Read> LineLimit<R> {
@@ -60,6 +62,7 @@ impl<R: Read> LineLimit<R> {
             breaks: 0,
             failed: None,
             cr_held: false,
+            pending: None,
         }
     }
 }
@@ -91,15 +94,32 @@ impl<R: Read> LineLimit<R> {
     /// Reads from `inner` into `buf` with every `\r\n` made `\n` (a `\r` ending a chunk
     /// is held back until the next byte is known); 0 only at the end of input.
     fn read_lf(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if buf.len() < 2 {
-            // Too small to hold a held-back `\r` and what follows it: pass bytes as they are.
-            if std::mem::take(&mut self.cr_held) {
-                if let Some(b) = buf.first_mut() {
-                    *b = b'\r';
-                    return Ok(1);
+        if let Some(b) = self.pending.take() {
+            match buf.first_mut() {
+                Some(x) => *x = b,
+                None => {
+                    self.pending = Some(b);
+                    return Ok(0);
                 }
             }
-            return self.inner.read(buf);
+            return Ok(1);
+        }
+        if buf.len() < 2 {
+            // Too small to hold a held-back `\r` and what follows it: read two bytes and
+            // keep the second for the next call.
+            let Some(first) = buf.first_mut() else {
+                return Ok(0);
+            };
+            let mut two = [0u8; 2];
+            let n = self.read_lf(&mut two)?;
+            if n == 0 {
+                return Ok(0);
+            }
+            *first = two[0];
+            if n == 2 {
+                self.pending = Some(two[1]);
+            }
+            return Ok(1);
         }
         loop {
             let held = std::mem::take(&mut self.cr_held);
@@ -365,6 +385,14 @@ mod tests {
         for chunk in 1..20 {
             assert_eq!(read_all(data, 100, chunk).unwrap(), want, "chunk {chunk}");
         }
+        // Read into one-byte buffers (a held CR was handed out as it was).
+        let mut r = LineLimit::with_limit(&data[..], 100);
+        let mut out = Vec::new();
+        let mut one = [0u8; 1];
+        while r.read(&mut one).unwrap() == 1 {
+            out.push(one[0]);
+        }
+        assert_eq!(out, want);
         // Line lengths are those of the lines read (line 2 is 6 bytes without its CR).
         let e = read_all(b"ab\r\ncdefgh\r\n", 5, 3).unwrap_err();
         assert_eq!(e.line, 2);

@@ -166,10 +166,12 @@ pub fn read_pai_sim_from<R: Read>(
     }
     let dropped = super::trace::refuse_repeats(
         &mut w.jobs,
+        |j| j.name.as_str(),
         &lines,
         opts.bad_rows,
         path,
         "job_id",
+        "job id",
         &mut w.skipped_rows,
     )?;
     super::trace::remove_at(&mut keys, &dropped);

@@ -336,10 +336,12 @@ impl RowSink {
         let name_column = self.text_columns[0];
         refuse_repeats(
             &mut self.jobs,
+            |j| j.name.as_str(),
             &self.lines,
             self.bad,
             &self.file,
             name_column,
+            "job id",
             &mut self.w.skipped_rows,
         )?;
         self.w.jobs = self.jobs;
@@ -349,27 +351,31 @@ impl RowSink {
     }
 }
 
-/// Refuses jobs of one name (the same job id on two rows) among `jobs`, kept in file order
-/// from the lines `lines`: every job of a run is told apart by its name in `jobs.csv`, and
-/// a row given twice (a file concatenated with itself, a log rotated twice) would double
-/// its work without a word. Under [`BadRows::Stop`] the error names the first repeat's
-/// line, the line of the job it repeats and how many rows repeat a name; under
-/// [`BadRows::Skip`] each repeat is dropped (the first row kept) and counted as a bad row.
-/// Costs a sort of the jobs' indices (8 bytes a job while it runs). Returns the indices
-/// dropped (ascending), for a caller holding a vector beside `jobs` to drop them too.
-pub fn refuse_repeats(
-    jobs: &mut Vec<Job>,
+/// Refuses items of one name (the same job id on two rows, a node listed twice) among
+/// `items`, kept in file order from the lines `lines`: every job of a run is told apart by
+/// its name in `jobs.csv`, and a row given twice (a file concatenated with itself, a log
+/// rotated twice) would double its work without a word. Under [`BadRows::Stop`] the
+/// error names the first repeat's line, the line of the item it repeats and how many
+/// rows repeat a name (`what`: "job id"); under [`BadRows::Skip`] each repeat is dropped
+/// (the first row kept) and counted as a bad row. Costs a sort of the items' indices
+/// (8 bytes an item while it runs). Returns the indices dropped (ascending), for a
+/// caller holding a vector beside `items` to drop them too.
+#[allow(clippy::too_many_arguments)]
+pub fn refuse_repeats<T>(
+    items: &mut Vec<T>,
+    name: impl Fn(&T) -> &str,
     lines: &[u64],
     bad: BadRows,
     file: &Path,
     column: &str,
+    what: &str,
     skipped: &mut u64,
 ) -> Result<Vec<usize>, TraceError> {
-    let mut idx: Vec<usize> = (0..jobs.len()).collect();
-    idx.sort_by(|&a, &b| jobs[a].name.cmp(&jobs[b].name).then(a.cmp(&b)));
+    let mut idx: Vec<usize> = (0..items.len()).collect();
+    idx.sort_by(|&a, &b| name(&items[a]).cmp(name(&items[b])).then(a.cmp(&b)));
     let mut later: Vec<usize> = idx
         .windows(2)
-        .filter(|w| jobs[w[0]].name == jobs[w[1]].name)
+        .filter(|w| name(&items[w[0]]) == name(&items[w[1]]))
         .map(|w| w[1])
         .collect();
     drop(idx);
@@ -377,28 +383,31 @@ pub fn refuse_repeats(
         return Ok(later);
     };
     if bad == BadRows::Stop {
-        let name = &jobs[first].name;
-        let twin = jobs.iter().position(|j| &j.name == name).unwrap_or(first);
+        let repeated = name(&items[first]);
+        let twin = items
+            .iter()
+            .position(|j| name(j) == repeated)
+            .unwrap_or(first);
         let line = |i: usize| lines.get(i).copied().unwrap_or(0);
         return Err(TraceError::Row {
             file: file.to_path_buf(),
             row: line(first),
             column: column.to_string(),
             reason: format!(
-                "{:?} is the job of line {} too; {} (each job needs its own id; \
-                 --skip-bad-rows keeps the first of each)",
-                super::clip(name, 200),
+                "{:?} is also on line {}; {} (each needs its own; --skip-bad-rows keeps \
+                 the first of each)",
+                super::clip(repeated, 200),
                 line(twin),
                 match later.len() {
-                    1 => "1 row repeats an earlier row's job id".to_string(),
-                    n => format!("{n} rows repeat an earlier row's job id"),
+                    1 => format!("1 row repeats an earlier row's {what}"),
+                    n => format!("{n} rows repeat an earlier row's {what}"),
                 }
             ),
         });
     }
     later.sort_unstable();
     *skipped += later.len() as u64;
-    remove_at(jobs, &later);
+    remove_at(items, &later);
     Ok(later)
 }
 

@@ -116,7 +116,7 @@ fn a_job_id_given_twice_is_refused_in_every_format() {
             // The repeat's own line, and the line of the job it repeats.
             e.refused(
                 2,
-                &[&format!("{name}:{line}:"), &format!("job of line {first}")],
+                &[&format!("{name}:{line}:"), &format!("also on line {first}")],
             );
         }
         // Skipping bad rows keeps the first J and counts the second: 3 jobs of 4 rows.
@@ -360,4 +360,72 @@ fn classic_mac_line_ends_and_a_byte_order_mark_read_as_plain_text_in_every_forma
     }
     let f = put(d.path(), "big.csv", &big);
     assert_eq!(jobs_read(d.path(), &f, "generic"), Ok(100_000));
+}
+
+#[test]
+fn a_scenario_float_that_reads_as_zero_is_named_as_written() {
+    // `gpus = 1e-999` read as 0 and was told "must be ... got 0"; `4.9e-324` was told it
+    // in 324 digits; `rate_per_hour = 1e-400` "must be a positive number, got 0".
+    let d = scratch();
+    let body = |gpus: &str, rate: &str| {
+        format!(
+            "[workload]\nkind = \"synthetic\"\nrate_per_hour = {rate}\njobs = 10\nsizes = [ {{ gpus = {gpus}, weight = 1 }} ]\nduration = {{ kind = \"exponential\", mean = \"1h\" }}\n"
+        )
+    };
+    let cases = [
+        (
+            "1e-999",
+            "1.0",
+            "workload.sizes[0].gpus",
+            "1e-999 is too close to zero",
+        ),
+        (
+            "4.9e-324",
+            "1.0",
+            "workload.sizes[0].gpus",
+            "4.9e-324 is too close to zero",
+        ),
+        (
+            "1",
+            "1e-400",
+            "workload.rate_per_hour",
+            "1e-400 is too close to zero",
+        ),
+        ("-0.0", "1.0", "workload.sizes[0].gpus", "got 0 (no GPU"),
+    ];
+    for (i, (gpus, rate, field, says)) in cases.iter().enumerate() {
+        let f = put(
+            d.path(),
+            &format!("s{i}.toml"),
+            &super::scenario("", &body(gpus, rate)),
+        );
+        let e = gpufleet(d.path(), &["validate", f.to_str().unwrap()]);
+        e.refused(2, &[&format!("s{i}.toml"), field, says]);
+        assert!(e.stderr.len() < 2_000, "{}", e.stderr);
+    }
+}
+
+#[test]
+fn a_node_or_pod_listed_twice_is_refused() {
+    // openb-node-0000 on lines 2 and 4 made a pool of 3 nodes from 2 machines; a pod
+    // listed twice was placed twice in an FGD experiment.
+    let d = scratch();
+    let nodes = "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,P100\nn1,64000,262144,2,P100\nn0,64000,262144,2,P100\n";
+    let f = put(d.path(), "nodes.csv", nodes);
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "convert",
+            "--from",
+            "openb_nodes",
+            f.to_str().unwrap(),
+            "pools.toml",
+        ],
+    );
+    e.refused(2, &["nodes.csv:4:", "\"sn\"", "\"n0\" is also on line 2"]);
+    // A pod list without times (as the FGD experiments read): described by inspect.
+    let pods = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,1000,1000,1,1000\np1,1000,1000,1,500\np0,1000,1000,1,1000\n";
+    let f = put(d.path(), "pods.csv", pods);
+    inspect(d.path(), &f, "openb").refused(2, &["pods.csv:4:", "\"p0\" is also on line 2"]);
 }
