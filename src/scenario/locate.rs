@@ -63,21 +63,6 @@ fn descend_rest(text: &str, table: &toml_edit::Table, path: &str, upto: &str) ->
     span.map(|s| line_of_offset(text, s.start))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_lines_of_paths() {
-        let text = "name = \"x\"\n\n[[pools]]\nname = \"a\"\nnodes = 1\n\n[[pools]]\nname = \"b\"\nnodes = -2\n[workload]\nduration = { kind = \"fixed\", value = \"1h\" }\n";
-        assert_eq!(line_of_path(text, "name"), Some(1));
-        assert_eq!(line_of_path(text, "pools[1].nodes"), Some(9));
-        assert_eq!(line_of_path(text, "pools[0].name"), Some(4));
-        assert_eq!(line_of_path(text, "workload.duration.value"), Some(11));
-        assert_eq!(line_of_path(text, "nope"), None);
-    }
-}
-
 /// Floats in `text` written with non-zero digits that TOML reads as zero or as a denormal
 /// (`1e-999`, `4.9e-324`): `(line, field path, the float as written)` of each, in file
 /// order. A field would otherwise see a plain 0 (or a value off by most of its digits)
@@ -140,5 +125,38 @@ fn lost_in_value(
             .iter()
             .for_each(|(k, x)| lost_in_value(text, x, &join(path, k), out)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_lines_of_paths() {
+        let text = "name = \"x\"\n\n[[pools]]\nname = \"a\"\nnodes = 1\n\n[[pools]]\nname = \"b\"\nnodes = -2\n[workload]\nduration = { kind = \"fixed\", value = \"1h\" }\n";
+        assert_eq!(line_of_path(text, "name"), Some(1));
+        assert_eq!(line_of_path(text, "pools[1].nodes"), Some(9));
+        assert_eq!(line_of_path(text, "pools[0].name"), Some(4));
+        assert_eq!(line_of_path(text, "workload.duration.value"), Some(11));
+        assert_eq!(line_of_path(text, "nope"), None);
+    }
+
+    #[test]
+    fn finds_floats_that_read_as_zero() {
+        let text = "a = 1e-999\nb = 0.0\nc = -0e5\n[[p]]\nx = [1.0, 4.9e-324]\ny = { z = -1E-400 }\nw = 2.5e-308\n";
+        let lost = lost_floats(text);
+        let want = [
+            (1, "a", "1e-999"),
+            (5, "p[0].x[1]", "4.9e-324"),
+            (6, "p[0].y.z", "-1E-400"),
+        ];
+        assert_eq!(lost.len(), want.len(), "{lost:?}");
+        for (got, (line, path, written)) in lost.iter().zip(want) {
+            assert_eq!(
+                (got.0, got.1.as_str(), got.2.as_str()),
+                (line, path, written)
+            );
+        }
     }
 }
