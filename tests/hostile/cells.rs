@@ -429,3 +429,45 @@ fn a_node_or_pod_listed_twice_is_refused() {
     let f = put(d.path(), "pods.csv", pods);
     inspect(d.path(), &f, "openb").refused(2, &["pods.csv:4:", "\"p0\" is also on line 2"]);
 }
+
+#[test]
+fn a_machine_listed_twice_in_a_pai_machine_spec_is_refused() {
+    // m0 on lines 1 and 3 made a pool of 3 machines from 2.
+    let d = scratch();
+    let f = put(
+        d.path(),
+        "spec.csv",
+        "m0,V100,96,512,8\nm1,V100,96,512,8\nm0,V100,96,512,8\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "convert",
+            "--from",
+            "pai_machines",
+            f.to_str().unwrap(),
+            "pools.toml",
+        ],
+    );
+    e.refused(
+        2,
+        &["spec.csv:3:", "\"machine\"", "\"m0\" is also on line 1"],
+    );
+    // Skipping bad rows keeps m0 once: one pool of 2 machines (16 GPUs).
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "convert",
+            "--from",
+            "pai_machines",
+            f.to_str().unwrap(),
+            "pools2.toml",
+            "--skip-bad-rows",
+        ],
+    );
+    assert_eq!(e.code, 0, "{e:#?}");
+    let pools = std::fs::read_to_string(d.path().join("pools2.toml")).unwrap();
+    assert!(pools.contains("nodes = 2\n"), "{pools}");
+}
