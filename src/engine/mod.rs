@@ -16,7 +16,10 @@ pub use time::{
 /// `x` as a message shows it: plain from 1e-4 to a million (`1000`, `0.5`), else in
 /// exponent form (`1e12`, `1e-300`), never hundreds of digits.
 pub fn short_number(x: f64) -> String {
-    if x.is_finite() && x != 0.0 && !(1e-4..1e6).contains(&x.abs()) {
+    if x == 0.0 {
+        // Negative zero (`-0`, `-0.0`) is zero.
+        "0".to_string()
+    } else if x.is_finite() && x != 0.0 && !(1e-4..1e6).contains(&x.abs()) {
         format!("{x:e}")
     } else {
         format!("{x}")
@@ -34,6 +37,8 @@ mod tests {
         assert_eq!(s(1000.0), "1000");
         assert_eq!(s(0.5), "0.5");
         assert_eq!(s(0.0), "0");
+        assert_eq!(s(-0.0), "0");
+        assert_eq!(s(4.9e-324), "5e-324");
         assert_eq!(s(f64::NAN), "NaN");
         assert_eq!(s(f64::INFINITY), "inf");
     }

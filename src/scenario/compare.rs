@@ -109,6 +109,10 @@ impl CompareScenario {
                 message: e.message().trim().to_string(),
             }])
         })?;
+        let lost = super::lost_float_problems(&text);
+        if !lost.is_empty() {
+            return Err(err(lost));
+        }
         let c = raw.placement_comparison;
         let mut problems = Vec::new();
         let max_jobs = super::limits::max_jobs_key(raw.max_jobs).unwrap_or_else(|message| {

@@ -147,6 +147,10 @@ impl FgdScenario {
                 message: e.message().trim().to_string(),
             }]
         })?;
+        let lost = super::lost_float_problems(text);
+        if !lost.is_empty() {
+            return Err(lost);
+        }
         let f = raw.fgd_experiment;
         let mut problems = Vec::new();
         let max_jobs = super::limits::max_jobs_key(raw.max_jobs).unwrap_or_else(|m| {

@@ -63,6 +63,71 @@ fn descend_rest(text: &str, table: &toml_edit::Table, path: &str, upto: &str) ->
     span.map(|s| line_of_offset(text, s.start))
 }
 
+/// Floats in `text` written with non-zero digits that TOML reads as zero or as a denormal
+/// (`1e-999`, `4.9e-324`): `(line, field path, the float as written)` of each, in file
+/// order. A field would otherwise see a plain 0 (or a value off by most of its digits)
+/// and its error say "got 0" of a number the file does not hold.
+pub fn lost_floats(text: &str) -> Vec<(usize, String, String)> {
+    let Ok(doc) = ImDocument::parse(text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    lost_in_item(text, doc.as_item(), "", &mut out);
+    out.sort();
+    out
+}
+
+/// `path.key`, or `key` at the top.
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn lost_in_item(text: &str, item: &Item, path: &str, out: &mut Vec<(usize, String, String)>) {
+    match item {
+        Item::Value(v) => lost_in_value(text, v, path, out),
+        Item::Table(t) => t
+            .iter()
+            .for_each(|(k, i)| lost_in_item(text, i, &join(path, k), out)),
+        Item::ArrayOfTables(a) => a.iter().enumerate().for_each(|(n, t)| {
+            t.iter()
+                .for_each(|(k, i)| lost_in_item(text, i, &join(&format!("{path}[{n}]"), k), out))
+        }),
+        Item::None => {}
+    }
+}
+
+fn lost_in_value(
+    text: &str,
+    v: &toml_edit::Value,
+    path: &str,
+    out: &mut Vec<(usize, String, String)>,
+) {
+    use toml_edit::Value;
+    match v {
+        Value::Float(f) if f.value().is_finite() && !f.value().is_normal() => {
+            let Some(span) = f.span() else { return };
+            let written = text.get(span.clone()).unwrap_or("");
+            let mantissa = written.split(['e', 'E']).next().unwrap_or("");
+            if mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
+                let line = line_of_offset(text, span.start);
+                out.push((line, path.to_string(), written.to_string()));
+            }
+        }
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(n, x)| lost_in_value(text, x, &format!("{path}[{n}]"), out)),
+        Value::InlineTable(t) => t
+            .iter()
+            .for_each(|(k, x)| lost_in_value(text, x, &join(path, k), out)),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,5 +140,23 @@ mod tests {
         assert_eq!(line_of_path(text, "pools[0].name"), Some(4));
         assert_eq!(line_of_path(text, "workload.duration.value"), Some(11));
         assert_eq!(line_of_path(text, "nope"), None);
+    }
+
+    #[test]
+    fn finds_floats_that_read_as_zero() {
+        let text = "a = 1e-999\nb = 0.0\nc = -0e5\n[[p]]\nx = [1.0, 4.9e-324]\ny = { z = -1E-400 }\nw = 2.5e-308\n";
+        let lost = lost_floats(text);
+        let want = [
+            (1, "a", "1e-999"),
+            (5, "p[0].x[1]", "4.9e-324"),
+            (6, "p[0].y.z", "-1E-400"),
+        ];
+        assert_eq!(lost.len(), want.len(), "{lost:?}");
+        for (got, (line, path, written)) in lost.iter().zip(want) {
+            assert_eq!(
+                (got.0, got.1.as_str(), got.2.as_str()),
+                (line, path, written)
+            );
+        }
     }
 }

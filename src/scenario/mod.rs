@@ -149,8 +149,40 @@ impl Scenario {
                 message: suggest::with_suggestion(e.message().trim()),
             }],
         })?;
+        lost_floats_error(text, file)?;
         validate::validate(raw, text, base).map_err(|problems| problems.into_error(file, text))
     }
+}
+
+/// The error of a scenario file whose floats TOML reads as zero or a denormal though
+/// written with digits (`gpus = 1e-999`; see [`lost_float_problems`]).
+fn lost_floats_error(text: &str, file: &Path) -> Result<(), ScenarioError> {
+    let problems = lost_float_problems(text);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(ScenarioError {
+        file: file.to_path_buf(),
+        problems,
+    })
+}
+
+/// A problem at each float of a scenario-like file that TOML reads as zero or a denormal
+/// though it is written with digits (`gpus = 1e-999`, `4.9e-324`: see
+/// [`locate::lost_floats`]): validated, it would be told "got 0" of a number the file
+/// does not hold.
+pub fn lost_float_problems(text: &str) -> Vec<Problem> {
+    locate::lost_floats(text)
+        .into_iter()
+        .map(|(line, path, written)| Problem {
+            path,
+            line: Some(line),
+            message: format!(
+                "{written} is too close to zero: under 2.2e-308 a number reads as 0 \
+                 (or loses its digits); write 0 for zero"
+            ),
+        })
+        .collect()
 }
 
 /// FNV-1a 64 of a text, as 16 hex digits (the scenario hash in outputs).

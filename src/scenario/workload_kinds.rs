@@ -69,7 +69,7 @@ pub(super) fn size(c: &mut Problems, p: &str, s: &RawSize, allow_zero: bool) -> 
                 format!("{p}.gpus"),
                 format!(
                     "{} of a GPU is below the smallest fraction, 0.001 (it would be rounded to none or up to ten times more)",
-                    s.gpus
+                    crate::engine::short_number(s.gpus)
                 ),
             );
             GpuRequest::Fraction(1)
@@ -78,11 +78,17 @@ pub(super) fn size(c: &mut Problems, p: &str, s: &RawSize, allow_zero: bool) -> 
         GpuRequest::None
     } else {
         let zero = if allow_zero { "0, " } else { "" };
+        // Zero (`0`, `-0`) where a job needs a GPU is named as such, not as a bad count.
+        let what = if s.gpus == 0.0 {
+            " (no GPU; sizes of generated jobs ask for at least a fraction of one)"
+        } else {
+            ""
+        };
         c.err(
             format!("{p}.gpus"),
             format!(
-                "must be {zero}a whole count from 1 to 1000000 or a fraction between 0 and 1, got {}",
-                s.gpus
+                "must be {zero}a whole count from 1 to 1000000 or a fraction between 0 and 1, got {}{what}",
+                crate::engine::short_number(s.gpus)
             ),
         );
         GpuRequest::Whole(1)

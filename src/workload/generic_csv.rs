@@ -11,11 +11,14 @@
 //! and the cloud model's tags ([`TAG_COLUMNS`]): `class` (job class, for throughput
 //! tables), `dataset` (the dataset it reads) and `comm_share` (its communication share,
 //! 0..=1); the writer adds these only when the workload has them.
-//! An unknown column is an error (a typo must not silently drop data). Rows need not be
+//! An unknown column is an error (a typo must not silently drop data), and so is a
+//! `job_id` on two rows or a control character in a name or tag. Rows need not be
 //! sorted: jobs are sorted by submit time after reading, ties kept in file order.
 
 use super::trace::{RowFilter, TraceMeta};
-use super::value::{parse_bool, parse_gpus, parse_non_negative, parse_secs, ValueError};
+use super::value::{
+    parse_bool, parse_gpus, parse_non_negative, parse_secs, plain_text, ValueError,
+};
 use super::{BadRows, TraceError};
 use crate::engine::SimTime;
 use crate::model::{GpuRequest, Job, TypeMask, Workload};
@@ -126,6 +129,7 @@ fn read_generic_from<R: Read>(
     let mut w = Workload::default();
     let mut names = crate::model::NameIndex::default();
     let mut rec = csv::StringRecord::new();
+    let mut lines: Vec<u64> = Vec::new();
     loop {
         let line = rdr.position().line() + 1;
         match rdr.read_record(&mut rec) {
@@ -156,7 +160,10 @@ fn read_generic_from<R: Read>(
             Ok(_) if max_jobs.is_some_and(|m| w.jobs.len() as u64 >= m) => {
                 return Err(file_err(super::trace::too_many_jobs(max_jobs.unwrap_or(0))))
             }
-            Ok(job) => w.jobs.push(job),
+            Ok(job) => {
+                w.jobs.push(job);
+                lines.push(row);
+            }
             Err((k, reason)) => match bad {
                 BadRows::Stop => {
                     return Err(TraceError::Row {
@@ -175,6 +182,16 @@ fn read_generic_from<R: Read>(
     if w.jobs.is_empty() && w.skipped_rows == 0 {
         return Err(file_err("no jobs in the file".into()));
     }
+    super::trace::refuse_repeats(
+        &mut w.jobs,
+        |j| j.name.as_str(),
+        &lines,
+        bad,
+        path,
+        "job_id",
+        "job id",
+        &mut w.skipped_rows,
+    )?;
     w.sort_by_submit();
     Ok(w)
 }
@@ -200,11 +217,17 @@ fn parse_row(
     // A positive duration under half a millisecond is the clock's resolution, 1 ms, as
     // every other duration is rounded to it (it was refused as "must be positive").
     let work = match work.0 {
-        0 if need(3)?.trim().parse::<f64>().is_ok_and(|x| x > 0.0) => SimTime(1),
+        0 if super::value::parse_number(need(3)?).is_ok_and(|x| x > 0.0) => SimTime(1),
         0 => return Err((3, "duration must be positive".into())),
         _ => work,
     };
     let opt = |k: usize| get(k).map(str::trim).filter(|v| !v.is_empty());
+    // Names and tags are written out as they are: no control character in them.
+    for k in [0, 5, 8, 12, 13] {
+        if let Some(v) = opt(k) {
+            plain_text(v).map_err(|e| (k, e.to_string()))?;
+        }
+    }
     let estimate = opt(4)
         .map(parse_secs)
         .transpose()

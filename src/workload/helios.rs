@@ -127,6 +127,7 @@ pub fn read_helios_from<R: Read>(
     filter: RowFilter,
 ) -> Result<(Workload, TraceMeta), TraceError> {
     let mut sink = RowSink::new(path, bad, filter);
+    sink.text_columns = ["job_id", "vc", "gpu_type"];
     let rows = CsvRows::new(input, true, &sink)?;
     let col = columns(&rows.header, NAMES, &["job_id", "gpu_num", "submit_time"])
         .map_err(|r| sink.file_error(r.to_string()))?;

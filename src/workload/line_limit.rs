@@ -3,10 +3,13 @@
 //! without a line break (zero bytes, a binary file given by mistake) fails at once, naming
 //! the line, instead of being read into memory whole.
 //!
-//! It also reads Windows line ends (`\r\n`) as `\n`: the `csv` crate numbers every record
-//! after a `\r\n` one line too low (BurntSushi/rust-csv#395), so errors in a CRLF trace
-//! named the line above the bad row. Only a `\r` right before a `\n` goes (one inside a
-//! quoted field too: such a field reads with a Unix line end).
+//! It also reads Windows line ends (`\r\n`) and classic Mac ones (a lone `\r`) as `\n`:
+//! the `csv` crate numbers every record after a `\r\n` one line too low
+//! (BurntSushi/rust-csv#395), so errors in a CRLF trace named the line above the bad row;
+//! it counts no line at a lone `\r` at all, so every error of a CR-only trace named line
+//! 1, the SWF reader read such a file as one line (a comment: "no jobs"), and one of more
+//! than 1 MiB was refused as a single overlong line. One inside a quoted field goes too:
+//! such a field reads with a Unix line end.
 
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -40,6 +43,8 @@ pub struct LineLimit<R> {
     failed: Option<LineTooLong>,
     /// A `\r` ended the last chunk read and was held back: dropped if a `\n` follows.
     cr_held: bool,
+    /// A byte read but not yet handed out (a read into a one-byte buffer).
+    pending: Option<u8>,
 }
 
 impl<R: Read> LineLimit<R> {
@@ -57,6 +62,7 @@ impl<R: Read> LineLimit<R> {
             breaks: 0,
             failed: None,
             cr_held: false,
+            pending: None,
         }
     }
 }
@@ -88,15 +94,32 @@ impl<R: Read> LineLimit<R> {
     /// Reads from `inner` into `buf` with every `\r\n` made `\n` (a `\r` ending a chunk
     /// is held back until the next byte is known); 0 only at the end of input.
     fn read_lf(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if buf.len() < 2 {
-            // Too small to hold a held-back `\r` and what follows it: pass bytes as they are.
-            if std::mem::take(&mut self.cr_held) {
-                if let Some(b) = buf.first_mut() {
-                    *b = b'\r';
-                    return Ok(1);
+        if let Some(b) = self.pending.take() {
+            match buf.first_mut() {
+                Some(x) => *x = b,
+                None => {
+                    self.pending = Some(b);
+                    return Ok(0);
                 }
             }
-            return self.inner.read(buf);
+            return Ok(1);
+        }
+        if buf.len() < 2 {
+            // Too small to hold a held-back `\r` and what follows it: read two bytes and
+            // keep the second for the next call.
+            let Some(first) = buf.first_mut() else {
+                return Ok(0);
+            };
+            let mut two = [0u8; 2];
+            let n = self.read_lf(&mut two)?;
+            if n == 0 {
+                return Ok(0);
+            }
+            *first = two[0];
+            if n == 2 {
+                self.pending = Some(two[1]);
+            }
+            return Ok(1);
         }
         loop {
             let held = std::mem::take(&mut self.cr_held);
@@ -107,20 +130,29 @@ impl<R: Read> LineLimit<R> {
                 buf[0] = b'\r';
             }
             if m == 0 {
+                if held {
+                    // A lone `\r` ends the input: a line end.
+                    buf[0] = b'\n';
+                }
                 return Ok(at);
             }
             let end = at + m;
-            // Drop each `\r` right before a `\n` (memchr finds the first `\r`; a file
-            // without one costs that scan only).
+            // Drop each `\r` right before a `\n` and make a lone one (not last: that one
+            // waits for the next byte) a `\n` (memchr finds the first `\r`; a file without
+            // one costs that scan only).
             let mut n = match memchr::memchr(b'\r', &buf[..end]) {
                 None => end,
                 Some(first) => {
                     let mut w = first;
                     for r in first..end {
-                        if buf[r] == b'\r' && r + 1 < end && buf[r + 1] == b'\n' {
-                            continue;
+                        let mut b = buf[r];
+                        if b == b'\r' && r + 1 < end {
+                            if buf[r + 1] == b'\n' {
+                                continue;
+                            }
+                            b = b'\n';
                         }
-                        buf[w] = buf[r];
+                        buf[w] = b;
                         w += 1;
                     }
                     w
@@ -346,13 +378,21 @@ mod tests {
 
     #[test]
     fn windows_line_ends_read_as_unix_ones_whatever_the_chunking() {
-        // Only a CR right before an LF goes: a lone CR, a CR at the end and the first of
-        // two CRs stay.
+        // A CR right before an LF goes; a lone CR (in the middle, the first of two, at
+        // the end) is a line end too.
         let data = b"a,b\r\nc\rd\r\r\n\r\ne\r";
-        let want = b"a,b\nc\rd\r\n\ne\r";
+        let want = b"a,b\nc\nd\n\n\ne\n";
         for chunk in 1..20 {
             assert_eq!(read_all(data, 100, chunk).unwrap(), want, "chunk {chunk}");
         }
+        // Read into one-byte buffers (a held CR was handed out as it was).
+        let mut r = LineLimit::with_limit(&data[..], 100);
+        let mut out = Vec::new();
+        let mut one = [0u8; 1];
+        while r.read(&mut one).unwrap() == 1 {
+            out.push(one[0]);
+        }
+        assert_eq!(out, want);
         // Line lengths are those of the lines read (line 2 is 6 bytes without its CR).
         let e = read_all(b"ab\r\ncdefgh\r\n", 5, 3).unwrap_err();
         assert_eq!(e.line, 2);

@@ -402,7 +402,8 @@ pub(super) fn pods_of<R: Read>(
 ) -> Result<OpenbPods, TraceError> {
     let has_times = list.has_times;
     let mut pods = Vec::new();
-    let skipped_rows = list.each(bad, |_, pod| {
+    let mut lines = Vec::new();
+    let mut skipped_rows = list.each(bad, |line, pod| {
         if let Some(m) = max_pods.filter(|&m| pods.len() as u64 >= m) {
             return Err(TraceError::File {
                 file: path.to_path_buf(),
@@ -410,8 +411,19 @@ pub(super) fn pods_of<R: Read>(
             });
         }
         pods.push(pod);
+        lines.push(line);
         Ok(())
     })?;
+    super::trace::refuse_repeats(
+        &mut pods,
+        |p| p.name.as_str(),
+        &lines,
+        bad,
+        path,
+        "name",
+        "pod name",
+        &mut skipped_rows,
+    )?;
     if pods.is_empty() {
         return Err(TraceError::File {
             file: path.to_path_buf(),
@@ -444,6 +456,7 @@ fn read_nodes_from<R: Read>(
         .from_reader(input);
     let col = header_map(&mut rdr, path, &OPENB_NODE_COLUMNS, 4)?;
     let mut nodes = Vec::new();
+    let mut lines = Vec::new();
     let parse = |rec: &csv::StringRecord| {
         let sn = match field(rec, &col, 0) {
             Some(v) if !v.is_empty() => v.to_string(),
@@ -465,7 +478,7 @@ fn read_nodes_from<R: Read>(
             model,
         })
     };
-    let keep = |_, node| {
+    let keep = |line, node| {
         if nodes.len() as u64 >= max_nodes as u64 {
             return Err(TraceError::File {
                 file: path.to_path_buf(),
@@ -473,9 +486,21 @@ fn read_nodes_from<R: Read>(
             });
         }
         nodes.push(node);
+        lines.push(line);
         Ok(())
     };
-    let skipped = each_row(&mut rdr, path, bad, &OPENB_NODE_COLUMNS, parse, keep)?;
+    let mut skipped = each_row(&mut rdr, path, bad, &OPENB_NODE_COLUMNS, parse, keep)?;
+    // A node listed twice would be counted twice in its pool.
+    super::trace::refuse_repeats(
+        &mut nodes,
+        |n| n.sn.as_str(),
+        &lines,
+        bad,
+        path,
+        "sn",
+        "node name",
+        &mut skipped,
+    )?;
     if nodes.is_empty() {
         return Err(TraceError::File {
             file: path.to_path_buf(),

@@ -35,6 +35,7 @@ pub(super) fn trace_of<R: std::io::Read>(
     filter: RowFilter,
 ) -> Result<(Workload, TraceMeta), TraceError> {
     let mut sink = RowSink::new(path, bad, filter);
+    sink.text_columns = ["name", "qos", "gpu_spec"];
     if !list.has_times {
         return Err(sink.file_error(
             "no creation_time/deletion_time columns: this pod list has no times to replay",

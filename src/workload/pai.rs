@@ -308,6 +308,7 @@ pub fn read_pai_from<R: Read>(
     filter: RowFilter,
 ) -> Result<(Workload, TraceMeta), TraceError> {
     let mut sink = RowSink::new(path, bad, filter);
+    sink.text_columns = ["job_name/task_name", "user", "gpu_type"];
     let rows = CsvRows::new(input, false, &sink)?;
     let mut rounded = 0u64;
     rows.feed(&mut sink, |rec, buf| {

@@ -103,6 +103,11 @@ pub fn read_pai_machines_from<R: Read>(
     let mut types: HashMap<String, u32> = HashMap::new();
     let mut index: HashMap<(u32, u32, u64, u64), usize> = HashMap::new();
     let mut machines = 0u32;
+    // Each machine's name and group (a machine listed twice is refused at the end, as a
+    // job id given twice is), and its line.
+    let mut seen: Vec<String> = Vec::new();
+    let mut group_of: Vec<usize> = Vec::new();
+    let mut lines: Vec<u64> = Vec::new();
     const NAMES: [&str; 5] = ["machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"];
     loop {
         let line = rdr.position().line();
@@ -177,6 +182,9 @@ pub fn read_pai_machines_from<R: Read>(
         };
         // `+ 0.0` makes -0.0 and 0.0 one key, as `==` compared them.
         let key = (t, gpus, (cpu + 0.0).to_bits(), (mem + 0.0).to_bits());
+        seen.push(field(&rec, 0).to_string());
+        group_of.push(*index.get(&key).unwrap_or(&list.groups.len()));
+        lines.push(line);
         match index.entry(key) {
             Entry::Occupied(e) => list.groups[*e.get()].count += 1,
             Entry::Vacant(e) => {
@@ -191,6 +199,20 @@ pub fn read_pai_machines_from<R: Read>(
             }
         }
     }
+    let dropped = super::trace::refuse_repeats(
+        &mut seen,
+        |m| m.as_str(),
+        &lines,
+        bad,
+        path,
+        "machine",
+        "machine name",
+        &mut list.skipped_rows,
+    )?;
+    for i in dropped {
+        list.groups[group_of[i]].count -= 1;
+    }
+    list.groups.retain(|g| g.count > 0);
     if list.groups.is_empty() {
         return Err(TraceError::File {
             file: path.to_path_buf(),

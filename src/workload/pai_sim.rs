@@ -124,6 +124,7 @@ pub fn read_pai_sim_from<R: Read>(
     let mut keys: Vec<(f64, String)> = Vec::new();
     let mut rounded = 0u64;
     let mut rec = csv::StringRecord::new();
+    let mut lines: Vec<u64> = Vec::new();
     loop {
         let line = rdr.position().line() + 1;
         let res = match rdr.read_record(&mut rec) {
@@ -148,6 +149,7 @@ pub fn read_pai_sim_from<R: Read>(
                 rounded += r as u64;
                 keys.push((submit_s, job.name.clone()));
                 w.jobs.push(job);
+                lines.push(row);
             }
             Err((k, reason)) => match opts.bad_rows {
                 BadRows::Stop => {
@@ -162,6 +164,17 @@ pub fn read_pai_sim_from<R: Read>(
             },
         }
     }
+    let dropped = super::trace::refuse_repeats(
+        &mut w.jobs,
+        |j| j.name.as_str(),
+        &lines,
+        opts.bad_rows,
+        path,
+        "job_id",
+        "job id",
+        &mut w.skipped_rows,
+    )?;
+    super::trace::remove_at(&mut keys, &dropped);
     if rounded > 0 {
         w.filtered.push(("gpus rounded up".to_string(), rounded));
     }
@@ -211,6 +224,9 @@ fn parse_row(
     let name = get(0);
     if name.is_empty() {
         return Err((0, "missing value".into()));
+    }
+    for k in [0, 1, 2] {
+        super::value::plain_text(get(k)).map_err(|e| (k, e.to_string()))?;
     }
     let num = |k: usize, what: &'static str| {
         parse_non_negative(get(k), what).map_err(|e| (k, e.to_string()))

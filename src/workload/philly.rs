@@ -352,7 +352,21 @@ pub fn read_philly_from<R: BufRead>(
     bad: BadRows,
     filter: RowFilter,
 ) -> Result<(Workload, TraceMeta), TraceError> {
+    let mut input = input;
+    // A UTF-8 byte-order mark (as Windows editors save JSON) before the array: skipped, as
+    // the CSV and SWF readers skip it (it was "not a JSON array (expected '[')").
+    if input
+        .fill_buf()
+        .map_err(|source| TraceError::Io {
+            file: path.to_path_buf(),
+            source,
+        })?
+        .starts_with(b"\xef\xbb\xbf")
+    {
+        input.consume(3);
+    }
     let mut sink = RowSink::new(path, bad, filter);
+    sink.text_columns = ["jobid", "vc", "gpu_type"];
     let mut k = 0u64;
     let res = for_each_object(input, |line, bytes| {
         k += 1;

@@ -11,14 +11,17 @@
 //!   bad row.
 //! - `requested_time` (9), when positive, is the runtime estimate backfilling plans with.
 //! - `user_id` (12) is the tenant (`u<N>`, or `unknown` for -1).
-//! - `status` (11): 1 completed, 0 failed, 5 cancelled, anything else unknown.
+//! - `status` (11): 1 completed, 0 failed, 5 cancelled, anything else unknown; 2, 3 and 4
+//!   mark a partial execution of a checkpointed or swapped job, whose summary line (same
+//!   job number) holds the whole run: such lines are dropped and counted.
+//! - A job number on two kept lines is a bad row (see [`super::trace::refuse_repeats`]).
 //! - Dropped: wait time, CPU time, memory, executable, queue, partition, preceding job and
 //!   think time (gpufleet computes its own waits).
 //!
 //! The clock is wall-clock when the header gives `UnixStartTime` (plus `TimeZone`, the
 //! offset in seconds of the log's local standard time), otherwise relative.
 
-use super::trace::{JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow};
+use super::trace::{JobStatus, RowError, RowFilter, RowSink, TraceMeta, TraceRow, DROPPED};
 use super::{BadRows, TraceError, Workload};
 use crate::model::GpuRequest;
 use std::io::BufRead;
@@ -145,6 +148,10 @@ fn parse_line<'a>(
     };
     let req_time = secs(8)?;
     let status = match int(10)? {
+        // A checkpointed or swapped job has a summary line (status 0, 1 or 5) for its whole
+        // run and one line per partial execution, under the same job number: the partial
+        // lines are dropped (and counted), not replayed as jobs of their own.
+        2..=4 => return Err((DROPPED, PARTIAL.into())),
         1 => JobStatus::Completed,
         0 => JobStatus::Failed,
         5 => JobStatus::Cancelled,
@@ -172,6 +179,9 @@ fn parse_line<'a>(
     })
 }
 
+/// Why an SWF partial-execution line (status 2, 3 or 4) is dropped.
+const PARTIAL: &str = "partial execution (status 2-4: its job's summary line holds the whole run)";
+
 /// Reads an SWF log from `path`.
 pub fn read_swf(
     path: &Path,
@@ -179,17 +189,12 @@ pub fn read_swf(
     bad: BadRows,
     filter: RowFilter,
 ) -> Result<(Workload, TraceMeta, SwfHeader), TraceError> {
-    let file = std::fs::File::open(path).map_err(|source| TraceError::Io {
+    // Line ends as every reader reads them (`\r\n` and a lone `\r` as `\n`).
+    let file = super::open_limited(path).map_err(|source| TraceError::Io {
         file: path.to_path_buf(),
         source,
     })?;
-    read_swf_from(
-        std::io::BufReader::with_capacity(1 << 16, file),
-        path,
-        opts,
-        bad,
-        filter,
-    )
+    read_swf_from(file, path, opts, bad, filter)
 }
 
 /// Reads SWF from any buffered reader (`path` names it in errors).
@@ -201,6 +206,7 @@ pub fn read_swf_from<R: BufRead>(
     filter: RowFilter,
 ) -> Result<(Workload, TraceMeta, SwfHeader), TraceError> {
     let mut sink = RowSink::new(path, bad, filter);
+    sink.text_columns = [FIELDS[0], FIELDS[11], "gpu_type"];
     let mut header = SwfHeader::default();
     let mut buf = Vec::with_capacity(256);
     let mut user = String::new();

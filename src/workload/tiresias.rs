@@ -45,6 +45,7 @@ pub fn read_tiresias_from<R: Read>(
     filter: RowFilter,
 ) -> Result<(Workload, TraceMeta), TraceError> {
     let mut sink = RowSink::new(path, bad, filter);
+    sink.text_columns = ["job_id", "tenant", "gpu_type"];
     let rows = CsvRows::new(input, true, &sink)?;
     let col = columns(
         &rows.header,

@@ -141,7 +141,11 @@ pub struct RowSink {
     filtered: IndexMap<String, u64>,
     /// What the reader learned; readers set `wall_clock` and `rounded_gpus`.
     pub meta: TraceMeta,
+    /// The format's columns of a job's name, tenant and GPU types, named in errors.
+    pub text_columns: [&'static str; 3],
     min_submit: i64,
+    /// The line of each kept job, in file order (to name a repeated job's two lines).
+    lines: Vec<u64>,
 }
 
 impl RowSink {
@@ -161,7 +165,9 @@ impl RowSink {
                 file: file.to_path_buf(),
                 ..TraceMeta::default()
             },
+            text_columns: ["name", "tenant", "gpu_type"],
             min_submit: i64::MAX,
+            lines: Vec::new(),
         }
     }
 
@@ -219,6 +225,14 @@ impl RowSink {
             }
             Err((col, reason)) => return self.bad_row(row, col, reason),
         };
+        for (text, col) in [r.name, r.tenant, r.gpu_types]
+            .into_iter()
+            .zip(self.text_columns)
+        {
+            if let Err(e) = super::value::plain_text(text) {
+                return self.bad_row(row, col, e.to_string());
+            }
+        }
         self.meta.rows += 1;
         self.meta.statuses[r.status as usize] += 1;
         self.min_submit = self.min_submit.min(r.submit_ms);
@@ -270,6 +284,7 @@ impl RowSink {
             tags: crate::model::JobTags::NONE,
         });
         self.submits.push(r.submit_ms);
+        self.lines.push(row);
         Ok(())
     }
 
@@ -283,6 +298,15 @@ impl RowSink {
         let before = self.jobs.len();
         self.take(row, Ok(parsed))?;
         let class = class.trim();
+        if let Err(e) = super::value::plain_text(class) {
+            if self.jobs.len() > before {
+                self.jobs.pop();
+                self.submits.pop();
+                self.lines.pop();
+                self.meta.rows -= 1;
+            }
+            return self.bad_row(row, "class", e.to_string());
+        }
         if self.jobs.len() > before && !class.is_empty() {
             let Some(c) = self.names.class(&mut self.w, class) else {
                 return self.bad_row(row, "class", "more than 65,535 classes".into());
@@ -309,9 +333,91 @@ impl RowSink {
         for (j, &s) in self.jobs.iter_mut().zip(&self.submits) {
             j.submit = SimTime((s - origin).max(0) as u64);
         }
+        let name_column = self.text_columns[0];
+        refuse_repeats(
+            &mut self.jobs,
+            |j| j.name.as_str(),
+            &self.lines,
+            self.bad,
+            &self.file,
+            name_column,
+            "job id",
+            &mut self.w.skipped_rows,
+        )?;
         self.w.jobs = self.jobs;
         self.w.filtered = self.filtered.into_iter().collect();
         self.w.sort_by_submit();
         Ok((self.w, self.meta))
     }
+}
+
+/// Refuses items of one name (the same job id on two rows, a node listed twice) among
+/// `items`, kept in file order from the lines `lines`: every job of a run is told apart by
+/// its name in `jobs.csv`, and a row given twice (a file concatenated with itself, a log
+/// rotated twice) would double its work without a word. Under [`BadRows::Stop`] the
+/// error names the first repeat's line, the line of the item it repeats and how many
+/// rows repeat a name (`what`: "job id"); under [`BadRows::Skip`] each repeat is dropped
+/// (the first row kept) and counted as a bad row. Costs a sort of the items' indices
+/// (8 bytes an item while it runs). Returns the indices dropped (ascending), for a
+/// caller holding a vector beside `items` to drop them too.
+#[allow(clippy::too_many_arguments)]
+pub fn refuse_repeats<T>(
+    items: &mut Vec<T>,
+    name: impl Fn(&T) -> &str,
+    lines: &[u64],
+    bad: BadRows,
+    file: &Path,
+    column: &str,
+    what: &str,
+    skipped: &mut u64,
+) -> Result<Vec<usize>, TraceError> {
+    let mut idx: Vec<usize> = (0..items.len()).collect();
+    idx.sort_by(|&a, &b| name(&items[a]).cmp(name(&items[b])).then(a.cmp(&b)));
+    let mut later: Vec<usize> = idx
+        .windows(2)
+        .filter(|w| name(&items[w[0]]) == name(&items[w[1]]))
+        .map(|w| w[1])
+        .collect();
+    drop(idx);
+    let Some(&first) = later.iter().min() else {
+        return Ok(later);
+    };
+    if bad == BadRows::Stop {
+        let repeated = name(&items[first]);
+        let twin = items
+            .iter()
+            .position(|j| name(j) == repeated)
+            .unwrap_or(first);
+        let line = |i: usize| lines.get(i).copied().unwrap_or(0);
+        return Err(TraceError::Row {
+            file: file.to_path_buf(),
+            row: line(first),
+            column: column.to_string(),
+            reason: format!(
+                "{:?} is also on line {}; {} (each needs its own; --skip-bad-rows keeps \
+                 the first of each)",
+                super::clip(repeated, 200),
+                line(twin),
+                match later.len() {
+                    1 => format!("1 row repeats an earlier row's {what}"),
+                    n => format!("{n} rows repeat an earlier row's {what}"),
+                }
+            ),
+        });
+    }
+    later.sort_unstable();
+    *skipped += later.len() as u64;
+    remove_at(items, &later);
+    Ok(later)
+}
+
+/// Removes the items at `at` (ascending indices) from `v`, keeping the others' order.
+pub fn remove_at<T>(v: &mut Vec<T>, at: &[usize]) {
+    let mut drop_at = at.iter().copied().peekable();
+    let mut i = 0;
+    v.retain(|_| {
+        let gone = drop_at.next_if_eq(&i).is_some();
+        i += 1;
+        !gone
+    });
 }

@@ -19,6 +19,27 @@ pub enum ValueError {
     /// Not a finite number.
     #[error("{0:?} is not a number")]
     NotANumber(String),
+    /// Infinity or not-a-number, written as such.
+    #[error("{0:?} is not a finite number")]
+    NotFinite(String),
+    /// A number too large to hold (`1e999`): it read as infinity.
+    #[error("{0:?} is too large a number (past 1.8e308, it reads as infinity)")]
+    Overflow(String),
+    /// A number written with non-zero digits that reads as zero or a denormal (`1e-999`).
+    #[error("{0:?} is too close to zero (under 2.2e-308, it reads as zero; write 0 for zero)")]
+    Underflow(String),
+    /// A text cell holding a control character (a NUL byte, a line break, an escape).
+    #[error(
+        "{value:?} holds a control character ({code} at byte {at}): names and tags are plain text"
+    )]
+    ControlChar {
+        /// The cell.
+        value: String,
+        /// The character, as `U+0000`.
+        code: String,
+        /// Its byte offset in the cell.
+        at: usize,
+    },
     /// Below zero.
     #[error("{0:?} is negative")]
     Negative(String),
@@ -49,7 +70,7 @@ pub enum ValueError {
     #[error("{0:?} is not a GPU count")]
     NotAGpuCount(String),
     /// A fractional GPU request outside (0, 1).
-    #[error("{0:?}: a fractional GPU request must be between 0 and 1")]
+    #[error("{0:?} is not a GPU count (a whole number of GPUs, or a fraction of one GPU between 0 and 1)")]
     BadFraction(String),
     /// A fractional GPU request below the resolution of one milli-GPU.
     #[error("{0:?} of a GPU is below the smallest fraction, 0.001 (it would be rounded to none or up to ten times more)")]
@@ -75,6 +96,53 @@ pub fn too_many_secs(v: &str) -> String {
     format!("{v:?} seconds is too large (more than 1e14, about 3 million years)")
 }
 
+/// Parses a number as written in a trace cell or a flag: what Rust's `f64` parser reads
+/// (a leading `+`, exponents; surrounding spaces trimmed), but never silently another
+/// value: `inf`/`nan` and numbers past the range (`1e999`, read as infinity) or below it
+/// (`1e-999` or a denormal, read as zero or a lossy tiny value) are errors that say so.
+/// A zero written as `-0` is zero.
+pub fn parse_number(v: &str) -> Result<f64, ValueError> {
+    let t = v.trim();
+    let x: f64 = t
+        .parse()
+        .map_err(|_| ValueError::NotANumber(v.to_string()))?;
+    if x.is_nan() || x.is_infinite() {
+        let word = t.trim_start_matches(['+', '-']).to_ascii_lowercase();
+        return Err(if word.starts_with("inf") || word.starts_with("nan") {
+            ValueError::NotFinite(v.to_string())
+        } else {
+            ValueError::Overflow(v.to_string())
+        });
+    }
+    if x == 0.0 {
+        // Zero as written (`0`, `-0`, `0.0e5`), or non-zero digits that underflowed.
+        let mantissa = t.split(['e', 'E']).next().unwrap_or("");
+        if mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
+            return Err(ValueError::Underflow(v.to_string()));
+        }
+        return Ok(0.0);
+    }
+    if !x.is_normal() {
+        return Err(ValueError::Underflow(v.to_string()));
+    }
+    Ok(x)
+}
+
+/// `v` if it holds no control character (`char::is_control`: NUL, tab, a line break
+/// inside a quoted field, an escape, DEL, C1 codes): a job's name, tenant, GPU types and
+/// tags are written into `jobs.csv`, logs and charts as they are, where such a byte
+/// corrupts a line or a terminal.
+pub fn plain_text(v: &str) -> Result<&str, ValueError> {
+    match v.char_indices().find(|(_, c)| c.is_control()) {
+        None => Ok(v),
+        Some((at, c)) => Err(ValueError::ControlChar {
+            value: v.to_string(),
+            code: format!("U+{:04X}", c as u32),
+            at,
+        }),
+    }
+}
+
 /// Parses a non-negative integer, naming the value in the error.
 pub fn parse_u64(v: &str) -> Result<u64, ValueError> {
     v.trim()
@@ -82,17 +150,17 @@ pub fn parse_u64(v: &str) -> Result<u64, ValueError> {
         .map_err(|_| ValueError::NotUnsigned(v.to_string()))
 }
 
-/// Parses a finite float.
+/// Parses a finite float ([`parse_number`]).
 pub fn parse_f64(v: &str) -> Result<f64, ValueError> {
-    match v.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() => Ok(x),
-        _ => Err(ValueError::NotANumber(v.to_string())),
-    }
+    parse_number(v)
 }
 
 /// Seconds (finite, >= 0) as milliseconds.
 pub fn secs_to_ms(v: &str) -> Result<i64, ValueError> {
-    let x = parse_f64(v)?;
+    let x = match parse_f64(v) {
+        Err(ValueError::Overflow(_)) => return Err(ValueError::TooLarge(v.to_string())),
+        x => x?,
+    };
     if x < 0.0 {
         return Err(ValueError::Negative(v.to_string()));
     }
@@ -126,8 +194,9 @@ pub fn parse_datetime_ms(v: &str) -> Result<i64, ValueError> {
 
 /// A finite number of zero or more; `what` names it in the error.
 pub fn parse_non_negative(v: &str, what: &'static str) -> Result<f64, ValueError> {
-    match v.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+    match parse_number(v) {
+        Ok(x) if x >= 0.0 => Ok(x),
+        Err(e @ (ValueError::Overflow(_) | ValueError::Underflow(_))) => Err(e),
         _ => Err(ValueError::NotNonNegative {
             value: v.to_string(),
             what,
@@ -137,11 +206,13 @@ pub fn parse_non_negative(v: &str, what: &'static str) -> Result<f64, ValueError
 
 /// Seconds (finite, >= 0) as a time.
 pub fn parse_secs(v: &str) -> Result<SimTime, ValueError> {
-    let x: f64 = v
-        .trim()
-        .parse()
-        .map_err(|_| ValueError::NotSeconds(v.to_string()))?;
-    if !x.is_finite() || x < 0.0 {
+    let x = match parse_number(v) {
+        Ok(x) => x,
+        Err(ValueError::NotANumber(_)) => return Err(ValueError::NotSeconds(v.to_string())),
+        Err(ValueError::Overflow(_)) => return Err(ValueError::TooLarge(v.to_string())),
+        Err(e) => return Err(e),
+    };
+    if x < 0.0 {
         return Err(ValueError::NegativeSeconds(v.to_string()));
     }
     if x > MAX_TRACE_SECS {
@@ -156,14 +227,25 @@ pub fn parse_gpus(v: &str) -> Result<GpuRequest, ValueError> {
     if let Ok(n) = v.parse::<u32>() {
         return whole_gpus(n.into());
     }
-    let x: f64 = v
-        .parse()
-        .map_err(|_| ValueError::NotAGpuCount(v.to_string()))?;
+    let x = match parse_number(v) {
+        Ok(x) => x,
+        Err(ValueError::Overflow(_)) => return Err(ValueError::TooManyGpusText(v.to_string())),
+        Err(ValueError::Underflow(_)) => return Err(ValueError::TinyFraction(v.to_string())),
+        Err(_) => return Err(ValueError::NotAGpuCount(v.to_string())),
+    };
+    if x == 0.0 {
+        // `-0`, `0.0`: no GPU, as `0` is.
+        return Ok(GpuRequest::None);
+    }
     if x > MAX_GPUS as f64 {
         // A count past u32 (4294967296, 1e12, inf): too many, not a bad fraction.
         return Err(ValueError::TooManyGpusText(v.to_string()));
     }
-    if !(x > 0.0 && x < 1.0) {
+    if x < 0.0 {
+        return Err(ValueError::Negative(v.to_string()));
+    }
+    if x >= 1.0 {
+        // `2.0`, `1e3`, `1.5`: a count must be a whole number, a fraction under one GPU.
         return Err(ValueError::BadFraction(v.to_string()));
     }
     gpu_fraction(x).ok_or_else(|| ValueError::TinyFraction(v.to_string()))

@@ -137,14 +137,17 @@ fn an_error_quoting_a_huge_cell_stays_short() {
 }
 
 /// The committed fuzz corpus file of `format` (a small valid trace).
-fn corpus(format: &str) -> String {
+pub(super) fn corpus(format: &str) -> String {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fuzz/corpus")
         .join(format);
+    // The first by name (a format's corpus holds more than one file; the listing's order
+    // is the file system's).
     let file = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.is_file())
+        .filter(|p| p.is_file())
+        .min()
         .unwrap();
     std::fs::read_to_string(file).unwrap()
 }
