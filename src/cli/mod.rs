@@ -359,7 +359,20 @@ fn man(out: Option<PathBuf>) -> Result<(), CliError> {
         }
         Some(dir) => {
             std::fs::create_dir_all(&dir).map_err(|e| write_failed(&dir, true, e))?;
-            clap_mangen::generate_to(cmd, &dir).map_err(|e| write_failed(&dir, true, e))?;
+            // As `clap_mangen::generate_to`, but each page through a temporary file and a
+            // rename: on a full disk it left a page of 0 bytes under its final name.
+            fn pages(cmd: clap::Command, dir: &std::path::Path) -> std::io::Result<()> {
+                for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
+                    pages(sub, dir)?;
+                }
+                let man = clap_mangen::Man::new(cmd);
+                let mut buf = Vec::new();
+                man.render(&mut buf)?;
+                crate::report::write_atomic(&dir.join(man.get_filename()), &buf)
+            }
+            let mut cmd = cmd.disable_help_subcommand(true);
+            cmd.build();
+            pages(cmd, &dir).map_err(|e| write_failed(&dir, true, e))?;
             println!("wrote {}", dir.display());
             Ok(())
         }

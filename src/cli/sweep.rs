@@ -104,7 +104,9 @@ fn parquet_too(format: Option<crate::report::OutputFormat>, out: &Path) -> Resul
     }
     #[cfg(feature = "parquet")]
     {
+        // The Parquet tables come after `complete.json`: it is written anew to list them.
         crate::report::parquet::write_sweep_parquet(out)
+            .and_then(|()| crate::report::write_complete(out))
             .map_err(|e| CliError::Failure(anyhow!("writing Parquet into {}: {e}", out.display())))
     }
     #[cfg(not(feature = "parquet"))]

@@ -3,7 +3,8 @@
 //! (`renameat2(RENAME_EXCHANGE)` on Linux, so the target is at every instant either the
 //! old run or the new one, never a mix). The old run is then removed. A failed or killed
 //! write leaves only the hidden temporary folder, which the next run into the same target
-//! removes.
+//! removes. Its last file is the completion manifest `complete.json` (checksums of the
+//! data files), which `gpufleet plot` checks.
 //!
 //! The target must be absent, empty, or look like an output folder: only files with the
 //! extensions gpufleet writes (`.csv`, `.json`, `.svg`, `.png`, `.parquet`, leftovers
@@ -97,8 +98,10 @@ impl FreshFolder {
         &self.tmp
     }
 
-    /// Puts the written folder in place of the target (the old one, if any, removed).
+    /// Puts the written folder in place of the target (the old one, if any, removed),
+    /// its completion manifest ([`crate::report::write_complete`]) written last.
     pub fn commit(mut self) -> Result<(), FolderError> {
+        crate::report::write_complete(&self.tmp).map_err(io(&self.tmp))?;
         let parent = self.tmp.parent().map(Path::to_path_buf).unwrap_or_default();
         match std::fs::symlink_metadata(&self.target) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
