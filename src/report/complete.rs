@@ -81,7 +81,7 @@ fn size_and_crc(path: &Path) -> std::io::Result<(u64, u32)> {
 
 /// True for a file the manifest lists: a visible data file, not a chart, a temporary or the
 /// manifest itself.
-fn listed(name: &str) -> bool {
+pub fn is_data_file(name: &str) -> bool {
     !name.starts_with('.')
         && name != COMPLETE
         && ![".svg", ".png", ".tmp"].iter().any(|x| name.ends_with(x))
@@ -94,7 +94,7 @@ pub fn write_complete(dir: &Path) -> std::io::Result<()> {
     for e in std::fs::read_dir(dir)? {
         let e = e?;
         let name = e.file_name().to_string_lossy().into_owned();
-        if e.file_type()?.is_file() && listed(&name) {
+        if e.file_type()?.is_file() && is_data_file(&name) {
             names.push(name);
         }
     }
@@ -115,6 +115,18 @@ pub fn write_complete(dir: &Path) -> std::io::Result<()> {
     let mut text = serde_json::to_vec_pretty(&doc).map_err(std::io::Error::other)?;
     text.push(b'\n');
     super::write_atomic(&dir.join(COMPLETE), &text)
+}
+
+/// The names `dir/complete.json` lists, or `None` when it has none (or it cannot be read as
+/// one): what a command may replace in `dir` as its own output.
+pub fn complete_names(dir: &Path) -> Option<Vec<String>> {
+    let text = crate::workload::read_small_text(&dir.join(COMPLETE), MAX_COMPLETE_BYTES).ok()?;
+    let doc: serde_json::Value = serde_json::from_str(&text).ok()?;
+    doc["files"]
+        .as_array()?
+        .iter()
+        .map(|f| f["name"].as_str().map(String::from))
+        .collect()
 }
 
 /// Removes `dir/complete.json`, if any: a command about to rewrite `dir` in place says

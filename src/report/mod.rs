@@ -25,7 +25,10 @@ mod sweep_charts;
 
 pub use commitments::write_commitments_csv;
 pub use compare_charts::{cdf_series, plot_compare_dir, CdfOverlay, CdfSeries, CHARTED};
-pub use complete::{check_complete, remove_complete, write_complete, CompleteError, COMPLETE};
+pub use complete::{
+    check_complete, complete_names, is_data_file, remove_complete, write_complete, CompleteError,
+    COMPLETE,
+};
 pub use csv_columns::{
     job_columns, pool_columns, timeline_columns, JobContext, JobRow, PoolRow, TimelineCell,
 };
