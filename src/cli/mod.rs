@@ -101,6 +101,9 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     }
 }
 
+/// The most memory `--mem-mb` asks Slurm for, in MiB (16 TiB; 0 asked for a whole node).
+pub const MAX_MEM_MB: u64 = 16 << 20;
+
 /// The error of writing `path` (a file, or with `folder` a folder): bad input (2) when the
 /// path given is wrong (a folder where the file goes, a file where the folder goes, or a
 /// file where one of its folders should be), else the environment's failure (1).
