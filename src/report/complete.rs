@@ -183,7 +183,7 @@ pub fn check_complete(dir: &Path) -> Result<bool, CompleteError> {
             Err(source) => return Err(CompleteError::Io { path: file, source }),
             Ok(m) if !m.is_file() => Some(format!("not a file, but {COMPLETE} lists a file")),
             Ok(m) if m.len() != bytes => Some(format!(
-                "{} bytes, but {bytes} were written ({}): rerun the command that wrote the folder",
+                "{} bytes, but {COMPLETE} says {bytes} were written ({}): rerun the command that wrote the folder",
                 m.len(),
                 if m.len() < bytes {
                     "truncated"
