@@ -317,8 +317,10 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         }
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cmd, "gpufleet", &mut std::io::stdout());
-            Ok(())
+            // Into memory first: clap_complete panics on a failed write to stdout.
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "gpufleet", &mut buf);
+            to_stdout(&buf)
         }
         Command::Man { out } => man(out),
     }
@@ -330,9 +332,17 @@ fn print_summary(dir: &std::path::Path) -> Result<(), CliError> {
     let path = dir.join("summary.json");
     let bytes = std::fs::read(&path)
         .map_err(|e| CliError::Failure(anyhow::anyhow!("reading {}: {e}", path.display())))?;
+    to_stdout(&bytes)
+}
+
+/// Writes `bytes` to stdout and flushes: a failed write (a full disk, `> /dev/full`) is the
+/// environment's failure (exit 1), not output lost with exit 0.
+pub(crate) fn to_stdout(bytes: &[u8]) -> Result<(), CliError> {
     use std::io::Write;
-    let _ = std::io::stdout().write_all(&bytes);
-    Ok(())
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::Failure(anyhow::anyhow!("writing to stdout: {e}")))
 }
 
 /// Says on the terminal how many bad rows of `path` were skipped (`skip_bad_rows`), when any

@@ -820,3 +820,52 @@ fn a_full_disk_fails_every_command_with_1_leaving_no_temporary_and_no_complete_l
         }
     }
 }
+
+#[test]
+fn a_full_stdout_is_an_environment_failure_not_a_panic_or_lost_output() {
+    // With stdout on a full disk (`> /dev/full`), `println!` panicked (exit 101) in
+    // validate, compare, tco, plan --check, sweep merge and `run -q`; `completions`
+    // panicked inside clap_complete; `run --json` lost summary.json with exit 0.
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    let d = scratch();
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 20.0\njobs = 30\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    put(d.path(), "s.toml", &scenario("", body));
+    put(
+        d.path(),
+        "c.toml",
+        "scenario = \"s.toml\"\nseeds = [1]\n[[variant]]\nname = \"a\"\nset = { \"pools[p].nodes\" = 2 }\n[[variant]]\nname = \"b\"\nset = { \"pools[p].nodes\" = 3 }\n",
+    );
+    let tco = format!(
+        "{}/scenarios/buy-vs-rent-h100.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let plan = format!("{}/tests/data/slurm-plan.toml", env!("CARGO_MANIFEST_DIR"));
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["run", "-q", "s.toml", "--out", "r1"],
+        vec!["run", "s.toml", "--json", "--out", "r2"],
+        vec!["validate", "s.toml"],
+        vec!["validate", "s.toml", "--json"],
+        vec!["compare", "-q", "c.toml", "--out", "c"],
+        vec!["tco", &tco, "--out", "t"],
+        vec!["plan", &plan, "--check"],
+        vec!["completions", "bash"],
+        vec!["man"],
+    ];
+    for args in cases {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpufleet"))
+            .args(&args)
+            .current_dir(d.path())
+            .stdin(std::process::Stdio::null())
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("No space left") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}
