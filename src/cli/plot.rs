@@ -10,6 +10,26 @@ use std::path::Path;
 /// exit 2); a folder without one (an older gpufleet's, or a sweep that did not finish)
 /// must hold every table its kind has.
 pub fn plot_quiet(dir: &Path) -> Result<Vec<std::path::PathBuf>, CliError> {
+    // A file or device given as DIR is the user's path at fault (2), not the file system.
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(CliError::BadInput(anyhow!(
+                "{}: not a folder; plot takes the output folder of a run, a sweep or a comparison",
+                dir.display()
+            )))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(CliError::BadInput(anyhow!(
+                "{}: no such folder",
+                dir.display()
+            )))
+        }
+        Err(e) if crate::run::file_in_path(dir).is_some() => {
+            return Err(CliError::BadInput(anyhow!("{}: {e}", dir.display())))
+        }
+        Err(e) => return Err(CliError::Failure(anyhow!("{}: {e}", dir.display()))),
+    }
     let whole = match crate::report::check_complete(dir) {
         Ok(w) => w,
         Err(e @ crate::report::CompleteError::Damaged { .. }) => {

@@ -356,6 +356,12 @@ fn plot_names_a_missing_truncated_or_changed_file_of_every_folder_kind() {
             gpufleet(p, &["plot", "t"]).refused(2, &[f, "changed"]);
         }
     }
+    // A file, a device or no folder at all as DIR is the user's path at fault (2); a
+    // device was "/dev/null/complete.json: Not a directory", exit 1.
+    gpufleet(p, &["plot", "/dev/null"]).refused(2, &["/dev/null", "not a folder"]);
+    gpufleet(p, &["plot", "s.toml"]).refused(2, &["s.toml", "not a folder"]);
+    gpufleet(p, &["plot", "nowhere"]).refused(2, &["nowhere", "no such folder"]);
+    gpufleet(p, &["plot", "s.toml/x"]).refused(2, &["s.toml/x"]);
     // Untouched, the folders plot redraws are drawn.
     for kind in ["run", "compare", "sweep"] {
         ok(&["plot", kind]);
