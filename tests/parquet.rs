@@ -343,6 +343,12 @@ fn plot_redraws_a_parquet_only_folder_and_refuses_a_missing_table() {
                 std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
             }
         }
+        // The completion manifest names the file gone.
+        let a = gpufleet().arg("plot").arg(&dir).assert().code(2);
+        let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+        assert!(e.contains(&format!("{table}.parquet: missing")), "{e}");
+        // Without one (an older gpufleet's folder), the table is named all the same.
+        std::fs::remove_file(dir.join("complete.json")).unwrap();
         let a = gpufleet().arg("plot").arg(&dir).assert().code(2);
         let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
         assert!(
@@ -359,6 +365,10 @@ fn plot_redraws_a_parquet_only_folder_and_refuses_a_missing_table() {
     }
     let jobs = std::fs::read(dir.join("jobs.parquet")).unwrap();
     std::fs::write(dir.join("jobs.parquet"), &jobs[..jobs.len() / 2]).unwrap();
+    let a = gpufleet().arg("plot").arg(&dir).assert().code(2);
+    let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(e.contains("jobs.parquet") && e.contains("truncated"), "{e}");
+    std::fs::remove_file(dir.join("complete.json")).unwrap();
     let a = gpufleet().arg("plot").arg(&dir).assert().code(2);
     let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
     assert!(e.contains("jobs.parquet") && !e.contains("panicked"), "{e}");

@@ -272,6 +272,11 @@ fn plot_refuses_a_sweep_folder_missing_its_distributions() {
     std::fs::remove_file(out.join("distributions.csv")).unwrap();
     let a = gpufleet().args(["plot"]).arg(&out).assert().code(2);
     let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("distributions.csv: missing"), "{err}");
+    // Without its completion manifest (an older gpufleet's folder) too.
+    std::fs::remove_file(out.join("complete.json")).unwrap();
+    let a = gpufleet().args(["plot"]).arg(&out).assert().code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
     assert!(
         err.contains("distributions.csv") && err.contains("pooled"),
         "{err}"

@@ -101,6 +101,9 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     }
 }
 
+/// The most memory `--mem-mb` asks Slurm for, in MiB (16 TiB; 0 asked for a whole node).
+pub const MAX_MEM_MB: u64 = 16 << 20;
+
 /// The error of writing `path` (a file, or with `folder` a folder): bad input (2) when the
 /// path given is wrong (a folder where the file goes, a file where the folder goes, or a
 /// file where one of its folders should be), else the environment's failure (1).
@@ -314,8 +317,10 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         }
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cmd, "gpufleet", &mut std::io::stdout());
-            Ok(())
+            // Into memory first: clap_complete panics on a failed write to stdout.
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "gpufleet", &mut buf);
+            to_stdout(&buf)
         }
         Command::Man { out } => man(out),
     }
@@ -327,9 +332,17 @@ fn print_summary(dir: &std::path::Path) -> Result<(), CliError> {
     let path = dir.join("summary.json");
     let bytes = std::fs::read(&path)
         .map_err(|e| CliError::Failure(anyhow::anyhow!("reading {}: {e}", path.display())))?;
+    to_stdout(&bytes)
+}
+
+/// Writes `bytes` to stdout and flushes: a failed write (a full disk, `> /dev/full`) is the
+/// environment's failure (exit 1), not output lost with exit 0.
+pub(crate) fn to_stdout(bytes: &[u8]) -> Result<(), CliError> {
     use std::io::Write;
-    let _ = std::io::stdout().write_all(&bytes);
-    Ok(())
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::Failure(anyhow::anyhow!("writing to stdout: {e}")))
 }
 
 /// Says on the terminal how many bad rows of `path` were skipped (`skip_bad_rows`), when any
@@ -359,7 +372,20 @@ fn man(out: Option<PathBuf>) -> Result<(), CliError> {
         }
         Some(dir) => {
             std::fs::create_dir_all(&dir).map_err(|e| write_failed(&dir, true, e))?;
-            clap_mangen::generate_to(cmd, &dir).map_err(|e| write_failed(&dir, true, e))?;
+            // As `clap_mangen::generate_to`, but each page through a temporary file and a
+            // rename: on a full disk it left a page of 0 bytes under its final name.
+            fn pages(cmd: clap::Command, dir: &std::path::Path) -> std::io::Result<()> {
+                for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
+                    pages(sub, dir)?;
+                }
+                let man = clap_mangen::Man::new(cmd);
+                let mut buf = Vec::new();
+                man.render(&mut buf)?;
+                crate::report::write_atomic(&dir.join(man.get_filename()), &buf)
+            }
+            let mut cmd = cmd.disable_help_subcommand(true);
+            cmd.build();
+            pages(cmd, &dir).map_err(|e| write_failed(&dir, true, e))?;
             println!("wrote {}", dir.display());
             Ok(())
         }

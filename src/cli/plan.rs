@@ -34,14 +34,14 @@ pub struct PlanArgs {
     #[arg(long)]
     pub slurm: bool,
     /// Extra argument for sbatch (repeatable), e.g. `--sbatch-arg=--partition=cpu`.
-    #[arg(long = "sbatch-arg", allow_hyphen_values = true)]
+    #[arg(long = "sbatch-arg", allow_hyphen_values = true, requires = "slurm")]
     pub sbatch_args: Vec<String>,
     /// With --slurm: write the script and print the sbatch command without submitting.
-    #[arg(long)]
+    #[arg(long, requires = "slurm")]
     pub dry_run: bool,
     /// With --slurm: memory of the job in MiB (default: estimated from the largest run
-    /// times --threads; an `--sbatch-arg=--mem=...` wins over both).
-    #[arg(long)]
+    /// times --threads; an `--sbatch-arg=--mem=...` wins over both). 1 to 16,777,216 (16 TiB).
+    #[arg(long, requires = "slurm", value_parser = clap::value_parser!(u64).range(1..=super::MAX_MEM_MB))]
     pub mem_mb: Option<u64>,
 }
 

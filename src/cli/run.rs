@@ -180,9 +180,7 @@ pub fn run(path: Option<&Path>, flags: RunFlags) -> Result<(), CliError> {
         let mut j = serde_json::to_vec_pretty(summary)
             .map_err(|e| CliError::Failure(anyhow!("summary: {e}")))?;
         j.push(b'\n');
-        use std::io::Write;
-        let _ = std::io::stdout().write_all(&j);
-        return Ok(());
+        return super::to_stdout(&j);
     }
     if flags.quiet {
         println!("{}", dir.display());

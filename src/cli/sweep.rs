@@ -31,7 +31,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub resume: bool,
     /// Run only shard K of N (1-based), e.g. `--shard 2/8`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "slurm")]
     pub shard: Option<Shard>,
     /// Only check the sweep file and print its runs; run nothing.
     #[arg(long)]
@@ -39,14 +39,14 @@ pub struct SweepArgs {
     /// Submit to Slurm: an array of `--shards` tasks and a merge job after them.
     #[arg(long)]
     pub slurm: bool,
-    /// Number of Slurm array tasks (with --slurm).
-    #[arg(long, default_value_t = 4)]
+    /// Number of Slurm array tasks (with --slurm; at most the sweep's runs).
+    #[arg(long, default_value_t = 4, requires = "slurm")]
     pub shards: usize,
     /// Extra argument for sbatch (repeatable), e.g. `--sbatch-arg=--partition=cpu`.
-    #[arg(long = "sbatch-arg", allow_hyphen_values = true)]
+    #[arg(long = "sbatch-arg", allow_hyphen_values = true, requires = "slurm")]
     pub sbatch_args: Vec<String>,
     /// With --slurm: write the scripts and print the sbatch commands without submitting.
-    #[arg(long)]
+    #[arg(long, requires = "slurm")]
     pub dry_run: bool,
     /// Print what was done as JSON on stdout (counts, folder; with --check the plan; with
     /// --slurm the job ids or, with --dry-run, the scripts and commands).
@@ -57,8 +57,8 @@ pub struct SweepArgs {
     #[arg(long, value_enum)]
     pub format: Option<crate::report::OutputFormat>,
     /// With --slurm: memory per array task in MiB (default: estimated from the largest
-    /// run; an `--sbatch-arg=--mem=...` wins over both).
-    #[arg(long)]
+    /// run; an `--sbatch-arg=--mem=...` wins over both). 1 to 16,777,216 (16 TiB).
+    #[arg(long, requires = "slurm", value_parser = clap::value_parser!(u64).range(1..=super::MAX_MEM_MB))]
     pub mem_mb: Option<u64>,
     /// Keep each run's per-job table in DIR/jobs/run-NNNNNNN.csv (with `--format parquet`
     /// or `both`, also or only `.parquet`); without it a sweep keeps per-run sketches only.
@@ -104,7 +104,9 @@ fn parquet_too(format: Option<crate::report::OutputFormat>, out: &Path) -> Resul
     }
     #[cfg(feature = "parquet")]
     {
+        // The Parquet tables come after `complete.json`: it is written anew to list them.
         crate::report::parquet::write_sweep_parquet(out)
+            .and_then(|()| crate::report::write_complete(out))
             .map_err(|e| CliError::Failure(anyhow!("writing Parquet into {}: {e}", out.display())))
     }
     #[cfg(not(feature = "parquet"))]
@@ -197,6 +199,14 @@ pub fn sweep(a: SweepArgs, quiet: bool) -> Result<(), CliError> {
     if a.slurm {
         if a.shards == 0 {
             return Err(CliError::BadInput(anyhow!("--shards must be at least 1")));
+        }
+        if a.shards > plan.runs() {
+            // 10^12 shards asked for 24 TB of task lists (an abort).
+            return Err(CliError::BadInput(anyhow!(
+                "--shards {}: more than the sweep's {} runs (a task would have none)",
+                a.shards,
+                plan.runs()
+            )));
         }
         let threads = a.threads.max(1);
         let mem_mb = match a.mem_mb {

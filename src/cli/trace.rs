@@ -272,6 +272,24 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
         })
 }
 
+/// Refuses an output `out` (given as `what`) that is the input file `input` itself (the
+/// same file, by any path): `trace convert t.csv t.csv` and `trace fit t.csv --out t.csv`
+/// replaced the trace with their output, exit 0. A device such as `/dev/stdout` may be both.
+fn not_the_input(out: &Path, input: &Path, what: &str) -> Result<(), CliError> {
+    use std::os::unix::fs::MetadataExt;
+    let (Ok(a), Ok(b)) = (std::fs::metadata(out), std::fs::metadata(input)) else {
+        return Ok(());
+    };
+    if a.is_file() && a.dev() == b.dev() && a.ino() == b.ino() {
+        return Err(bad(format!(
+            "{what} {}: is the input file {} itself, which it would replace: give another output file",
+            out.display(),
+            input.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Prints to stdout; a closed pipe (`| head`) ends the output quietly instead of panicking.
 fn say(text: &str) -> Result<(), CliError> {
     use std::io::Write;
@@ -302,6 +320,7 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
             output,
             read,
         } => {
+            not_the_input(&output, &input, "OUT")?;
             let Some(format) = from.trace() else {
                 let b = if read.skip_bad_rows {
                     BadRows::Skip
@@ -381,6 +400,9 @@ pub fn trace(cmd: TraceCommand) -> Result<(), CliError> {
             tenants,
             read,
         } => {
+            if let Some(o) = &out {
+                not_the_input(o, &file, "--out")?;
+            }
             let s = spec(&file, format, &read)?;
             let (w, meta) = s
                 .load(&crate::engine::RngStreams::new(read.seed), 0.0)

@@ -305,6 +305,18 @@ impl CompareSpec {
                 "--policies: name at least one policy".into(),
             ));
         }
+        // `--policies fifo,fifo` ran the same variant twice under one name, exit 0.
+        if let Some((i, p)) = policies
+            .iter()
+            .enumerate()
+            .find(|(i, p)| policies[..*i].contains(p))
+        {
+            return Err(CompareError::BadInput(format!(
+                "--policies: {p:?} is given twice (entries {} and {}): each policy once",
+                policies[..i].iter().position(|q| q == p).unwrap_or(0) + 1,
+                i + 1
+            )));
+        }
         let variants = policies
             .iter()
             .map(|p| {

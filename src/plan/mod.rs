@@ -114,6 +114,9 @@ pub fn run_plan(spec: &PlanSpec, opts: &PlanOptions) -> Result<PlanOutcome, Plan
     if let Some(out) = &opts.out {
         crate::run::check_reusable(out, "plan.json")
             .map_err(|e| PlanError::BadInput(e.to_string()))?;
+        // The folder is rewritten in place: it says first that it is no longer whole.
+        crate::report::remove_complete(out)
+            .map_err(|e| PlanError::Failed(format!("{}: {e}", out.display())))?;
     }
     let mut ev = Evaluator::new(spec, opts.out.as_deref(), opts.threads, opts.resume)?;
     let started = std::time::Instant::now();
@@ -162,6 +165,7 @@ pub fn run_plan(spec: &PlanSpec, opts: &PlanOptions) -> Result<PlanOutcome, Plan
             files.push(out.join(f));
         }
         files.extend(chart::draw(out, spec, &ev).map_err(|e| fail("frontier chart", &e))?);
+        crate::report::write_complete(out).map_err(|e| fail("complete.json", &e))?;
     }
     Ok(PlanOutcome {
         ran: ev.ran,

@@ -8,6 +8,7 @@ mod cloud_columns;
 pub mod columns;
 mod commitments;
 mod compare_charts;
+mod complete;
 mod csv_columns;
 mod csv_out;
 mod data;
@@ -24,6 +25,10 @@ mod sweep_charts;
 
 pub use commitments::write_commitments_csv;
 pub use compare_charts::{cdf_series, plot_compare_dir, CdfOverlay, CdfSeries, CHARTED};
+pub use complete::{
+    check_complete, complete_names, is_data_file, remove_complete, write_complete, CompleteError,
+    COMPLETE,
+};
 pub use csv_columns::{
     job_columns, pool_columns, timeline_columns, JobContext, JobRow, PoolRow, TimelineCell,
 };

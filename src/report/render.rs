@@ -150,22 +150,26 @@ pub fn render(dir: &Path, stem: &str, chart: &impl Chart) -> Result<Vec<PathBuf>
     let png_path = dir.join(format!("{stem}.png"));
     // The encoder picks the format by extension, so the temporary name ends in .png too.
     let tmp = dir.join(format!(".{stem}.tmp.png"));
-    {
+    let png = (|| {
         let root = BitMapBackend::new(&tmp, (w, h)).into_drawing_area();
         chart
             .draw(&root)
             .map_err(|e| draw(&format!("{stem}.png"), &e))?;
         root.present().map_err(|e| ChartError::Encode {
-            path: tmp.clone(),
+            path: png_path.clone(),
             message: e.to_string(),
         })?;
-    }
-    if let Err(source) = std::fs::rename(&tmp, &png_path) {
-        return Err(ChartError::Write {
-            path: png_path,
+        drop(root);
+        std::fs::rename(&tmp, &png_path).map_err(|source| ChartError::Write {
+            path: png_path.clone(),
             source,
-        });
+        })
+    })();
+    if png.is_err() {
+        // A full disk left the half-written `.STEM.tmp.png` behind.
+        let _ = std::fs::remove_file(&tmp);
     }
+    png?;
     Ok(vec![svg_path, png_path])
 }
 

@@ -3,7 +3,8 @@
 //! (`renameat2(RENAME_EXCHANGE)` on Linux, so the target is at every instant either the
 //! old run or the new one, never a mix). The old run is then removed. A failed or killed
 //! write leaves only the hidden temporary folder, which the next run into the same target
-//! removes.
+//! removes. Its last file is the completion manifest `complete.json` (checksums of the
+//! data files), which `gpufleet plot` checks.
 //!
 //! The target must be absent, empty, or look like an output folder: only files with the
 //! extensions gpufleet writes (`.csv`, `.json`, `.svg`, `.png`, `.parquet`, leftovers
@@ -97,8 +98,10 @@ impl FreshFolder {
         &self.tmp
     }
 
-    /// Puts the written folder in place of the target (the old one, if any, removed).
+    /// Puts the written folder in place of the target (the old one, if any, removed),
+    /// its completion manifest ([`crate::report::write_complete`]) written last.
     pub fn commit(mut self) -> Result<(), FolderError> {
+        crate::report::write_complete(&self.tmp).map_err(io(&self.tmp))?;
         let parent = self.tmp.parent().map(Path::to_path_buf).unwrap_or_default();
         match std::fs::symlink_metadata(&self.target) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -277,6 +280,9 @@ fn check_target(target: &Path) -> Result<(), FolderError> {
         }
     }
     if foreign.is_empty() {
+        foreign = not_written_here(target)?;
+    }
+    if foreign.is_empty() {
         return Ok(());
     }
     foreign.sort();
@@ -288,6 +294,31 @@ fn check_target(target: &Path) -> Result<(), FolderError> {
         foreign.join(", "),
         if n > 3 { ", ..." } else { "" }
     )))
+}
+
+/// Files of output folders that name the command which wrote them, for a folder without a
+/// completion manifest (an older gpufleet's): a run's, a comparison's, a TCO's.
+const MAIN_FILES: [&str; 3] = ["summary.json", "compare.json", "tco.csv"];
+
+/// The data files of `target` that no gpufleet command wrote there, which replacing the
+/// folder would delete: with a completion manifest, those it does not list; without one,
+/// all of them unless the folder holds a command's main file ([`MAIN_FILES`]). A folder
+/// holding only the trace a run reads (`--out traces` with `traces/t.csv`) was replaced,
+/// the trace deleted, exit 0.
+fn not_written_here(target: &Path) -> Result<Vec<String>, FolderError> {
+    let mut data = Vec::new();
+    for entry in std::fs::read_dir(target).map_err(io(target))? {
+        let name = entry.map_err(io(target))?.file_name();
+        let name = name.to_string_lossy().into_owned();
+        if crate::report::is_data_file(&name) {
+            data.push(name);
+        }
+    }
+    Ok(match crate::report::complete_names(target) {
+        Some(listed) => data.into_iter().filter(|n| !listed.contains(n)).collect(),
+        None if data.iter().any(|n| MAIN_FILES.contains(&n.as_str())) => Vec::new(),
+        None => data,
+    })
 }
 
 /// Removes temporary folders for `name` in `parent` left by processes no longer running.

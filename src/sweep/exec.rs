@@ -235,7 +235,8 @@ pub fn check_out(out: &Path) -> Result<(), SweepError> {
 }
 
 /// Runs the sweep into `opts.out`: `sweep.json`, `runs/` (one record per run), then
-/// `runs.csv` and (unsharded) `points.csv`.
+/// `runs.csv`, (unsharded) `points.csv` and, last, `complete.json` (removed first, with
+/// the old tables and charts).
 pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, SweepError> {
     let out = &opts.out;
     let fail = |what: &str, e: std::io::Error| SweepError::Failed(format!("{what}: {e}"));
@@ -245,6 +246,7 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
         std::fs::create_dir_all(out.join("jobs"))
             .map_err(|e| fail(&out.join("jobs").display().to_string(), e))?;
     }
+    super::table::clear_outputs(out).map_err(|e| fail(&out.display().to_string(), e))?;
     let ids = runs_of(plan, opts.shard);
     let mut pending = Vec::new();
     let mut kept = Vec::new();
@@ -322,6 +324,7 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
     }
     write_tables(out, &plan.params, &records, opts.shard.is_none())
         .map_err(|e| fail("writing tables", e))?;
+    crate::report::write_complete(out).map_err(|e| fail("writing complete.json", e))?;
     Ok(SweepOutcome {
         runs: ids.len(),
         ran: pending.len(),

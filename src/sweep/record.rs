@@ -216,12 +216,17 @@ impl Record {
         Ok(r)
     }
 
-    /// Writes the record atomically (temporary file, then rename).
+    /// Writes the record atomically (temporary file, then rename; on a write error, as on
+    /// a full disk, no temporary file is left).
     pub fn write(&self, dir: &Path, hash: &str) -> std::io::Result<()> {
         let path = path_of(dir, self.run);
         let tmp = path.with_extension("rec.tmp");
-        std::fs::write(&tmp, self.to_text(hash))?;
-        std::fs::rename(&tmp, &path)
+        let r =
+            std::fs::write(&tmp, self.to_text(hash)).and_then(|()| std::fs::rename(&tmp, &path));
+        if r.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        r
     }
 
     /// Reads run `id`'s record from `dir`: `Ok(None)` if absent, `Err` if unusable (a

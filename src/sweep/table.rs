@@ -81,6 +81,35 @@ pub(crate) fn write_manifest_file(out: &Path, m: &Manifest) -> std::io::Result<(
     write_atomic(&out.join("sweep.json"), &j)
 }
 
+/// Removes what a sweep (or merge) is about to rewrite in `out`, the completion manifest
+/// first: `complete.json`, the tables and the charts (records and kept job tables stay).
+/// A sweep killed before its new tables are whole thus leaves no table of an earlier sweep
+/// beside its `sweep.json`, and `gpufleet plot` refuses the folder (exit 2) rather than
+/// draw the old figures under the new sweep's name.
+pub(crate) fn clear_outputs(out: &Path) -> std::io::Result<()> {
+    crate::report::remove_complete(out)?;
+    let Ok(rd) = std::fs::read_dir(out) else {
+        return Ok(());
+    };
+    for e in rd {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let table = [
+            "runs.csv",
+            "points.csv",
+            "distributions.csv",
+            "runs.parquet",
+            "points.parquet",
+        ]
+        .contains(&name.as_str());
+        let chart = name.ends_with(".svg") || name.ends_with(".png");
+        if (table || chart) && e.file_type()?.is_file() {
+            std::fs::remove_file(e.path())?;
+        }
+    }
+    Ok(())
+}
+
 /// A `sweep.json` that cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {

@@ -453,3 +453,419 @@ fn every_command_refuses_an_output_folder_that_is_a_file_or_a_device() {
         "not a folder"
     );
 }
+
+#[test]
+fn a_tco_killed_at_any_point_leaves_the_old_one_or_the_new() {
+    let d = scratch();
+    let src = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/buy-vs-rent-h100.toml"),
+    )
+    .unwrap();
+    assert!(src.contains("horizon_years = 5"));
+    put(d.path(), "old.toml", &src);
+    put(
+        d.path(),
+        "new.toml",
+        &src.replace("horizon_years = 5", "horizon_years = 4"),
+    );
+    killed_reruns(d.path(), &["tco", "--simulate"], "old.toml", "new.toml");
+}
+
+/// The data files of `dir` (tables, JSON, Markdown; not charts, temporaries, subfolders
+/// or `complete.json`) with their bytes, from its listing.
+fn data(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut m = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let keep = [".csv", ".json", ".md", ".parquet"]
+            .iter()
+            .any(|x| name.ends_with(x));
+        if e.file_type().unwrap().is_file() && keep && name != "complete.json" {
+            m.insert(name, std::fs::read(e.path()).unwrap());
+        }
+    }
+    m
+}
+
+/// For a command that writes its folder in place (sweep, plan): `cmd old --out o`, then
+/// `cmd new --out o` killed at `kills` points over its wall time. Each time, the folder
+/// holding `complete.json` has exactly the old data files or the new ones; one without it
+/// is refused by `plot` (exit 2) and finished by `--resume`.
+fn killed_in_place(dir: &Path, cmd: &[&str], old: &str, new: &str, kills: usize) {
+    let run = |file: &str, out: &str, extra: &[&str]| {
+        let mut v: Vec<&str> = cmd.to_vec();
+        v.extend([file, "--out", out]);
+        v.extend_from_slice(extra);
+        let e = gpufleet(dir, &v);
+        assert_eq!(e.code, 0, "{v:?}: {e:#?}");
+    };
+    let clock = Instant::now();
+    run(new, "ref", &[]);
+    let wall = clock.elapsed();
+    let want_new = data(&dir.join("ref"));
+    run(old, "o", &[]);
+    let want_old = data(&dir.join("o"));
+    assert_ne!(want_old, want_new);
+    let (mut saw_old, mut saw_new, mut saw_marked) = (0, 0, 0);
+    let mut x: u64 = 777;
+    for _ in 0..kills {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let at = wall.mul_f64((x >> 11) as f64 / (1u64 << 53) as f64 * 1.2);
+        let mut args: Vec<&str> = cmd.to_vec();
+        args.extend([new, "--out", "o"]);
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gpufleet"))
+            .args(&args)
+            .current_dir(dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(at);
+        let _ = child.kill();
+        let _ = child.wait();
+        let o = dir.join("o");
+        if o.join("complete.json").is_file() {
+            let now = data(&o);
+            if now == want_old {
+                saw_old += 1;
+            } else if now == want_new {
+                saw_new += 1;
+            } else {
+                panic!(
+                    "killed after {at:?}: complete.json beside data of neither output: {:?}",
+                    now.keys().collect::<Vec<_>>()
+                );
+            }
+        } else {
+            saw_marked += 1;
+            if cmd[0] == "sweep" {
+                // Killed just after complete.json went (the old tables whole) or just
+                // before it came (the new ones whole), plot may draw them; otherwise it
+                // refuses the folder.
+                let e = gpufleet(dir, &["plot", "o"]);
+                if e.code == 0 {
+                    let now = data(&o);
+                    assert!(
+                        now == want_old || now == want_new,
+                        "plotted a mix after {at:?}"
+                    );
+                } else {
+                    e.refused(2, &["o"]);
+                }
+            }
+            run(new, "o", &["--resume"]);
+            assert_eq!(data(&o), want_new, "resumed after {at:?}");
+        }
+        run(old, "o", &[]);
+    }
+    assert_eq!(saw_old + saw_new + saw_marked, kills);
+    run(new, "o", &[]);
+    assert_eq!(data(&dir.join("o")), want_new);
+}
+
+#[test]
+fn a_sweep_rerun_killed_at_any_point_is_the_old_the_new_or_told_incomplete() {
+    // A sweep rewrites its folder in place. Killed while rerun with other values, it left
+    // the old sweep's runs.csv and points.csv beside the new sweep.json, and `plot` drew
+    // the old figures under the new sweep's name, exit 0.
+    let d = scratch();
+    put(
+        d.path(),
+        "s.toml",
+        &medium(1).replace("jobs = 20000", "jobs = 6000"),
+    );
+    let sweep = |v: &str| {
+        format!("name = \"w\"\nscenario = \"s.toml\"\nseeds = 1\n\n[[param]]\npath = \"workload.rate_per_hour\"\nvalues = [{v}]\n")
+    };
+    put(d.path(), "old.toml", &sweep("80.0, 90.0"));
+    put(d.path(), "new.toml", &sweep("70.0, 95.0"));
+    killed_in_place(d.path(), &["sweep", "-q"], "old.toml", "new.toml", 8);
+}
+
+#[test]
+fn a_plan_rerun_killed_at_any_point_is_the_old_the_new_or_told_incomplete() {
+    let d = scratch();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    std::fs::copy(
+        root.join("sweep-base.toml"),
+        d.path().join("sweep-base.toml"),
+    )
+    .unwrap();
+    let plan = std::fs::read_to_string(root.join("slurm-plan.toml")).unwrap();
+    assert!(plan.contains("max = \"2h\""));
+    put(d.path(), "old.toml", &plan);
+    put(
+        d.path(),
+        "new.toml",
+        &plan.replace("max = \"2h\"", "max = \"1h\""),
+    );
+    killed_in_place(d.path(), &["plan", "-q"], "old.toml", "new.toml", 6);
+}
+
+#[test]
+fn an_input_inside_the_output_is_not_replaced_by_the_output() {
+    // `run --out traces` with the scenario's trace in `traces/` replaced the folder and
+    // deleted the trace, exit 0; `trace convert t.csv t.csv` and `trace fit t.csv --out
+    // t.csv` replaced the trace with their output, exit 0.
+    let d = scratch();
+    let trace = "job_id,submit_s,gpus,duration_s\na,0,1,60\nb,10,1,60\n";
+    std::fs::create_dir(d.path().join("traces")).unwrap();
+    put(&d.path().join("traces"), "t.csv", trace);
+    put(
+        d.path(),
+        "s.toml",
+        &scenario(
+            "",
+            "[workload]\nkind = \"trace\"\nformat = \"generic\"\npath = \"traces/t.csv\"\n",
+        ),
+    );
+    gpufleet(d.path(), &["run", "-q", "s.toml", "--out", "traces"])
+        .refused(2, &["traces", "t.csv"]);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("traces/t.csv")).unwrap(),
+        trace
+    );
+    // A run's own folder is replaced as before; a file added to it by hand is not.
+    assert_eq!(
+        gpufleet(d.path(), &["run", "-q", "s.toml", "--out", "o"]).code,
+        0
+    );
+    assert_eq!(
+        gpufleet(d.path(), &["run", "-q", "s.toml", "--out", "o"]).code,
+        0
+    );
+    put(&d.path().join("o"), "notes.csv", "mine\n");
+    gpufleet(d.path(), &["run", "-q", "s.toml", "--out", "o"]).refused(2, &["o", "notes.csv"]);
+    assert!(d.path().join("o/notes.csv").is_file());
+    put(d.path(), "t.csv", trace);
+    for args in [
+        vec!["trace", "convert", "--from", "generic", "t.csv", "t.csv"],
+        vec!["trace", "convert", "--from", "generic", "t.csv", "./t.csv"],
+        vec![
+            "trace", "fit", "t.csv", "--format", "generic", "--out", "t.csv",
+        ],
+    ] {
+        gpufleet(d.path(), &args).refused(2, &["t.csv", "input file"]);
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("t.csv")).unwrap(),
+            trace
+        );
+    }
+}
+
+/// A small tmpfs mounted at a fresh folder, unmounted when dropped.
+struct SmallDisk(std::path::PathBuf);
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_fails_every_command_with_1_leaving_no_temporary_and_no_complete_lie() {
+    // On a full disk a sweep's chart left `.NAME.tmp.png`, a plan's records `*.rec.tmp`,
+    // and `man --out` a page of 0 bytes under its final name.
+    let d = scratch();
+    let disk = d.path().join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=200k", "tmpfs"])
+        .arg(&disk)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a tmpfs here (not root?)");
+        return;
+    }
+    let _guard = SmallDisk(disk.clone());
+    put(
+        d.path(),
+        "s.toml",
+        &medium(1).replace("jobs = 20000", "jobs = 3000"),
+    );
+    put(
+        d.path(),
+        "w.toml",
+        "name = \"w\"\nscenario = \"s.toml\"\nseeds = 1\n[[param]]\npath = \"workload.rate_per_hour\"\nvalues = [80.0, 90.0]\n",
+    );
+    put(
+        d.path(),
+        "c.toml",
+        "scenario = \"s.toml\"\nseeds = [1]\n[[variant]]\nname = \"a\"\nset = { \"pools[p].nodes\" = 2 }\n[[variant]]\nname = \"b\"\nset = { \"pools[p].nodes\" = 3 }\n",
+    );
+    put(
+        d.path(),
+        "t.csv",
+        &(0..20000).fold(String::from("job_id,submit_s,gpus,duration_s\n"), |s, i| {
+            s + &format!("j{i},{i},1,60\n")
+        }),
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tco = root.join("scenarios/buy-vs-rent-h100.toml");
+    let plan = root.join("tests/data/slurm-plan.toml");
+    std::fs::copy(
+        root.join("tests/data/sweep-base.toml"),
+        d.path().join("sweep-base.toml"),
+    )
+    .unwrap();
+    let o = |name: &str| disk.join(name).to_string_lossy().into_owned();
+    let cases: Vec<(Vec<String>, bool)> = vec![
+        (
+            vec![
+                "run".into(),
+                "-q".into(),
+                "s.toml".into(),
+                "--out".into(),
+                o("run"),
+            ],
+            true,
+        ),
+        (
+            vec![
+                "compare".into(),
+                "-q".into(),
+                "c.toml".into(),
+                "--out".into(),
+                o("cmp"),
+            ],
+            true,
+        ),
+        (
+            vec![
+                "tco".into(),
+                tco.to_string_lossy().into(),
+                "--out".into(),
+                o("tco"),
+            ],
+            true,
+        ),
+        (
+            vec![
+                "sweep".into(),
+                "-q".into(),
+                "w.toml".into(),
+                "--out".into(),
+                o("sweep"),
+            ],
+            false,
+        ),
+        (
+            vec![
+                "plan".into(),
+                "-q".into(),
+                plan.to_string_lossy().into(),
+                "--out".into(),
+                o("plan"),
+            ],
+            false,
+        ),
+        (
+            vec![
+                "trace".into(),
+                "convert".into(),
+                "--from".into(),
+                "generic".into(),
+                "t.csv".into(),
+                o("t.csv"),
+            ],
+            true,
+        ),
+        (vec!["man".into(), "--out".into(), o("man")], false),
+    ];
+    // Most of the disk taken, so every command runs out of room.
+    std::fs::write(disk.join("filler"), vec![b'x'; 192 << 10]).unwrap();
+    for (args, atomic) in cases {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let e = gpufleet(d.path(), &a);
+        e.refused(1, &["No space left"]);
+        let target = Path::new(args.last().unwrap());
+        if atomic {
+            assert!(!target.exists(), "{args:?}: left {target:?}");
+        }
+        // No temporary file anywhere on the disk, and no complete.json beside files that
+        // are not those it lists.
+        let mut stack = vec![disk.clone()];
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                assert!(!name.contains(".tmp"), "{args:?}: left {:?}", e.path());
+                if e.file_type().unwrap().is_dir() {
+                    stack.push(e.path());
+                } else {
+                    assert!(
+                        e.metadata().unwrap().len() > 0 || name == "filler",
+                        "{args:?}: an empty {:?}",
+                        e.path()
+                    );
+                }
+            }
+            if dir.join("complete.json").is_file() {
+                let doc: serde_json::Value = serde_json::from_str(
+                    &std::fs::read_to_string(dir.join("complete.json")).unwrap(),
+                )
+                .unwrap();
+                for f in doc["files"].as_array().unwrap() {
+                    let n = f["name"].as_str().unwrap();
+                    assert_eq!(
+                        std::fs::metadata(dir.join(n)).map(|m| m.len()).ok(),
+                        f["bytes"].as_u64(),
+                        "{args:?}: {n}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_full_stdout_is_an_environment_failure_not_a_panic_or_lost_output() {
+    // With stdout on a full disk (`> /dev/full`), `println!` panicked (exit 101) in
+    // validate, compare, tco, plan --check, sweep merge and `run -q`; `completions`
+    // panicked inside clap_complete; `run --json` lost summary.json with exit 0.
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    let d = scratch();
+    let body = "[workload]\nkind = \"synthetic\"\nrate_per_hour = 20.0\njobs = 30\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n";
+    put(d.path(), "s.toml", &scenario("", body));
+    put(
+        d.path(),
+        "c.toml",
+        "scenario = \"s.toml\"\nseeds = [1]\n[[variant]]\nname = \"a\"\nset = { \"pools[p].nodes\" = 2 }\n[[variant]]\nname = \"b\"\nset = { \"pools[p].nodes\" = 3 }\n",
+    );
+    let tco = format!(
+        "{}/scenarios/buy-vs-rent-h100.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let plan = format!("{}/tests/data/slurm-plan.toml", env!("CARGO_MANIFEST_DIR"));
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["run", "-q", "s.toml", "--out", "r1"],
+        vec!["run", "s.toml", "--json", "--out", "r2"],
+        vec!["validate", "s.toml"],
+        vec!["validate", "s.toml", "--json"],
+        vec!["compare", "-q", "c.toml", "--out", "c"],
+        vec!["tco", &tco, "--out", "t"],
+        vec!["plan", &plan, "--check"],
+        vec!["completions", "bash"],
+        vec!["man"],
+    ];
+    for args in cases {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpufleet"))
+            .args(&args)
+            .current_dir(d.path())
+            .stdin(std::process::Stdio::null())
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("No space left") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}

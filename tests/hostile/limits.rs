@@ -1449,3 +1449,122 @@ fn a_renewing_reservation_of_minutes_is_refused() {
     let cost: f64 = row.split(',').nth(at).unwrap().parse().unwrap();
     assert!((cost - 345_600.0).abs() < 0.01, "{cost}");
 }
+
+#[test]
+fn slurm_flags_without_slurm_or_past_any_cluster_are_refused_naming_the_flag() {
+    // `sweep --dry-run` and `plan --dry-run` without --slurm ran everything (a plan into
+    // out/<name> of the working folder), and `--shards 3` ran the whole sweep: the flag
+    // ignored, exit 0. `--slurm --shards 1000000000000` aborted on a 24 TB allocation;
+    // `--mem-mb 0` wrote `#SBATCH --mem=0M`, which asks Slurm for a whole node; `--shard
+    // 1/2 --slurm` submitted every run. `compare --policies fifo,fifo` ran one variant
+    // twice under one name.
+    let d = scratch();
+    let f = sweep_of(
+        d.path(),
+        "mode = \"grid\"",
+        "[[param]]\npath = \"seed\"\nvalues = [1, 2]\n",
+    );
+    let f = f.to_str().unwrap();
+    let plan = format!("{}/tests/data/slurm-plan.toml", env!("CARGO_MANIFEST_DIR"));
+    let cases: Vec<(Vec<&str>, &[&str])> = vec![
+        (
+            vec!["sweep", f, "--out", "o", "--dry-run"],
+            &["--dry-run", "--slurm"],
+        ),
+        (
+            vec!["sweep", f, "--out", "o", "--shards", "3"],
+            &["--shards", "--slurm"],
+        ),
+        (
+            vec!["sweep", f, "--out", "o", "--mem-mb", "100"],
+            &["--mem-mb", "--slurm"],
+        ),
+        (
+            vec!["sweep", f, "--out", "o", "--sbatch-arg=--time=1:00"],
+            &["--sbatch-arg", "--slurm"],
+        ),
+        (
+            vec![
+                "sweep",
+                f,
+                "--out",
+                "o",
+                "--shard",
+                "1/2",
+                "--slurm",
+                "--dry-run",
+            ],
+            &["--shard", "--slurm"],
+        ),
+        (
+            vec![
+                "sweep",
+                f,
+                "--out",
+                "o",
+                "--slurm",
+                "--shards",
+                "1000000000000",
+                "--dry-run",
+            ],
+            &["--shards", "1000000000000", "2 runs"],
+        ),
+        (
+            vec![
+                "sweep",
+                f,
+                "--out",
+                "o",
+                "--slurm",
+                "--mem-mb",
+                "0",
+                "--dry-run",
+            ],
+            &["--mem-mb", "0"],
+        ),
+        (
+            vec![
+                "sweep",
+                f,
+                "--out",
+                "o",
+                "--slurm",
+                "--mem-mb",
+                "99999999999",
+                "--dry-run",
+            ],
+            &["--mem-mb"],
+        ),
+        (
+            vec!["plan", &plan, "--out", "o", "--dry-run"],
+            &["--dry-run", "--slurm"],
+        ),
+        (
+            vec![
+                "plan",
+                &plan,
+                "--out",
+                "o",
+                "--slurm",
+                "--mem-mb",
+                "0",
+                "--dry-run",
+            ],
+            &["--mem-mb", "0"],
+        ),
+    ];
+    for (args, parts) in cases {
+        let e = gpufleet(d.path(), &args);
+        e.refused(2, parts);
+        assert!(e.secs < 5.0, "{args:?}: {e:#?}");
+        assert!(!d.path().join("o").exists(), "{args:?} wrote its folder");
+        assert!(!d.path().join("out").exists(), "{args:?} wrote out/");
+    }
+    let s = format!("{}/scenarios/quickstart.toml", env!("CARGO_MANIFEST_DIR"));
+    let e = gpufleet(
+        d.path(),
+        &["compare", &s, "--policies", "fifo,sjf,fifo", "--out", "c"],
+    );
+    e.refused(2, &["--policies", "\"fifo\"", "twice"]);
+    assert!(e.secs < 5.0, "{e:#?}");
+}
