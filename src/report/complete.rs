@@ -38,45 +38,20 @@ pub enum CompleteError {
     },
 }
 
-/// The CRC-32 (IEEE, as `zlib.crc32`) table.
-const fn crc_table() -> [u32; 256] {
-    let mut t = [0u32; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-            k += 1;
-        }
-        t[i] = c;
-        i += 1;
-    }
-    t
-}
-
-static CRC_TABLE: [u32; 256] = crc_table();
-
 /// Size and CRC-32 of the file at `path`, read in blocks (a file of gigabytes is not held).
 fn size_and_crc(path: &Path) -> std::io::Result<(u64, u32)> {
     let mut f = std::fs::File::open(path)?;
-    let mut buf = vec![0u8; 1 << 16];
-    let (mut n, mut c) = (0u64, !0u32);
+    let mut buf = vec![0u8; 1 << 20];
+    let (mut n, mut c) = (0u64, crc32fast::Hasher::new());
     loop {
         let k = f.read(&mut buf)?;
         if k == 0 {
             break;
         }
-        for &b in &buf[..k] {
-            c = CRC_TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
-        }
+        c.update(&buf[..k]);
         n += k as u64;
     }
-    Ok((n, !c))
+    Ok((n, c.finalize()))
 }
 
 /// True for a file the manifest lists: a visible data file, not a chart, a temporary or the
