@@ -168,6 +168,14 @@ pub fn run(path: Option<&Path>, flags: RunFlags) -> Result<(), CliError> {
             eprintln!("  ... and {} other reasons", rejected.len() - 3);
         }
     }
+    if let Some(why) = result.cut_short {
+        let left = summary.jobs.unfinished;
+        eprintln!(
+            "warning: without a horizon the run stopped at a limit ({}) with {left} job{} not ended (counted as unfinished); set a horizon, or check what keeps them waiting (repair times, nodes that never come back)",
+            why.describe(),
+            if left == 1 { "" } else { "s" }
+        );
+    }
     if let Some(dt) = exec.widened_timeline(&s) {
         eprintln!(
             "note: the timeline was sampled every {} s instead of every {} s, to stay under {} rows",

@@ -9,6 +9,8 @@
 //! | timeline rows | 1,000,000 | `timeline.csv` rows (samples x pools); longer runs widen the interval |
 //! | `checkpoint.max_retries` | 10,000 (also the most allowed without a horizon) | restarts of a killed job (a Llama 3 scale job restarts about 460 times in 59 days) |
 //! | a checkpoint write or restart | shorter than a node's mean time between failures | progress of a job under failures |
+//! | `failures.repair` mean, a spot node's `replace_after` | 100 years | how long a node stays down (a finite mean: a log-normal's sigma bounds it) |
+//! | a run without a horizon | 100 years after its last arrival, 100,000,000 failure and interruption events | jobs that never end (they stop as unfinished, with a warning) |
 //! | node failures | 100,000,000 over the run (a trace's span once read; Weibull shapes under 1 by their gaps) | failure events |
 //! | spot interruptions | 100,000,000 over the run | interruption events and zone spells (each held in memory) |
 //! | spans | 100 years | `horizon`, generated arrivals |
@@ -29,7 +31,7 @@ pub const MAX_TIMELINE_ROWS: f64 = crate::sim::MAX_TIMELINE_ROWS as f64;
 /// The most restarts per job a run without a horizon may allow.
 pub const MAX_RETRIES_WITHOUT_HORIZON: u32 = 10_000;
 /// The longest simulated span: 100 years.
-pub const MAX_SPAN: SimTime = SimTime(100 * 365 * 86_400_000);
+pub const MAX_SPAN: SimTime = crate::sim::MAX_RUN_SPAN;
 /// The most node failures expected over a run.
 pub const MAX_FAILURES: f64 = 1e8;
 /// The most state changes of an MMPP arrival process over its generated span.
@@ -71,6 +73,7 @@ pub(super) const RULES: &[fn(&mut Problems, &Sections)] = &[
     timeline_cap,
     bounded_retries,
     progress_under_failures,
+    repairs_end,
     fault_counts,
     super::oversized::generated_sizes_fit,
 ];
@@ -341,6 +344,41 @@ fn bounded_retries(c: &mut Problems, s: &Sections) {
 /// A checkpoint write and a restart each shorter than the mean time between failures of a
 /// one-node job on every pool that fails (bigger jobs fail more often still): else no
 /// checkpoint completes and jobs restart until they give up.
+/// A failed node must come back within the longest span simulated: a mean repair of
+/// millennia (or an infinite one, a log-normal with a large sigma) leaves jobs waiting for
+/// nodes that never return while failures go on being drawn on the nodes still up.
+fn repairs_end(c: &mut Problems, s: &Sections) {
+    let Some(f) = &s.faults else { return };
+    let limit_h = MAX_SPAN.hours_f64();
+    if !f.processes.is_empty() || !f.trace.is_empty() {
+        let mean_h = f.repair.mean_hours();
+        if mean_h.is_nan() || mean_h > limit_h {
+            c.err(
+                "failures.repair",
+                format!(
+                    "a mean repair time of {} is longer than 100 years, the longest span gpufleet simulates: a failed node would never come back{}",
+                    if mean_h.is_finite() { format!("{:.3e} years", mean_h / 8760.0) } else { "infinity".to_string() },
+                    match f.repair {
+                        crate::workload::DurationDist::LogNormal { .. } => " (a log-normal's mean is median x exp(sigma^2 / 2): lower sigma)",
+                        _ => "",
+                    }
+                ),
+            );
+        }
+    }
+    for (i, sp) in f.spot.iter().enumerate() {
+        if sp.replace_after > MAX_SPAN {
+            c.err(
+                format!("spot_interruptions[{i}].replace_after"),
+                format!(
+                    "{} is longer than 100 years, the longest span gpufleet simulates: an interrupted node would never come back",
+                    human(sp.replace_after)
+                ),
+            );
+        }
+    }
+}
+
 fn progress_under_failures(c: &mut Problems, s: &Sections) {
     let Some(f) = &s.faults else { return };
     let ck = &f.checkpointing;

@@ -79,6 +79,44 @@ use crate::sched::{PolicyKind, PoolChoice, QueuePolicy, Running};
 /// (runs far longer than their scenario expected, such as a job of centuries).
 pub const MAX_TIMELINE_ROWS: usize = 1_000_000;
 
+/// The longest span a run without a horizon goes on after its last arrival: 100 years,
+/// the longest span gpufleet simulates (`scenario::MAX_SPAN` is this). Jobs that have not
+/// ended by then (waiting for nodes whose repair takes millennia, say) end the run as
+/// unfinished, and [`RunResult::cut_short`] says so.
+pub const MAX_RUN_SPAN: SimTime = SimTime(100 * 365 * 86_400_000);
+
+/// The most failure and interruption events a run without a horizon processes. Validation
+/// refuses scenarios expected to make more than `scenario::MAX_FAILURES` (1e8) over the
+/// workload's span; a run that outlasts that span (jobs waiting on nodes that stay down)
+/// stops at that many instead of drawing failures on down nodes for centuries (a 1,000-node
+/// storm takes 15-20 s to reach it).
+pub const MAX_FAULT_EVENTS_WITHOUT_HORIZON: u64 = 100_000_000;
+
+/// Why a run without a horizon stopped before every job had ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CutShort {
+    /// [`MAX_RUN_SPAN`] after the last arrival.
+    Span,
+    /// [`MAX_FAULT_EVENTS_WITHOUT_HORIZON`] failure and interruption events.
+    FaultEvents,
+}
+
+impl CutShort {
+    /// The limit, for messages.
+    pub fn describe(self) -> String {
+        match self {
+            CutShort::Span => {
+                "100 years after the last arrival, the longest span gpufleet simulates".to_string()
+            }
+            CutShort::FaultEvents => format!(
+                "after {} failure and interruption events",
+                MAX_FAULT_EVENTS_WITHOUT_HORIZON
+            ),
+        }
+    }
+}
+
 /// Everything a run needs besides the workload.
 #[derive(Debug, Clone)]
 pub struct SimConfig {
@@ -118,6 +156,10 @@ pub struct Simulation<'w> {
     budget: crate::sched::Budget,
     next_arrival: usize,
     events: u64,
+    /// Failure and interruption events processed (bounded without a horizon).
+    fault_events: u64,
+    /// Set when a run without a horizon stopped at one of its limits.
+    cut_short: Option<CutShort>,
     /// Jobs the current pass started, and those it preempted.
     started: Vec<JobId>,
     preempted: Vec<JobId>,
@@ -225,6 +267,8 @@ impl<'w> Simulation<'w> {
             budget,
             next_arrival: 0,
             events: 0,
+            fault_events: 0,
+            cut_short: None,
             started: Vec::new(),
             preempted: Vec::new(),
             preempt_scratch: Default::default(),
@@ -307,14 +351,36 @@ impl<'w> Simulation<'w> {
     /// then returns the results.
     pub fn run_with(mut self, inspect: impl FnOnce(&Simulation)) -> RunResult {
         let horizon = self.cfg.horizon.unwrap_or(SimTime::NEVER);
+        // Without a horizon: at the latest 100 years after the last arrival.
+        let span_cap = match self.cfg.horizon {
+            Some(_) => SimTime::NEVER,
+            None => self
+                .workload
+                .jobs
+                .iter()
+                .map(|j| j.submit)
+                .max()
+                .unwrap_or(SimTime::ZERO)
+                .plus(MAX_RUN_SPAN),
+        };
         let mut sample_due = false;
         let mut now = SimTime::ZERO;
         while let Some(t) = self.next_time() {
             if t > horizon {
                 break;
             }
-            if self.cfg.horizon.is_none() && self.all_done() {
-                break;
+            if self.cfg.horizon.is_none() {
+                if self.all_done() {
+                    break;
+                }
+                if t > span_cap {
+                    self.cut_short = Some(CutShort::Span);
+                    break;
+                }
+                if self.fault_events >= MAX_FAULT_EVENTS_WITHOUT_HORIZON {
+                    self.cut_short = Some(CutShort::FaultEvents);
+                    break;
+                }
             }
             now = t;
             self.queue.advance_to(t);
@@ -337,6 +403,7 @@ impl<'w> Simulation<'w> {
                     }
                     Event::Elastic(ev) => changed |= self.elastic_event(ev, t),
                     Event::Fault(ev) => {
+                        self.fault_events += 1;
                         self.fault_event(ev, t);
                         changed = true;
                     }
@@ -548,6 +615,7 @@ impl<'w> Simulation<'w> {
         RunResult {
             end,
             events: self.events,
+            cut_short: self.cut_short,
             jobs: counted.jobs,
             rejected: counted.rejected,
             pools,

@@ -206,6 +206,9 @@ pub struct RunResult {
     pub end: SimTime,
     /// Events processed (timed events plus arrivals).
     pub events: u64,
+    /// Set when a run without a horizon stopped at one of its limits with jobs not ended
+    /// (they count as unfinished).
+    pub cut_short: Option<super::CutShort>,
     /// Per job, indexed like the workload.
     pub jobs: Vec<JobRecord>,
     /// Jobs rejected at submission (outcome `rejected` in `jobs`), counted as they were.

@@ -1568,3 +1568,54 @@ fn slurm_flags_without_slurm_or_past_any_cluster_are_refused_naming_the_flag() {
     e.refused(2, &["--policies", "\"fifo\"", "twice"]);
     assert!(e.secs < 5.0, "{e:#?}");
 }
+
+#[test]
+fn a_repair_of_millennia_is_refused() {
+    // A node that stays down longer than the longest span simulated never comes back:
+    // a fixed repair of 50,000 days (137 years), and a log-normal of median one hour
+    // whose sigma of 30 makes its mean exp(450) hours (infinite as a float).
+    for repair in [
+        "\"50000d\"",
+        "{ kind = \"lognormal\", median = \"1h\", sigma = 30 }",
+    ] {
+        let d = scratch();
+        let body = format!(
+            "{}\n[failures]\nrate_per_node_day = 1\nrepair = {repair}\n",
+            synthetic("jobs = 3", "1.0", "10h")
+        );
+        let f = put(d.path(), "s.toml", &scenario("", &body));
+        for cmd in ["validate", "run"] {
+            gpufleet(d.path(), &[cmd, f.to_str().unwrap()]).refused(
+                2,
+                &["s.toml", "failures.repair", "100 years", "never come back"],
+            );
+        }
+    }
+}
+
+#[test]
+fn a_job_waiting_on_nodes_down_for_decades_ends_the_run_at_the_span_limit() {
+    // Two 8-GPU nodes, each failing 24 times a day and repaired after 30,000 days (82
+    // years: allowed); one job needs both nodes for 10 hours without checkpoints. Both
+    // nodes are up together for 10 hours only before the first failure (probability
+    // e^-20), so without a horizon the job waits, the failures go on being drawn, and
+    // the run must stop 100 years after the arrival with the job unfinished and say so.
+    let d = scratch();
+    let body = "[workload]\nkind = \"synthetic\"\njobs = 1\nrate_per_hour = 1\nsizes = [{ gpus = 16, weight = 1 }]\nduration = { kind = \"fixed\", value = \"10h\" }\n[failures]\nrate_per_node_day = 24\nrepair = \"30000d\"\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    for part in ["without a horizon", "100 years", "1 job not ended"] {
+        assert!(e.stderr.contains(part), "{part:?} missing: {e:#?}");
+    }
+    let summary = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(v["jobs"]["unfinished"], 1, "{summary}");
+    assert_eq!(v["jobs"]["completed"], 0, "{summary}");
+    // Simulated to 100 years after the arrival at the latest (and past the 82-year repair).
+    let hours = v["simulated_hours"].as_f64().unwrap();
+    assert!(
+        hours > 82.0 * 365.0 * 24.0 && hours <= 100.0 * 365.0 * 24.0 + 24.0,
+        "{hours} h"
+    );
+}
