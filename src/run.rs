@@ -548,6 +548,11 @@ fn write_files(
             std::fs::remove_file(dir.join(name)).map_err(write_err)?;
         }
     }
+    if let Some(rows) = &e.summary.tenant_rows {
+        let path = dir.join("tenants.csv");
+        crate::report::write_tenants_csv(&path, rows)
+            .map_err(|source| RunError::Write { path, source })?;
+    }
     if !e.cost.commitments.is_empty() {
         let path = dir.join("commitments.csv");
         let names: Vec<String> = s.sim.pools.iter().map(|p| p.name.clone()).collect();

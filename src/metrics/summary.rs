@@ -132,6 +132,10 @@ pub struct RunMeta {
     pub policy: String,
 }
 
+/// The most tenants whose figures `summary.json` holds itself; past it they go to
+/// `tenants.csv` (see [`Summary::tenants_in_csv`]).
+pub const MAX_TENANTS_IN_SUMMARY: usize = 1_000;
+
 /// Everything `summary.json` holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Summary {
@@ -175,6 +179,16 @@ pub struct Summary {
     pub cost_by_tenant_usd: IndexMap<String, f64>,
     /// Per tenant: jobs completed, wait and completion-time quantiles, lost GPU-hours.
     pub by_tenant: IndexMap<String, TenantFigures>,
+    /// Set, to the number of tenants, when there are more than
+    /// [`MAX_TENANTS_IN_SUMMARY`]: `cost_by_tenant_usd` and `by_tenant` are then empty and
+    /// `tenants.csv` holds a row per tenant (a trace of 200,000 users made a 200 MB
+    /// `summary.json` and a sweep's records of millions of columns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tenants_in_csv: Option<u64>,
+    /// The per-tenant figures moved out of the summary, for `tenants.csv`: `(tenant,
+    /// dollars, figures)` in tenant order.
+    #[serde(skip)]
+    pub tenant_rows: Option<std::sync::Arc<Vec<(String, f64, TenantFigures)>>>,
     /// Total cost / busy GPU-hours.
     pub cost_per_busy_gpu_hour_usd: f64,
     /// Total cost / completed jobs.
@@ -376,6 +390,20 @@ pub fn build_summary_from(
     for (name, usd) in w.tenants.iter().zip(&tenant_usd) {
         by_tenant.insert(name.clone(), round(*usd, 2));
     }
+    let mut tenant_figs = tenant_figs;
+    let (tenants_in_csv, tenant_rows) =
+        if by_tenant.len().max(tenant_figs.len()) > MAX_TENANTS_IN_SUMMARY {
+            let n = by_tenant.len().max(tenant_figs.len());
+            // Both maps follow the workload's tenant list.
+            let rows: Vec<(String, f64, TenantFigures)> = std::mem::take(&mut by_tenant)
+                .into_iter()
+                .zip(std::mem::take(&mut tenant_figs))
+                .map(|((name, usd), (_, f))| (name, usd, f))
+                .collect();
+            (Some(n as u64), Some(std::sync::Arc::new(rows)))
+        } else {
+            (None, None)
+        };
     Summary {
         seed: meta.seed,
         scenario: meta.scenario.clone(),
@@ -402,6 +430,8 @@ pub fn build_summary_from(
         cost_by_kind_usd: by_kind,
         cost_by_tenant_usd: by_tenant,
         by_tenant: tenant_figs,
+        tenants_in_csv,
+        tenant_rows,
         cost_per_busy_gpu_hour_usd: if gh.busy > 0.0 {
             round(total / gh.busy, 4)
         } else {

@@ -22,6 +22,7 @@ mod render;
 mod run_charts;
 mod streamed;
 mod sweep_charts;
+mod tenants;
 
 pub use commitments::write_commitments_csv;
 pub use compare_charts::{cdf_series, plot_compare_dir, CdfOverlay, CdfSeries, CHARTED};
@@ -44,6 +45,7 @@ pub use files::{
 };
 pub use format::{OutputFormat, PARQUET_BUILT};
 pub use labels::{metric_label, time_unit, Label};
+pub use tenants::write_tenants_csv;
 mod tco_chart;
 
 pub use render::{render, Chart, ChartError, DrawResult};

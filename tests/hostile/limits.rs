@@ -1619,3 +1619,105 @@ fn a_job_waiting_on_nodes_down_for_decades_ends_the_run_at_the_span_limit() {
         "{hours} h"
     );
 }
+
+/// A trace of `n` one-GPU jobs of 10 s, one a second, each of its own tenant.
+fn tenant_trace(d: &Path, n: usize) -> std::path::PathBuf {
+    let mut t = String::from("job_id,submit_s,gpus,duration_s,tenant\n");
+    for i in 0..n {
+        t.push_str(&format!("j{i},{i},1,10,user{i}\n"));
+    }
+    put(d, "t.csv", &t);
+    put(
+        d,
+        "s.toml",
+        &scenario("", "[workload]\nkind = \"csv\"\npath = \"t.csv\"\n"),
+    )
+}
+
+#[test]
+fn thousands_of_tenants_go_to_tenants_csv_not_summary_json() {
+    // 1,500 users: past the 1,000 summary.json holds, so their figures move to
+    // tenants.csv. Each user has one 10-second job that starts on arrival (at most 10
+    // run at once on 16 GPUs): completed 1, wait 0, completion time 10 s.
+    let d = scratch();
+    let f = tenant_trace(d.path(), 1500);
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    let summary = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(v["tenants_in_csv"], 1500, "{summary}");
+    assert_eq!(v["by_tenant"].as_object().map(|m| m.len()), Some(0));
+    assert_eq!(
+        v["cost_by_tenant_usd"].as_object().map(|m| m.len()),
+        Some(0)
+    );
+    assert!(
+        summary.len() < 20_000,
+        "summary.json of {} bytes",
+        summary.len()
+    );
+    let text = std::fs::read_to_string(d.path().join("o/tenants.csv")).unwrap();
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let head = r.headers().unwrap().clone();
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    assert_eq!(rows.len(), 1500);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(&row[col("tenant")], format!("user{i}"));
+        assert_eq!(&row[col("completed")], "1");
+        assert_eq!(row[col("wait_s_mean")].parse::<f64>().unwrap(), 0.0);
+        assert_eq!(row[col("jct_s_p99")].parse::<f64>().unwrap(), 10.0);
+        // One GPU for 10 s.
+        let gh: f64 = row[col("gpu_hours")].parse().unwrap();
+        assert!((gh - 10.0 / 3600.0).abs() < 1e-3, "{gh}");
+    }
+    // complete.json lists it with the other data files.
+    let manifest = std::fs::read_to_string(d.path().join("o/complete.json")).unwrap();
+    assert!(manifest.contains("tenants.csv"), "{manifest}");
+}
+
+#[test]
+fn a_thousand_tenants_stay_in_summary_json() {
+    let d = scratch();
+    let f = tenant_trace(d.path(), 1000);
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    let summary = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert!(v.get("tenants_in_csv").is_none(), "{summary}");
+    assert_eq!(v["by_tenant"].as_object().map(|m| m.len()), Some(1000));
+    assert_eq!(v["by_tenant"]["user7"]["completed"], 1);
+    assert!(!d.path().join("o/tenants.csv").exists());
+}
+
+#[test]
+fn a_sweep_over_a_trace_of_many_tenants_keeps_its_records_small() {
+    // 4 runs over 20,000 users: each run's record was a column per tenant and figure
+    // (600,000 metrics a run; 200,000 users exhausted 3 GB and aborted).
+    let d = scratch();
+    tenant_trace(d.path(), 20_000);
+    let sw = put(
+        d.path(),
+        "sw.toml",
+        "name = \"sw\"\nscenario = \"s.toml\"\nseeds = 2\n[[param]]\npath = \"scheduler.policy\"\nvalues = [\"fifo\", \"easy_backfill\"]\n",
+    );
+    let e = gpufleet(
+        d.path(),
+        &[
+            "sweep",
+            sw.to_str().unwrap(),
+            "--out",
+            "o",
+            "--threads",
+            "2",
+        ],
+    );
+    assert_eq!(e.code, 0, "{e:#?}");
+    let runs = std::fs::read_to_string(d.path().join("o/runs.csv")).unwrap();
+    let header = runs.lines().next().unwrap();
+    assert!(
+        header.split(',').count() < 500 && !header.contains("user1"),
+        "{} columns",
+        header.split(',').count()
+    );
+}
