@@ -340,7 +340,7 @@ pub(super) fn spot_deadline(s: &RawSpotDeadline, base: &Path, p: &mut Problems) 
             format!("must be 1..=1000, got {starts}"),
         );
     }
-    DeadlineSpec {
+    let spec = DeadlineSpec {
         trace,
         trace_zone: s.trace_zone.clone(),
         work,
@@ -350,5 +350,15 @@ pub(super) fn spot_deadline(s: &RawSpotDeadline, base: &Path, p: &mut Problems) 
         prices,
         starts: starts.clamp(1, 1000) as u32,
         first_hour_free: s.first_hour_free.unwrap_or(true),
+    };
+    // The files against the spec, and the optimum's size, now rather than after the
+    // simulation (`run` wrote this section's table last and refused it only then).
+    if p.is_empty() {
+        match crate::sched::spot_deadline::preflight(&spec) {
+            Err(e) => p.err("spot_deadline.trace", e.to_string()),
+            Ok(Some(why)) => p.err("spot_deadline", why),
+            Ok(None) => {}
+        }
     }
+    spec
 }

@@ -1721,3 +1721,27 @@ fn a_sweep_over_a_trace_of_many_tenants_keeps_its_records_small() {
         header.split(',').count()
     );
 }
+
+#[test]
+fn a_spot_deadline_optimum_too_large_is_refused_by_validate_before_any_run() {
+    // 20 days of work by a 44-day deadline in ticks of 195 s: about 9,700 x 19,500 ticks,
+    // times (changeover + the first hour) ticks, times 8 starts, is far past 1e9 steps.
+    // `validate` must say so (it said ok, and `run` refused only after simulating).
+    let root = env!("CARGO_MANIFEST_DIR");
+    let d = scratch();
+    let body = format!(
+        "{}\n[spot_deadline]\ntrace = \"{root}/data/spot/us-east-1f_v100_1.csv\"\nprices = \"{root}/data/spot/us-east-1f_v100_prices.json\"\nprices_zone = \"us-east-1f_v100_1\"\nwork = \"20d\"\ndeadline = \"44d\"\nchangeover = \"1ms\"\non_demand_per_hour = 3.06\nstarts = 8\n",
+        synthetic("jobs = 3", "1.0", "1h")
+    );
+    let f = put(d.path(), "s.toml", &scenario("", &body));
+    for cmd in ["validate", "run"] {
+        let e = gpufleet(d.path(), &[cmd, f.to_str().unwrap()]);
+        e.refused(2, &["s.toml", "spot_deadline", "steps"]);
+        assert!(!d.path().join("o").exists());
+    }
+    // A deadline longer than the 45-day trace: named by validate too.
+    let body = body.replace("deadline = \"44d\"", "deadline = \"400d\"");
+    let f = put(d.path(), "s.toml", &scenario("", &body));
+    gpufleet(d.path(), &["validate", f.to_str().unwrap()])
+        .refused(2, &["s.toml", "spot_deadline.trace", "shorter"]);
+}

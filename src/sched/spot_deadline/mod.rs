@@ -19,7 +19,7 @@ pub use greedy::Greedy;
 pub use on_demand_only::OnDemandOnly;
 pub use optimum::{brute_force_cost, optimal_cost, optimum_steps, MAX_OPTIMUM_STEPS};
 pub use spec::{
-    problem_at, read_trace, run_spec, ticks, DeadlinePrices, DeadlineRow, DeadlineSpec,
+    preflight, problem_at, read_trace, run_spec, ticks, DeadlinePrices, DeadlineRow, DeadlineSpec,
 };
 pub use uniform_progress::UniformProgress;
 

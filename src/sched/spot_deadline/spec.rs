@@ -101,9 +101,41 @@ pub fn read_trace(spec: &DeadlineSpec) -> Result<AvailabilityTrace, SpotTraceErr
     }
 }
 
-/// Runs every policy at `spec.starts` start ticks spread over the trace (each leaving a
-/// full deadline of trace after it).
-pub fn run_spec(spec: &DeadlineSpec) -> Result<Vec<DeadlineRow>, SpotTraceError> {
+/// The trace of a spec read and checked: availability and per-tick spot dollars, the
+/// tick, the ticks a start leaves room for and the number of starts.
+struct Prepared {
+    avail: Vec<bool>,
+    prices: Vec<f64>,
+    tick: SimTime,
+    room: usize,
+    starts: usize,
+}
+
+/// Checks `spec` against its files without running it: `Err` for a trace or price file
+/// that does not fit it (the file and line named), `Ok(Some(why))` when the omniscient
+/// optimum would take more than [`super::optimum::MAX_OPTIMUM_STEPS`] steps (so
+/// `validate` refuses what `run` would only refuse after simulating the scenario).
+pub fn preflight(spec: &DeadlineSpec) -> Result<Option<String>, SpotTraceError> {
+    let p = prepare(spec)?;
+    Ok(too_many_steps(spec, &p))
+}
+
+/// The message when the optimum over `p`'s starts would take too many steps.
+fn too_many_steps(spec: &DeadlineSpec, p: &Prepared) -> Option<String> {
+    let k = p.starts;
+    let steps = super::optimum::optimum_steps(&problem_at(spec, &p.avail, &p.prices, p.tick, 0));
+    (steps * k as f64 > super::optimum::MAX_OPTIMUM_STEPS).then(|| {
+        format!(
+            "the omniscient optimum over {k} start(s) would take about {:.1e} steps (deadline x work x (changeover + first hour), in ticks of {} s), more than {:.0e}: use a shorter changeover or deadline, fewer starts, or a coarser trace",
+            steps * k as f64,
+            p.tick.secs_text(),
+            super::optimum::MAX_OPTIMUM_STEPS
+        )
+    })
+}
+
+/// Reads `spec`'s trace and prices and checks they cover its deadline.
+fn prepare(spec: &DeadlineSpec) -> Result<Prepared, SpotTraceError> {
     let trace = read_trace(spec)?;
     let tick = trace.tick();
     let n = trace.len();
@@ -144,21 +176,35 @@ pub fn run_spec(spec: &DeadlineSpec) -> Result<Vec<DeadlineRow>, SpotTraceError>
     }
     let room = n - span;
     // More starts than ticks to start at would repeat starts.
-    let k = (spec.starts.max(1) as usize).min(room + 1);
-    let steps = super::optimum::optimum_steps(&problem_at(spec, &avail, &prices, tick, 0));
-    if steps * k as f64 > super::optimum::MAX_OPTIMUM_STEPS {
+    let starts = (spec.starts.max(1) as usize).min(room + 1);
+    Ok(Prepared {
+        avail,
+        prices,
+        tick,
+        room,
+        starts,
+    })
+}
+
+/// Runs every policy at `spec.starts` start ticks spread over the trace (each leaving a
+/// full deadline of trace after it).
+pub fn run_spec(spec: &DeadlineSpec) -> Result<Vec<DeadlineRow>, SpotTraceError> {
+    let prep = prepare(spec)?;
+    if let Some(message) = too_many_steps(spec, &prep) {
         return Err(SpotTraceError::Row {
             file: spec.trace.display().to_string(),
             line: 1,
             field: "spot_deadline".into(),
-            message: format!(
-                "the omniscient optimum over {k} start(s) would take about {:.1e} steps (deadline x work x (changeover + first hour), in ticks of {} s), more than {:.0e}: use a shorter changeover or deadline, fewer starts, or a coarser trace",
-                steps * k as f64,
-                tick.secs_text(),
-                super::optimum::MAX_OPTIMUM_STEPS
-            ),
+            message,
         });
     }
+    let Prepared {
+        avail,
+        prices,
+        tick,
+        room,
+        starts: k,
+    } = prep;
     let mut rows = Vec::new();
     for i in 0..k {
         let start = if k == 1 { 0 } else { room * i / (k - 1) };
