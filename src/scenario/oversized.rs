@@ -121,10 +121,29 @@ pub fn why_unplaceable(
     Some(if !typed && spot_only {
         format!("asks for {gpus}; only spot pools have its GPU type and it is not preemptible")
     } else if !typed {
-        format!("asks for {gpus} of a GPU type no pool has")
+        format!("asks for {gpus} {NO_POOL_TYPE}")
     } else {
         format!("asks for {gpus}: {}", why.join("; "))
     })
+}
+
+/// The end of [`why_unplaceable`]'s text for a job whose GPU types no pool has.
+const NO_POOL_TYPE: &str = "of a GPU type no pool has";
+
+/// The workload's GPU type names whose index `pick` keeps, quoted, joined by " or ".
+fn type_names(w: &Workload, pick: impl Fn(usize) -> bool) -> String {
+    let names: Vec<String> = w
+        .gpu_types
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| pick(*i))
+        .map(|(_, n)| format!("{n:?}"))
+        .collect();
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(" or ")
+    }
 }
 
 /// Why `job` can never run on `pools`, if it cannot.
@@ -160,7 +179,25 @@ pub fn unplaceable_among(
         }
         let key = (j.gpu_types.0, j.preemptible, j.gpus, j.cpu_milli, j.mem_mib);
         let why = seen.entry(key).or_insert_with(|| {
-            job_unplaceable(pools, j).unwrap_or_else(|| "no pool can ever hold it".into())
+            let why =
+                job_unplaceable(pools, j).unwrap_or_else(|| "no pool can ever hold it".into());
+            // The type masks' names are the workload's: say which type was asked for and
+            // which the pools have (`h100` against `H100` is a different type).
+            let pool_types = || type_names(w, |i| pools.iter().any(|p| p.gpu_type == i));
+            match why.strip_suffix(NO_POOL_TYPE) {
+                // Types the scenario lacks were dropped from the mask as the trace was
+                // mapped onto the scenario's `gpu_types` (names are case-sensitive).
+                Some(head) if j.gpu_types.0 == 0 => format!(
+                    "{head}of a GPU type the scenario does not have (names are case-sensitive; the pools have {})",
+                    pool_types()
+                ),
+                Some(head) => format!(
+                    "{head}of GPU type {} (the pools have {})",
+                    type_names(w, |i| j.gpu_types.allows(i)),
+                    pool_types(),
+                ),
+                None => why,
+            }
         });
         out.push((i as u32, why.clone()));
     }
