@@ -55,7 +55,10 @@ fn pools(n: usize) -> Vec<PoolSpec> {
 /// log-normal with median 1 h and sigma 1.2, exp(0.72) = 2.054 h. Job `i` may use any
 /// type when `i % 3 == 0`, else only type `i % 4`; 30 % are preemptible.
 fn workload(jobs: u64, pools: &[PoolSpec], load: f64) -> Workload {
-    let gpus: u64 = pools.iter().map(|p| p.nodes as u64 * p.node.gpus as u64).sum();
+    let gpus: u64 = pools
+        .iter()
+        .map(|p| p.nodes as u64 * p.node.gpus as u64)
+        .sum();
     let spec = SyntheticSpec {
         rate_per_hour: load * gpus as f64 / (MEAN_GPUS * (1.2f64 * 1.2 / 2.0).exp()),
         until: None,
@@ -145,7 +148,10 @@ fn main() {
     for n in sizes {
         let pools = pools(n);
         let w = workload(jobs, &pools, load / 100.0);
-        let gpus: u64 = pools.iter().map(|p| p.nodes as u64 * p.node.gpus as u64).sum();
+        let gpus: u64 = pools
+            .iter()
+            .map(|p| p.nodes as u64 * p.node.gpus as u64)
+            .sum();
         println!("{jobs} jobs on {n} pools ({gpus} GPUs), {load} % offered load");
         for p in PolicyKind::ALL {
             if !only.is_empty() && !only.contains(&p) {
