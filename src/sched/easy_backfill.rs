@@ -259,11 +259,7 @@ impl QueuePolicy for EasyBackfill {
                     None => {
                         // Only a job that ends before the reservation can still start.
                         let job = &ctx.jobs[first as usize];
-                        let max_speed = ctx
-                            .pools
-                            .eligible(job)
-                            .map(|p| ctx.pools.speed_for(job, p))
-                            .fold(0.0, f64::max);
+                        let max_speed = ctx.pools.max_speed_for(job);
                         let window = plan.shadow.since(ctx.now).0 as f64 * max_speed;
                         let window = if plan.shadow == SimTime::NEVER {
                             u64::MAX - 1

@@ -99,6 +99,8 @@ pub struct PoolChoice {
     order: Vec<usize>,
     /// Per pool: price of one GPU-hour (zero when unknown).
     gpu_hour_usd: Vec<f64>,
+    /// Per eligibility group (GPU type, spot or not): its fastest pool's speed.
+    group_speed: Vec<(usize, bool, f64)>,
     /// Class speeds, fabrics, per-class orders (`None`: none configured, the fast path).
     cloud: Option<Box<cloud::CloudChoice>>,
     /// A name for `order`, unique in the process: the cluster's search index built for
@@ -115,7 +117,16 @@ fn next_order_key() -> u64 {
 impl PoolChoice {
     /// From the cluster's pools.
     pub fn new(cluster: &Cluster) -> PoolChoice {
+        let mut group_speed: Vec<(usize, bool, f64)> = Vec::new();
+        for p in cluster.pools() {
+            let (t, spot) = (p.spec.gpu_type, p.spec.kind == CapacityKind::Spot);
+            match group_speed.iter_mut().find(|g| (g.0, g.1) == (t, spot)) {
+                Some(g) => g.2 = g.2.max(p.spec.speed),
+                None => group_speed.push((t, spot, p.spec.speed)),
+            }
+        }
         PoolChoice {
+            group_speed,
             pools: cluster
                 .pools()
                 .iter()
@@ -196,6 +207,23 @@ impl PoolChoice {
             job,
             order: order.iter(),
         }
+    }
+
+    /// The fastest [`PoolChoice::speed_for`] `job` has among the pools it may use (0 when
+    /// none): O(GPU types) from each eligibility group's fastest pool, unless a cloud
+    /// model gives classes their own speeds (then O(pools)).
+    pub fn max_speed_for(&self, job: &Job) -> f64 {
+        if self.cloud.is_some() {
+            return self
+                .eligible(job)
+                .map(|p| self.speed_for(job, p))
+                .fold(0.0, f64::max);
+        }
+        self.group_speed
+            .iter()
+            .filter(|&&(t, spot, _)| job.gpu_types.allows(t) && (!spot || job.preemptible))
+            .map(|g| g.2)
+            .fold(0.0, f64::max)
     }
 
     /// Speed of pool `p`'s GPUs.
