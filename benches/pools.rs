@@ -62,7 +62,7 @@ fn pools(n: usize) -> Vec<PoolSpec> {
                     CapacityKind::Owned
                 },
                 node: NodeSpec {
-                    gpus: if ty % 2 == 0 { 8 } else { 4 },
+                    gpus: [8, 4][ty % 2],
                     cpu_milli: 1 << 30,
                     mem_mib: 1 << 40,
                 },
@@ -104,8 +104,8 @@ fn workload(jobs: u64, pools: &[PoolSpec], load: f64) -> Workload {
     let mut w = spec.generate(&RngStreams::new(11));
     w.gpu_types = (0..TYPES).map(|t| format!("T{t}")).collect();
     for (i, j) in w.jobs.iter_mut().enumerate() {
-        j.priority = (i % 5 == 0) as i32;
-        if i % 3 != 0 {
+        j.priority = i.is_multiple_of(5) as i32;
+        if !i.is_multiple_of(3) {
             j.gpu_types = TypeMask::single(i % TYPES);
         }
     }
