@@ -7,7 +7,8 @@
 //! of every job's start, end, pool and nodes per policy (outside `replay`, so callgrind's
 //! `--toggle-collect='pools::replay*'` does not count it).
 //!
-//! Run: `cargo bench --bench pools` (add `pools=500` for one size, `jobs=N` to size the
+//! Run: `cargo bench --bench pools` (add `pools=500` for one size, `load=95` for another
+//! offered load, `jobs=N` to size the
 //! workload, policy names to run only those).
 //!
 //! Figures, 2026-12-07 (release; schedule hashes identical before and after for every
@@ -28,11 +29,16 @@
 //! greedy SJF 8.2 -> 0.2-1.2, SJF 1.6 -> 0.07-0.45, SRTF 3.9 -> 0.7-2.5, Tiresias 6.1 ->
 //! 1.5-4.8, priority 1.9 -> 0.2-0.8, fair share 3.3 -> 0.2-0.55, throughput per dollar
 //! 2.6 -> 0.7-2.6, conservative backfill 10.7 -> 3.2-11.0.
-//! 2,000 pools: FIFO 4.2 -> 0.86, EASY 28.9 -> 1.4, greedy FIFO 10.9 -> 2.2, greedy SJF
-//! 7.4 -> 2.1, SJF 2.6 -> 0.8, priority 3.0 -> 0.9, fair share 4.9 -> 1.4; not improved:
-//! SRTF 6.0 -> 5.4, throughput per dollar 4.5 -> 5.6 (ranks every eligible pool per
-//! attempt), Tiresias 7.5 -> 10.3 (under load; its preemption checks sum every eligible
-//! pool's free GPUs), conservative backfill 38.5 -> 39.9 (per-pool profiles).
+//! 2,000 pools, 03:32 UTC on a quiet machine, the two builds run one after the other:
+//! FIFO 1.51 -> 0.14, EASY 10.8 -> 0.33, greedy FIFO 5.2 -> 0.60, greedy SJF 3.7 -> 0.52,
+//! SJF 1.36 -> 0.15, priority 1.33 -> 0.20, fair share 2.18 -> 0.31; alternated twice:
+//! SRTF 2.89-2.99 -> 1.80-2.39, Tiresias 3.42-3.56 -> 2.83-3.17 (its preemption checks
+//! still sum every eligible pool's free GPUs), throughput per dollar 2.05-2.22 ->
+//! 2.04-2.05 (it ranks every eligible pool per attempt); conservative backfill 38.5 ->
+//! 39.9 under load (per-pool profiles: `Plan::best` searches every eligible pool).
+//! Few pools (`benches/policies.rs quick load=90`, callgrind on the replay, after only):
+//! FIFO 473.5M, conservative backfill 1,251.8M (schedule 29414ddcdaf69f0d), Tiresias
+//! 921.6M, against 476.4M, 1,247.8M and 914M in that bench's latest figures.
 
 use gpufleet::engine::{RngStreams, SimTime};
 use gpufleet::model::{CapacityKind, GpuRequest, NodeSpec, PoolSpec, TypeMask, Workload};
