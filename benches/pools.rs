@@ -8,8 +8,7 @@
 //! `--toggle-collect='pools::replay*'` does not count it).
 //!
 //! Run: `cargo bench --bench pools` (add `pools=500` for one size, `load=95` for another
-//! offered load, `jobs=N` to size the
-//! workload, policy names to run only those).
+//! offered load, `jobs=N` to size the workload, policy names to run only those).
 //!
 //! Figures, 2026-12-07 (release; schedule hashes identical before and after for every
 //! policy and size). Before: a start attempt asked the placer in every eligible pool in
