@@ -19,6 +19,7 @@ mod layers;
 mod parquet;
 mod placement;
 mod plan;
+mod pools_oracle;
 mod research_metrics;
 mod scheduling;
 mod scheduling_oracle;

@@ -3,7 +3,14 @@
 //!
 //! The cluster holds state and the index, and takes and gives back capacity; which node a
 //! job gets is decided by the placement policies of `sched::placement`, which read it.
+//!
+//! Each pool also keeps its [`PoolFit`] (the largest whole-GPU request its free capacity
+//! could hold, and whether a share could), kept in O(1) as nodes move between buckets,
+//! and, once [`Cluster::set_search_order`] names a preference order, an index over the
+//! pools in that order ([`super::pool_index`]) that finds the first pool whose fit may
+//! hold a request in O(log pools) per eligibility group.
 
+use super::pool_index::{PoolFit, PoolIndex};
 use super::{CapacityKind, GpuRequest, MILLI_PER_GPU};
 
 /// The most nodes a cluster may have: all of a scenario's pools together, and a node list
@@ -71,6 +78,10 @@ pub struct Pool {
     buckets: Vec<Vec<u32>>,
     /// Nodes with at least one partly used GPU (for fractional requests).
     partial: Vec<u32>,
+    /// The highest non-empty bucket (0 when none is).
+    max_whole: u16,
+    /// What the free capacity could hold now.
+    fit: PoolFit,
 }
 
 impl Pool {
@@ -191,6 +202,8 @@ pub struct Cluster {
     changes: u64,
     /// Counts every change that can give room: a give-back or a node set up or down.
     releases: u64,
+    /// The pools in a preference order by their fits ([`Cluster::set_search_order`]).
+    search: Option<Box<PoolIndex>>,
 }
 
 impl Cluster {
@@ -204,6 +217,7 @@ impl Cluster {
             tracking: false,
             changes: 0,
             releases: 0,
+            search: None,
         };
         for spec in specs {
             let p = c.pools.len() as u32;
@@ -214,6 +228,8 @@ impl Cluster {
                 first_node: first,
                 buckets: vec![Vec::new(); gpn + 1],
                 partial: Vec::new(),
+                max_whole: 0,
+                fit: PoolFit::default(),
             };
             for _ in 0..pool.spec.nodes {
                 let id = c.nodes.len() as u32;
@@ -235,8 +251,76 @@ impl Cluster {
                     .extend(std::iter::repeat_n(MILLI_PER_GPU as u16, gpn));
             }
             c.pools.push(pool);
+            c.refit(p as usize, gpn);
         }
         c
+    }
+
+    /// Keeps pool `p`'s highest non-empty bucket and fit after a node moved into bucket
+    /// `added` (or out of one only: 0): O(1) unless the top bucket emptied (then down to
+    /// the next non-empty one). Updates the search index when the fit changed.
+    fn refit(&mut self, p: usize, added: usize) {
+        let pool = &mut self.pools[p];
+        let mut k = (pool.max_whole as usize).max(added);
+        while k > 0 && pool.buckets[k].is_empty() {
+            k -= 1;
+        }
+        pool.max_whole = k as u16;
+        let g = pool.spec.node.gpus as usize;
+        let gang = (pool.buckets[g].len() as u64 * g as u64).min(u32::MAX as u64) as u32;
+        let fit = PoolFit {
+            whole: gang.max(k as u32),
+            partial: !pool.partial.is_empty(),
+        };
+        if fit != pool.fit {
+            pool.fit = fit;
+            if let Some(s) = &mut self.search {
+                s.update(p, fit);
+            }
+        }
+    }
+
+    /// What pool `p`'s free capacity could hold now (see [`PoolFit`]). O(1).
+    #[inline]
+    pub fn pool_fit(&self, p: usize) -> PoolFit {
+        self.pools[p].fit
+    }
+
+    /// Indexes the pools in `order` (most preferred first) by their fits, grouped by
+    /// eligibility (GPU type, spot or not), under the caller's name `key` for that order
+    /// ([`Cluster::search_key`]); pools missing from `order` are not indexed. O(pools log
+    /// pools), then O(log pools) per change of a pool's fit.
+    pub fn set_search_order(&mut self, key: u64, order: &[usize]) {
+        let pools = &self.pools;
+        self.search = Some(Box::new(PoolIndex::new(
+            key,
+            order,
+            pools.len(),
+            |p| {
+                let s = &pools[p].spec;
+                (s.gpu_type, s.kind == CapacityKind::Spot)
+            },
+            |p| pools[p].fit,
+        )));
+    }
+
+    /// The name of the order [`Cluster::set_search_order`] indexed last (`None`: none).
+    pub fn search_key(&self) -> Option<u64> {
+        self.search.as_ref().map(|s| s.key)
+    }
+
+    /// The first pool after position `after` of the indexed order (`None`: from its
+    /// start) whose fit may hold `req`, among the pools whose eligibility group
+    /// `eligible` accepts (asked of one pool of each group: pools of one GPU type and the
+    /// same spot-or-not share it), with its position; `None` when there is none or no
+    /// order is indexed. O(groups x log pools).
+    pub fn next_fitting(
+        &self,
+        after: Option<u32>,
+        req: GpuRequest,
+        eligible: impl Fn(usize) -> bool,
+    ) -> Option<(u32, usize)> {
+        self.search.as_ref()?.next(after, req, eligible)
     }
 
     /// Starts recording what each node holds ([`Cluster::holdings`]); call before any
@@ -462,6 +546,7 @@ impl Cluster {
             }
             self.nodes[n as usize].partial_pos = NOT_PARTIAL;
         }
+        self.refit(self.nodes[n as usize].pool as usize, 0);
     }
 
     fn index(&mut self, n: u32) {
@@ -482,6 +567,8 @@ impl Cluster {
             node.partial_pos = pool.partial.len() as u32;
             pool.partial.push(n);
         }
+        let p = node.pool as usize;
+        self.refit(p, whole as usize);
     }
 
     /// Files up node `n` again by its counts now: [`Cluster::unindex`] then
@@ -529,6 +616,8 @@ impl Cluster {
         node.free_whole = whole;
         node.bucket_pos = at;
         node.partial_pos = new_pp;
+        let p = node.pool as usize;
+        self.refit(p, whole as usize);
     }
 
     /// Wholly free, up nodes of pool `p` (newest last).
@@ -539,11 +628,7 @@ impl Cluster {
 
     /// Largest number of wholly free GPUs on any up node of pool `p`.
     pub fn max_free_whole(&self, p: usize) -> u16 {
-        let pool = &self.pools[p];
-        (0..pool.buckets.len())
-            .rev()
-            .find(|&k| !pool.buckets[k].is_empty())
-            .unwrap_or(0) as u16
+        self.pools[p].max_whole
     }
 
     /// Wholly free GPUs over the up nodes of pool `p`, from the index: O(GPUs per node).

@@ -9,6 +9,7 @@ pub mod datasets;
 pub mod fabric;
 mod gpu;
 mod job;
+mod pool_index;
 pub mod throughput;
 
 pub use cluster::{
@@ -18,3 +19,4 @@ pub use gpu::{CapacityKind, GpuType, TypeMask};
 pub use job::{
     GpuRequest, Job, JobId, JobIdHasher, JobMap, JobTags, NameIndex, Workload, MILLI_PER_GPU,
 };
+pub use pool_index::PoolFit;

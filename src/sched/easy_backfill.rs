@@ -72,21 +72,16 @@ impl EasyBackfill {
     /// Where `id` could start now without delaying `plan` (not taking it yet).
     fn placement(ctx: &SchedCtx, id: JobId, plan: &Plan) -> Option<(Allocation, SimTime)> {
         let job = &ctx.jobs[id as usize];
-        for p in ctx.candidates(id) {
+        ctx.first_fit(id, |p| {
             let end = ctx
                 .now
                 .plus(ctx.pools.runtime_for(job, job.planned_work(), p));
             let avoid = (p == plan.pool && end > plan.shadow).then_some(&plan.reserved);
-            if let Some(a) =
-                ctx.placer
-                    .find(ctx.cluster, p, job.gpus, job.cpu_milli, job.mem_mib, avoid)
-            {
-                if ctx.within_budget(id, &a, end) {
-                    return Some((a, end));
-                }
-            }
-        }
-        None
+            let a = ctx
+                .placer
+                .find(ctx.cluster, p, job.gpus, job.cpu_milli, job.mem_mib, avoid)?;
+            ctx.within_budget(id, &a, end).then_some((a, end))
+        })
     }
 
     fn make_plan(ctx: &SchedCtx, head: JobId) -> Plan {
@@ -264,11 +259,7 @@ impl QueuePolicy for EasyBackfill {
                     None => {
                         // Only a job that ends before the reservation can still start.
                         let job = &ctx.jobs[first as usize];
-                        let max_speed = ctx
-                            .pools
-                            .eligible(job)
-                            .map(|p| ctx.pools.speed_for(job, p))
-                            .fold(0.0, f64::max);
+                        let max_speed = ctx.pools.max_speed_for(job);
                         let window = plan.shadow.since(ctx.now).0 as f64 * max_speed;
                         let window = if plan.shadow == SimTime::NEVER {
                             u64::MAX - 1

@@ -7,6 +7,13 @@
 //! rolled back if they would not make room). Pool order and budget caps live in
 //! `budget.rs`, the elastic pools' autoscaler rules in `autoscaler.rs` (the simulation
 //! drives them).
+//!
+//! A start attempt asks the placer only in pools whose free GPUs may hold the request
+//! ([`SchedCtx::first_fit`]): the cluster keeps each pool's [`crate::model::PoolFit`] and,
+//! indexed in the pool choice's order ([`PoolChoice::index_cluster`]), a max-tree per
+//! eligibility group that finds the next such pool in O(log pools), so an attempt that
+//! fails on 2,000 pools costs a few tree descents, not 2,000 placer calls. Orders ranked
+//! per job (data-aware, locality waits, class orders) test each candidate's fit in O(1).
 
 mod autoscaler;
 mod budget;
@@ -99,14 +106,34 @@ pub struct PoolChoice {
     order: Vec<usize>,
     /// Per pool: price of one GPU-hour (zero when unknown).
     gpu_hour_usd: Vec<f64>,
+    /// Per eligibility group (GPU type, spot or not): its fastest pool's speed.
+    group_speed: Vec<(usize, bool, f64)>,
     /// Class speeds, fabrics, per-class orders (`None`: none configured, the fast path).
     cloud: Option<Box<cloud::CloudChoice>>,
+    /// A name for `order`, unique in the process: the cluster's search index built for
+    /// it carries it ([`Cluster::search_key`]), so an index for another order is not used.
+    order_key: u64,
+}
+
+/// The next [`PoolChoice`] order's name.
+fn next_order_key() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl PoolChoice {
     /// From the cluster's pools.
     pub fn new(cluster: &Cluster) -> PoolChoice {
+        let mut group_speed: Vec<(usize, bool, f64)> = Vec::new();
+        for p in cluster.pools() {
+            let (t, spot) = (p.spec.gpu_type, p.spec.kind == CapacityKind::Spot);
+            match group_speed.iter_mut().find(|g| (g.0, g.1) == (t, spot)) {
+                Some(g) => g.2 = g.2.max(p.spec.speed),
+                None => group_speed.push((t, spot, p.spec.speed)),
+            }
+        }
         PoolChoice {
+            group_speed,
             pools: cluster
                 .pools()
                 .iter()
@@ -115,7 +142,16 @@ impl PoolChoice {
             gpu_hour_usd: vec![0.0; cluster.pools().len()],
             order: (0..cluster.pools().len()).collect(),
             cloud: None,
+            order_key: next_order_key(),
         }
+    }
+
+    /// Indexes `cluster`'s pools in this choice's order, for [`SchedCtx::first_fit`] to
+    /// find a job's first pool with room in O(log pools) (call after
+    /// [`PoolChoice::set_order`]; without it, or on a cluster indexed for another order,
+    /// candidates are walked one by one).
+    pub fn index_cluster(&self, cluster: &mut Cluster) {
+        cluster.set_search_order(self.order_key, &self.order);
     }
 
     /// Sets the order in which jobs try pools (after prices are set).
@@ -127,6 +163,7 @@ impl PoolChoice {
             .map(|(&(_, k, s), &usd)| (k, s, usd))
             .collect();
         self.order = pool_order(order, &info);
+        self.order_key = next_order_key();
         self.set_class_orders(order);
     }
 
@@ -177,6 +214,23 @@ impl PoolChoice {
             job,
             order: order.iter(),
         }
+    }
+
+    /// The fastest [`PoolChoice::speed_for`] `job` has among the pools it may use (0 when
+    /// none): O(GPU types) from each eligibility group's fastest pool, unless a cloud
+    /// model gives classes their own speeds (then O(pools)).
+    pub fn max_speed_for(&self, job: &Job) -> f64 {
+        if self.cloud.is_some() {
+            return self
+                .eligible(job)
+                .map(|p| self.speed_for(job, p))
+                .fold(0.0, f64::max);
+        }
+        self.group_speed
+            .iter()
+            .filter(|&&(t, spot, _)| job.gpu_types.allows(t) && (!spot || job.preemptible))
+            .map(|g| g.2)
+            .fold(0.0, f64::max)
     }
 
     /// Speed of pool `p`'s GPUs.
@@ -253,18 +307,12 @@ pub struct SchedCtx<'a> {
 /// has `w` wholly free GPUs (a gang above a node's GPUs: `ceil(w / gpus)` wholly free
 /// nodes). Placement needs that much (the condition [`victims_before_fit`] answers
 /// `Some(0)` on), so an attempt would fail, and it fails before drawing a random tie;
-/// true for requests of no or fractional GPUs. O(GPUs per node).
+/// true for requests of no or fractional GPUs. O(1): the pool's
+/// [`crate::model::PoolFit`] counts the most whole GPUs one request could get there.
 pub(crate) fn whole_gpus_may_fit(cluster: &Cluster, p: usize, req: GpuRequest) -> bool {
-    let GpuRequest::Whole(w @ 1..) = req else {
-        return true;
-    };
-    let g = cluster.pools()[p].spec.node.gpus as u32;
-    if g == 0 {
-        false
-    } else if w <= g {
-        cluster.max_free_whole(p) as u32 >= w
-    } else {
-        cluster.free_nodes(p).len() as u32 >= w.div_ceil(g)
+    match req {
+        GpuRequest::Whole(w @ 1..) => cluster.pool_fit(p).whole >= w,
+        _ => true,
     }
 }
 
@@ -468,28 +516,76 @@ impl SchedCtx<'_> {
     ) -> bool {
         let job = &self.jobs[id as usize];
         let work = self.planned_remaining(id);
-        for p in self.candidates(id) {
+        let found = self.first_fit(id, |p| {
             let planned_end = self.now.plus(self.pools.runtime_for(job, work, p));
             let avoid_here = match avoid {
                 Some((ap, r, by)) if ap == p && planned_end > by => Some(r),
                 _ => None,
             };
-            if let Some(a) = self.placer.find(
+            let a = self.placer.find(
                 self.cluster,
                 p,
                 job.gpus,
                 job.cpu_milli,
                 job.mem_mib,
                 avoid_here,
-            ) {
-                if !self.within_budget(id, &a, planned_end) {
-                    continue;
-                }
+            )?;
+            self.within_budget(id, &a, planned_end)
+                .then_some((a, planned_end))
+        });
+        match found {
+            Some((a, planned_end)) => {
                 self.start(id, a, planned_end);
-                return true;
+                true
             }
+            None => false,
         }
-        false
+    }
+
+    /// The first `Some` that `attempt` gives over the pools `id` tries now
+    /// ([`SchedCtx::candidates`], in order), asked only of pools whose free GPUs may hold
+    /// the job's request ([`crate::model::PoolFit`]; the others' attempts fail, and fail
+    /// before placement draws a random tie, so skipping them changes nothing). With the
+    /// pool choice's own order and the cluster indexed for it
+    /// ([`PoolChoice::index_cluster`]), those pools are found through the index:
+    /// O(groups x log pools) for each pool asked and for the answer that none is left,
+    /// instead of a step per candidate.
+    pub fn first_fit<T>(
+        &self,
+        id: JobId,
+        mut attempt: impl FnMut(usize) -> Option<T>,
+    ) -> Option<T> {
+        let job = &self.jobs[id as usize];
+        let req = job.gpus;
+        if matches!(req, GpuRequest::None | GpuRequest::Whole(0)) {
+            return self.candidates(id).find_map(attempt);
+        }
+        let cluster = &*self.cluster;
+        if self.static_candidates(job) && cluster.search_key() == Some(self.pools.order_key) {
+            let mut after = None;
+            while let Some((pos, p)) =
+                cluster.next_fitting(after, req, |p| self.pools.allows(job, p))
+            {
+                if let Some(x) = attempt(p) {
+                    return Some(x);
+                }
+                after = Some(pos);
+            }
+            return None;
+        }
+        self.candidates(id)
+            .filter(|&p| cluster.pool_fit(p).may_hold(req))
+            .find_map(attempt)
+    }
+
+    /// True when `job`'s candidates are the pool choice's order as it stands (no class
+    /// orders, no data-aware ranking, no locality wait): what [`SchedCtx::candidates`]
+    /// gives as [`Candidates::Static`] over `PoolChoice::order`.
+    fn static_candidates(&self, job: &Job) -> bool {
+        self.pools.cloud.is_none()
+            && self.data.is_none_or(|d| {
+                d.locality_wait == cloud::LocalityWait::None || job.tags.dataset.is_none()
+            })
     }
 
     /// The planned end of `id` on `a` given `planned_end` at full fabric speed with its
@@ -534,10 +630,11 @@ impl SchedCtx<'_> {
         self.started.push(id);
     }
 
-    /// Starts `id` in pool `p` if it fits there (no reservation to respect).
+    /// Starts `id` in pool `p` if it fits there (no reservation to respect). A pool whose
+    /// [`crate::model::PoolFit`] rules the request out is answered in O(1).
     pub fn try_start_in(&mut self, id: JobId, p: usize) -> bool {
         let job = &self.jobs[id as usize];
-        if !self.pools.allows(job, p) {
+        if !self.pools.allows(job, p) || !self.cluster.pool_fit(p).may_hold(job.gpus) {
             return false;
         }
         let planned_end = self

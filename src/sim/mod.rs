@@ -240,6 +240,7 @@ impl<'w> Simulation<'w> {
         pools.set_cloud(&cfg.options.cloud, &workload.classes);
         pools.set_gpu_hour_prices(&cfg.options.gpu_hour_usd);
         pools.set_order(cfg.options.pool_order);
+        pools.index_cluster(&mut cluster);
         let budget = crate::sched::Budget::new(&cfg.options.budget, &workload.tenants);
         let n = cfg.pools.len();
         let mut queue = EventQueue::with_capacity(1024);
