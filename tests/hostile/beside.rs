@@ -63,10 +63,10 @@ fn a_float_that_reads_as_zero_in_a_sweep_plan_or_compare_file_is_named_as_writte
     for (cmd, name, text, line, field, says) in cases {
         let f = put(d.path(), name, text);
         let mut args = vec![cmd, f.to_str().unwrap()];
-        args.extend(if cmd == "compare" {
-            vec!["--out", "o"]
-        } else {
-            vec!["--check"]
+        args.extend(match cmd {
+            "compare" => vec!["--out", "o"],
+            "sweep" => vec!["--out", "o", "--check"],
+            _ => vec!["--check"],
         });
         gpufleet(d.path(), &args).refused(2, &[name, line, field, says]);
     }
