@@ -261,3 +261,52 @@ fn a_shard_that_would_hold_no_run_is_refused_and_the_others_merge() {
     // A header and the 2 runs, one from each shard.
     assert_eq!(runs.lines().count(), 3, "{runs}");
 }
+
+#[test]
+fn a_number_flag_past_the_float_range_is_refused_as_written() {
+    // `--min-gpus nan` dropped every job and exited 0; `--min-gpus 1e-999` was taken as
+    // 0 and `--time-compression 1e-999` told "must be positive, got 0"; `--min-gpus -1`
+    // kept every job.
+    let d = scratch();
+    let f = put(
+        d.path(),
+        "g.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,60\nb,10,2,60\n",
+    );
+    let f = f.to_str().unwrap();
+    for (flag, value, says) in [
+        ("--min-gpus", "nan", "\"nan\" is not a finite number"),
+        ("--min-gpus", "1e-999", "\"1e-999\" is too close to zero"),
+        ("--max-gpus", "inf", "\"inf\" is not a finite number"),
+        ("--min-gpus", "-1", "must be 0 or more"),
+        (
+            "--time-compression",
+            "1e-999",
+            "\"1e-999\" is too close to zero",
+        ),
+        ("--load-scale", "1e999", "\"1e999\" is too large a number"),
+    ] {
+        // `--flag=value`: clap takes a separate `-1` for another flag.
+        let arg = format!("{flag}={value}");
+        gpufleet(
+            d.path(),
+            &["trace", "inspect", f, "--format", "generic", &arg],
+        )
+        .refused(2, &[flag, says]);
+    }
+    // In range, the flag filters as before: one job of 2 GPUs.
+    let e = gpufleet(
+        d.path(),
+        &[
+            "trace",
+            "inspect",
+            f,
+            "--format",
+            "generic",
+            "--min-gpus",
+            "2",
+        ],
+    );
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(e.stdout.contains("1 kept of 2"), "{}", e.stdout);
+}
