@@ -310,3 +310,26 @@ fn a_number_flag_past_the_float_range_is_refused_as_written() {
     assert_eq!(e.code, 0, "{e:#?}");
     assert!(e.stdout.contains("1 kept of 2"), "{}", e.stdout);
 }
+
+#[test]
+fn published_fgd_curves_refuse_a_control_character_or_a_lost_number() {
+    // A policy name with a NUL went into the comparison as it was; `1e-999` read as 0 %.
+    let d = scratch();
+    let data = format!("{}/data/openb-2023", env!("CARGO_MANIFEST_DIR"));
+    let fgd = format!("name = \"f\"\n[fgd_experiment]\nnodes = \"{data}/openb_node_list_gpu_node.csv\"\npods = \"{data}/openb_pod_list_default.csv\"\npolicies = [\"fgd\"]\nseeds = [1]\nexpected = \"x.csv\"\nexpected_workload = \"w\"\n");
+    let f = put(d.path(), "f.toml", &fgd);
+    let f = f.to_str().unwrap();
+    for (csv, says) in [
+        (
+            "workload,sc_policy,tune,seed,0,1\nw,fgd,1,1,0,1\nw,f\0gd,1,1,0,1\n",
+            ["x.csv:3:", "sc_policy", "control character"],
+        ),
+        (
+            "workload,sc_policy,tune,seed,0,1\nw,fgd,1,1,0,1e-999\n",
+            ["x.csv:2:", "\"1\"", "\"1e-999\" is too close to zero"],
+        ),
+    ] {
+        put(d.path(), "x.csv", csv);
+        gpufleet(d.path(), &["validate", f]).refused(2, &says);
+    }
+}
