@@ -333,3 +333,24 @@ fn published_fgd_curves_refuse_a_control_character_or_a_lost_number() {
         gpufleet(d.path(), &["validate", f]).refused(2, &says);
     }
 }
+
+#[test]
+fn a_control_character_in_a_spot_price_zone_is_shown_escaped() {
+    // "no zone ...; the file has <keys>" printed a key's NUL and escape bytes as they
+    // were, clearing the terminal.
+    let d = scratch();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("scenarios/spot-deadline-v100.toml"))
+        .unwrap()
+        .replace("../data/spot/us-east-1f_v100_prices.json", "p.json")
+        .replace("../data/", &format!("{}/data/", root.display()));
+    put(d.path(), "p.json", "{\"a\\u0000b\\u001b[2J\": [1.0]}");
+    let s = put(d.path(), "s.toml", &text);
+    let e = gpufleet(d.path(), &["validate", s.to_str().unwrap()]);
+    e.refused(2, &["p.json", "no zone", "\"a\\0b\\u{1b}[2J\""]);
+    assert!(
+        !e.stderr.chars().any(|c| c.is_control() && c != '\n'),
+        "{:?}",
+        e.stderr
+    );
+}
