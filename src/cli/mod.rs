@@ -101,6 +101,13 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     }
 }
 
+/// A number flag (`--min-gpus 2`, `--load-scale 1.5`) as the trace readers read a cell
+/// ([`crate::workload::parse_number`]): `nan`, `inf`, `1e999` (infinity) and `1e-999`
+/// (read as 0) are refused as written, not taken as another number.
+fn parse_number_flag(s: &str) -> Result<f64, String> {
+    crate::workload::parse_number(s).map_err(|e| e.to_string())
+}
+
 /// The most memory `--mem-mb` asks Slurm for, in MiB (16 TiB; 0 asked for a whole node).
 pub const MAX_MEM_MB: u64 = 16 << 20;
 

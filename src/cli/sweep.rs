@@ -283,6 +283,21 @@ pub fn sweep(a: SweepArgs, quiet: bool) -> Result<(), CliError> {
         println!("{array} {merge_id}");
         return Ok(());
     }
+    if let Some(sh) = a.shard {
+        // As `--slurm --shards`: a split into more shards than runs leaves some shard
+        // with none (shard 3/3 of 2 runs wrote an empty folder and exited 0), and a merge
+        // of all N shards could not be made.
+        if sh.n > plan.runs() {
+            return Err(CliError::BadInput(anyhow!(
+                "--shard {}/{}: {} shards are more than the sweep's {} runs (a shard would have none); use --shard K/N with N at most {}",
+                sh.k,
+                sh.n,
+                sh.n,
+                plan.runs(),
+                plan.runs()
+            )));
+        }
+    }
     let opts = SweepOptions {
         out: out.clone(),
         threads: a.threads,

@@ -73,10 +73,10 @@ pub struct ReadArgs {
     #[arg(long, value_delimiter = ',')]
     pub status: Vec<JobStatus>,
     /// Keep only jobs with at least this many GPUs.
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_number_flag)]
     pub min_gpus: Option<f64>,
     /// Keep only jobs with at most this many GPUs.
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_number_flag)]
     pub max_gpus: Option<f64>,
     /// Keep jobs submitted from this offset after the trace start ("2d").
     #[arg(long)]
@@ -88,10 +88,10 @@ pub struct ReadArgs {
     #[arg(long, value_name = "FROM=TO")]
     pub gpu_type_map: Vec<String>,
     /// Divide submit times by this factor (2 = arrivals twice as dense).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_number_flag)]
     pub time_compression: Option<f64>,
     /// Thin or replicate jobs (seeded) to this multiple of the trace's GPU demand.
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_number_flag)]
     pub load_scale: Option<f64>,
     /// Seed for load scaling.
     #[arg(long, default_value_t = 1)]
@@ -199,6 +199,14 @@ fn spec(file: &Path, format: TraceFormat, r: &ReadArgs) -> Result<TraceSpec, Cli
                 map.push((a.trim().to_string(), b.trim().to_string()))
             }
             _ => return Err(bad(format!("--gpu-type-map: {m:?} is not FROM=TO"))),
+        }
+    }
+    for (flag, v) in [("min-gpus", r.min_gpus), ("max-gpus", r.max_gpus)] {
+        if v.is_some_and(|x| x < 0.0) {
+            return Err(bad(format!(
+                "--{flag}: must be 0 or more, got {}",
+                v.unwrap_or_default()
+            )));
         }
     }
     for (flag, v) in [

@@ -204,6 +204,10 @@ impl CompareSpec {
                 e.message().trim().to_string(),
             )
         })?;
+        let lost = crate::sweep::lost_float_lines(&text);
+        if !lost.is_empty() {
+            return Err(CompareError::many(path, lost));
+        }
         let base = path.parent().unwrap_or(Path::new("."));
         let scen_path = base.join(raw.scenario.get_ref());
         let scen_line = Some(line(raw.scenario.span().start));

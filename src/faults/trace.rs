@@ -1,5 +1,9 @@
 //! Failure traces: `time_s,node[,cause][,repair_s]` CSV rows instead of a random process.
 //! `node` is a node index (0-based over all pools in scenario order) or `pool/index`.
+//! The text cells (`node`'s pool name and `cause`) are kept: the cause is written into
+//! the run's outputs and the pool name into errors, so a control character (a NUL byte,
+//! an escape) in either is refused with its row and column; a number that reads as
+//! infinity or underflows to zero (`1e999`, `1e-999`) is refused as written.
 
 use crate::engine::SimTime;
 use crate::workload::TraceError;
@@ -78,19 +82,15 @@ pub fn read_failure_trace(path: &Path) -> Result<Vec<TraceFailure>, TraceError> 
             column: column.into(),
             reason,
         };
-        let t: f64 = f
-            .get(ct)
-            .and_then(|v| v.parse().ok())
-            .filter(|x: &f64| x.is_finite() && *x >= 0.0)
-            .ok_or_else(|| {
-                bad(
-                    "time_s",
-                    format!(
-                        "{:?} is not a non-negative number of seconds",
-                        f.get(ct).unwrap_or(&"")
-                    ),
-                )
-            })?;
+        let secs = |column: &str, v: &str| match crate::workload::parse_number(v) {
+            Ok(x) if x >= 0.0 => Ok(x),
+            Ok(_) => Err(bad(
+                column,
+                format!("{v:?} is not a non-negative number of seconds"),
+            )),
+            Err(e) => Err(bad(column, e.to_string())),
+        };
+        let t = secs("time_s", f.get(ct).unwrap_or(&""))?;
         if t > crate::workload::MAX_TRACE_SECS {
             return Err(bad(
                 "time_s",
@@ -98,6 +98,10 @@ pub fn read_failure_trace(path: &Path) -> Result<Vec<TraceFailure>, TraceError> 
             ));
         }
         let node_text = f.get(cn).copied().unwrap_or("");
+        crate::workload::plain_text(node_text).map_err(|e| bad("node", e.to_string()))?;
+        if let Some(cause) = cc.and_then(|c| f.get(c)) {
+            crate::workload::plain_text(cause).map_err(|e| bad("cause", e.to_string()))?;
+        }
         let (pool, idx) = match node_text.split_once('/') {
             Some((p, i)) => (Some(p.to_string()), i),
             None => (None, node_text),
@@ -110,19 +114,15 @@ pub fn read_failure_trace(path: &Path) -> Result<Vec<TraceFailure>, TraceError> 
         })?;
         let repair = match cr.and_then(|c| f.get(c)).filter(|v| !v.is_empty()) {
             None => None,
-            Some(v) => Some(SimTime::from_secs_f64(
-                v.parse::<f64>()
-                    .ok()
-                    .filter(|x| x.is_finite() && *x >= 0.0)
-                    .ok_or_else(|| bad("repair_s", format!("{v:?} is not a number of seconds")))
-                    .and_then(|x| {
-                        if x > crate::workload::MAX_TRACE_SECS {
-                            Err(bad("repair_s", crate::workload::too_many_secs(v)))
-                        } else {
-                            Ok(x)
-                        }
-                    })?,
-            )),
+            Some(v) => Some(SimTime::from_secs_f64(secs("repair_s", v).and_then(
+                |x| {
+                    if x > crate::workload::MAX_TRACE_SECS {
+                        Err(bad("repair_s", crate::workload::too_many_secs(v)))
+                    } else {
+                        Ok(x)
+                    }
+                },
+            )?)),
         };
         out.push(TraceFailure {
             time: SimTime::from_secs_f64(t),

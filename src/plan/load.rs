@@ -39,6 +39,10 @@ impl PlanSpec {
                 e.message().trim().to_string(),
             )
         })?;
+        let lost = crate::sweep::lost_float_lines(text);
+        if !lost.is_empty() {
+            return Err(PlanError::many(file, lost));
+        }
         let scen_line = Some(line(raw.scenario.span().start));
         let scenario_path = base.join(raw.scenario.get_ref());
         let scenario_text =

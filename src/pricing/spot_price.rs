@@ -1,5 +1,8 @@
 //! Spot prices: constant, a per-tick price trace, or a seeded mean-reverting process; and
 //! the spot billing rules (AWS's first interrupted hour is free).
+//! A price trace file's zone names are only compared with the scenario's zone (the
+//! zone's prices are numbers, checked); when none matches, the error lists them quoted
+//! and escaped, so a control character in one never reaches the terminal as it is.
 
 use super::{Billing, HeldInterval, SpotTraceError};
 use crate::engine::{SimRng, SimTime};
@@ -125,7 +128,12 @@ pub fn read_spot_price_json(
         field: "zone".into(),
         message: format!(
             "no zone {zone:?}; the file has {}",
-            map.keys().cloned().collect::<Vec<_>>().join(", ")
+            // Quoted and escaped: a key is the file's text, and a NUL or an escape in one
+            // went to the terminal as it was.
+            map.keys()
+                .map(|k| format!("{k:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     })?;
     let max = super::MAX_USD_PER_HOUR;

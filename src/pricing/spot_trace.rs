@@ -1,5 +1,9 @@
 //! Spot availability traces: the `date,availability` CSV (1 = a spot node could be had)
 //! and the GCP probe CSV (16 requested, n created), read into one per-tick form.
+//! No text cell is kept: dates and counts are parsed (a control character in one fails
+//! the parse, naming row and column), and a probe row's zone is only compared with the
+//! scenario's zone (a row of another zone, control characters or not, is skipped), so
+//! neither reader checks for control characters.
 
 use crate::engine::SimTime;
 use std::path::Path;

@@ -9,7 +9,10 @@
 //! The target must be absent, empty, or look like an output folder: only files with the
 //! extensions gpufleet writes (`.csv`, `.json`, `.svg`, `.png`, `.parquet`, leftovers
 //! ending in `.tmp`), no subfolders, not a symbolic link. Anything else is refused (bad
-//! input) rather than replaced.
+//! input) rather than replaced. A target without `complete.json` (an older gpufleet's
+//! folder) is replaced only if the new folder holds every file it holds: a file the new
+//! run would not write back (the user's own, or one of an older version) is refused, not
+//! deleted, once the new folder is complete.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -102,6 +105,7 @@ impl FreshFolder {
     /// its completion manifest ([`crate::report::write_complete`]) written last.
     pub fn commit(mut self) -> Result<(), FolderError> {
         crate::report::write_complete(&self.tmp).map_err(io(&self.tmp))?;
+        self.check_unmanifested_target()?;
         let parent = self.tmp.parent().map(Path::to_path_buf).unwrap_or_default();
         match std::fs::symlink_metadata(&self.target) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -126,6 +130,46 @@ impl FreshFolder {
             let _ = d.sync_all();
         }
         Ok(())
+    }
+}
+
+impl FreshFolder {
+    /// Refuses to replace a target without a completion manifest (an older gpufleet's
+    /// folder, or a tampered one) that holds an entry the new folder does not: a file the
+    /// user added by hand (`notes.csv` beside an old `summary.json`) was deleted with
+    /// exit 0. With a manifest, [`check_target`] already refused files it does not list.
+    /// Checked once the new folder is complete, since only then is its list of files
+    /// known; the new folder is then removed (the target untouched).
+    fn check_unmanifested_target(&self) -> Result<(), FolderError> {
+        if crate::report::complete_names(&self.target).is_some() {
+            return Ok(());
+        }
+        let Ok(entries) = std::fs::read_dir(&self.target) else {
+            return Ok(());
+        };
+        let mut foreign: Vec<String> = entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.ends_with(".tmp") && !self.tmp.join(n).exists())
+            .collect();
+        if foreign.is_empty() {
+            return Ok(());
+        }
+        foreign.sort();
+        let n = foreign.len();
+        foreign.truncate(3);
+        Err(FolderError::Target {
+            path: self.target.clone(),
+            reason: format!(
+                "has no {} (an older gpufleet's folder, or not gpufleet's) and holds {} that this run does not write ({}{}): replacing the folder would delete {}; move {} out, or choose another output folder",
+                crate::report::COMPLETE,
+                if n == 1 { "an entry".to_string() } else { format!("{n} entries") },
+                foreign.join(", "),
+                if n > 3 { ", ..." } else { "" },
+                if n == 1 { "it" } else { "them" },
+                if n == 1 { "it" } else { "them" },
+            ),
+        })
     }
 }
 

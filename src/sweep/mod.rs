@@ -66,6 +66,18 @@ impl SweepError {
     }
 }
 
+/// The problems of a sweep, compare or plan file's floats that TOML reads as zero or a
+/// denormal though written with digits (`values = [1e-999]`), as (line, "field: why"),
+/// by the scenario files' check ([`crate::scenario::lost_float_problems`]): a swept 0
+/// would be told "got 0" of a number the file does not hold, a denormal printed in 324
+/// digits.
+pub fn lost_float_lines(text: &str) -> Vec<(Option<usize>, String)> {
+    crate::scenario::lost_float_problems(text)
+        .into_iter()
+        .map(|p| (p.line, format!("{}: {}", p.path, p.message)))
+        .collect()
+}
+
 /// Writes a file's problems as the sweep, compare and plan errors show them: the file and
 /// the count, then one problem a line, with its line number when known.
 pub(crate) fn write_problems(

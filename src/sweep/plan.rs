@@ -96,6 +96,10 @@ impl Plan {
                 e.message().trim().to_string(),
             )
         })?;
+        let lost = super::lost_float_lines(text);
+        if !lost.is_empty() {
+            return Err(SweepError::many(file, lost));
+        }
         let mut problems: Vec<(Option<usize>, String)> = Vec::new();
         let scen_path = base.join(raw.scenario.get_ref());
         let scen_line = Some(line(raw.scenario.span().start));

@@ -50,9 +50,17 @@ pub fn read_duration_column(path: &Path, column: Option<&str>) -> Result<Vec<f64
             });
         }
         let v = rec.get(k).unwrap_or("").trim();
-        match v.parse::<f64>() {
-            Ok(x) if x.is_finite() && x >= 0.0 => out.push(x),
-            _ => {
+        match super::value::parse_number(v) {
+            Ok(x) if x >= 0.0 => out.push(x),
+            Err(e) => {
+                return Err(TraceError::Row {
+                    file: path.to_path_buf(),
+                    row,
+                    column: name.clone(),
+                    reason: e.to_string(),
+                })
+            }
+            Ok(_) => {
                 return Err(TraceError::Row {
                     file: path.to_path_buf(),
                     row,

@@ -2,7 +2,11 @@
 //! `workload,sc_policy,tune,seed,total_gpus,0,1,...,130`) and fragmentation
 //! (`analysis_frag_discrete.csv`, the same without `total_gpus`), one row per workload,
 //! policy and seed, each arrived-demand column holding the allocated (or fragmented) % of
-//! the cluster's GPUs. An empty cell (a point the run never reached) reads as NaN.
+//! the cluster's GPUs. An empty cell (a point the run never reached) reads as NaN; a
+//! number past the float range (`1e999`, `1e-999`, `nan`) is refused as written. The
+//! workload and policy names of the rows kept are written into outputs, so a control
+//! character in one is refused with its row and column (rows of another workload are
+//! skipped unread).
 
 use super::TraceError;
 use std::path::Path;
@@ -101,16 +105,14 @@ pub fn read_expected_curves(
                 curve.push(f64::NAN);
                 continue;
             }
-            curve.push(
-                v.parse::<f64>()
-                    .ok()
-                    .filter(|x| x.is_finite())
-                    .ok_or_else(|| bad(&headers[k], format!("{v:?} is not a number")))?,
-            );
+            curve.push(super::value::parse_number(v).map_err(|e| bad(&headers[k], e.to_string()))?);
         }
+        let policy = rec.get(1).unwrap_or("").trim();
+        super::value::plain_text(w).map_err(|e| bad("workload", e.to_string()))?;
+        super::value::plain_text(policy).map_err(|e| bad("sc_policy", e.to_string()))?;
         out.push(ExpectedCurve {
             workload: w.to_string(),
-            policy: rec.get(1).unwrap_or("").trim().to_string(),
+            policy: policy.to_string(),
             seed,
             curve,
         });

@@ -65,7 +65,9 @@ fn parse<'r>(rec: &'r csv::StringRecord, col: &[usize; 12]) -> Result<TraceRow<'
         "" => 0.0,
         v => match parse_f64(v) {
             Ok(x) if (0.0..1e6).contains(&x) => x,
-            _ => return Err(("cpu_num", format!("{v:?} is not a non-negative number"))),
+            Ok(_) => return Err(("cpu_num", format!("{v:?} is not a non-negative number"))),
+            // Overflow, underflow, `nan`: the value's own error says which.
+            Err(e) => return Err(("cpu_num", e.to_string())),
         },
     };
     let submit = parse_datetime_ms(f(7)).map_err(|e| ("submit_time", e.to_string()))?;
@@ -84,7 +86,8 @@ fn parse<'r>(rec: &'r csv::StringRecord, col: &[usize; 12]) -> Result<TraceRow<'
         }
         v => match parse_f64(v) {
             Ok(x) if (0.0..1e12).contains(&x) => (x * 1000.0).round() as u64,
-            _ => {
+            Err(e) => return Err(("duration", e.to_string())),
+            Ok(_) => {
                 return Err((
                     "duration",
                     format!("{v:?} is not a non-negative number of seconds"),

@@ -68,7 +68,7 @@ pub use synthetic::{DurationDist, SyntheticSpec};
 pub use tags::{apply_tags, DatasetShare, TagSpec};
 pub use tiresias::{read_tiresias, read_tiresias_from};
 pub use trace::{too_many_jobs, JobStatus, RowFilter, RowSink, TraceFormat, TraceMeta, TraceRow};
-pub use value::{parse_datetime_ms, ValueError};
+pub use value::{parse_datetime_ms, parse_number, plain_text, ValueError};
 
 pub use crate::model::Workload;
 use std::path::PathBuf;

@@ -232,7 +232,9 @@ fn parse_task<'r>(
             "" => Ok(0.0),
             v => match parse_f64(v) {
                 Ok(x) if (0.0..1e12).contains(&x) => Ok(x),
-                _ => Err((TASK[k], format!("{v:?} is not a non-negative number"))),
+                Ok(_) => Err((TASK[k], format!("{v:?} is not a non-negative number"))),
+                // Overflow, underflow, `nan`: the value's own error says which.
+                Err(e) => Err((TASK[k], e.to_string())),
             },
         }
     };

@@ -9,7 +9,7 @@
 //! a cluster may have) stops with an error as it is read.
 
 use super::csv_rows::{field, open};
-use super::value::{parse_f64, parse_u64};
+use super::value::{parse_f64, parse_u64, plain_text};
 use super::{BadRows, TraceError};
 use crate::model::MAX_NODES;
 use std::collections::hash_map::{Entry, HashMap};
@@ -121,9 +121,13 @@ pub fn read_pai_machines_from<R: Read>(
                 if field(&rec, 0).is_empty() || field(&rec, 1).is_empty() {
                     return Err(("gpu_type", "missing value".to_string()));
                 }
+                // The GPU type is written into the pools' TOML and names; the machine
+                // name only tells machines apart and is not checked.
+                plain_text(field(&rec, 1)).map_err(|e| ("gpu_type", e.to_string()))?;
                 let nonneg = |k: usize| match parse_f64(field(&rec, k)) {
                     Ok(x) if (0.0..1e9).contains(&x) => Ok(x),
-                    _ => Err((
+                    Err(e) => Err((NAMES[k], e.to_string())),
+                    Ok(_) => Err((
                         NAMES[k],
                         format!("{:?} is not a non-negative number", field(&rec, k)),
                     )),

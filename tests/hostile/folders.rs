@@ -655,6 +655,40 @@ fn an_input_inside_the_output_is_not_replaced_by_the_output() {
     }
 }
 
+#[test]
+fn an_older_folder_without_a_manifest_keeps_a_file_the_rerun_does_not_write() {
+    // A folder of an older gpufleet (no `complete.json`, but a `summary.json`) with the
+    // user's `notes.csv` beside it was replaced, the notes deleted, exit 0.
+    let d = scratch();
+    put(
+        d.path(),
+        "s.toml",
+        &scenario(
+            "",
+            "[workload]\nkind = \"synthetic\"\nrate_per_hour = 1.0\njobs = 5\nsizes = [ { gpus = 1, weight = 1 } ]\nduration = { kind = \"exponential\", mean = \"1h\" }\n",
+        ),
+    );
+    let run = || gpufleet(d.path(), &["run", "-q", "s.toml", "--out", "o"]);
+    assert_eq!(run().code, 0);
+    let o = d.path().join("o");
+    std::fs::remove_file(o.join("complete.json")).unwrap();
+    // Only files a run writes: replaced as before, now with a manifest.
+    assert_eq!(run().code, 0);
+    assert!(o.join("complete.json").is_file());
+    std::fs::remove_file(o.join("complete.json")).unwrap();
+    put(&o, "notes.csv", "mine\n");
+    let before = contents(&o);
+    run().refused(2, &["o", "notes.csv", "complete.json"]);
+    assert_eq!(contents(&o), before, "the old folder is left as it was");
+    let left: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary folders left: {left:?}");
+}
+
 /// A small tmpfs mounted at a fresh folder, unmounted when dropped.
 struct SmallDisk(std::path::PathBuf);
 

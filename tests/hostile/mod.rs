@@ -5,6 +5,7 @@
 //! 1 or 2 and, when it fails, a message naming what is wrong. A panic (101), a signal (an
 //! abort on allocation failure, a stack overflow) or the watchdog fails the case.
 
+mod beside;
 mod cells;
 mod folders;
 mod limits;
