@@ -21,4 +21,7 @@ impl Placement for FirstFit {
     fn tie_break(&self) -> TieBreak {
         TieBreak::LowestNode
     }
+    fn scores_alike(&self) -> bool {
+        true
+    }
 }

@@ -160,6 +160,9 @@ impl Placer {
         let Scratch { state, tied } = &mut *guard;
         tied.clear();
         let mut best = f64::NEG_INFINITY;
+        // Nodes come in index order: under ties to the lowest node, the first accepted
+        // wins whenever every accepted node scores alike.
+        let first_wins = ties == TieBreak::LowestNode && self.policy.scores_alike();
         for n in cluster.pool_nodes(p) {
             if !cluster.is_up(n) || !ok(n) || !cluster.host_fits(n, cpu, mem) {
                 continue;
@@ -186,6 +189,9 @@ impl Placer {
                 best = c.score;
                 tied.clear();
                 tied.push((n, gpu));
+                if first_wins {
+                    break;
+                }
             } else if c.score == best && ties == TieBreak::Random {
                 tied.push((n, gpu));
             }
