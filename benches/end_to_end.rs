@@ -82,6 +82,11 @@
 //! (each data file's size and CRC-32, read back). With a byte-table CRC it cost 0.33 s
 //! (the same scenario by the binary, 0.95 -> 1.29 s wall); by `crc32fast`, replay 0.46 s,
 //! `gpufleet run` 1.00 s wall / 1.59 s CPU (2.18x), 770 MiB peak. 1.5x is not met.
+//! 2026-12-07 (a VM booted that day; `quick`, the build before this day's changes, e6009d5,
+//! and after them, the pool index and the rest, alternated twice): before, replay
+//! 0.64-0.66 s, `gpufleet run` 1.43-1.62 s wall / 2.27-2.47 s CPU (2.23-2.44x), 774-786
+//! MiB; after, replay 0.64-0.65 s, 1.49-1.70 s wall / 2.30-2.58 s CPU (2.33-2.61x),
+//! 771-779 MiB: the same within this machine's noise. 1.5x is not met.
 
 use gpufleet::engine::RngStreams;
 use gpufleet::scenario::Scenario;
