@@ -43,7 +43,7 @@ mod workload_source;
 pub use compare::{is_compare_scenario, CompareScenario};
 pub use fgd::{is_fgd_scenario, FgdScenario};
 pub(crate) use limits::count;
-pub use limits::{check_trace_span, RunLimits, DEFAULT_MAX_JOBS, MAX_TIMELINE_ROWS};
+pub use limits::{check_trace_span, RunLimits, BYTES_PER_JOB, DEFAULT_MAX_JOBS, MAX_TIMELINE_ROWS};
 pub use measured::{format_default, FormatDefault, MeasuredOn};
 pub use oversized::{
     job_unplaceable, oversized_message, placeable, unplaceable_among, unplaceable_jobs,

@@ -1745,3 +1745,25 @@ fn a_spot_deadline_optimum_too_large_is_refused_by_validate_before_any_run() {
     gpufleet(d.path(), &["validate", f.to_str().unwrap()])
         .refused(2, &["s.toml", "spot_deadline.trace", "shorter"]);
 }
+
+#[test]
+fn a_run_larger_than_the_memory_limit_is_refused_before_it_simulates() {
+    // A 3-row trace replicated 1,000,000 times: 3,000,000 jobs (under max_jobs), about
+    // 0.3 + 3e6 x 640 B = 2.2 GB, above this suite's 2 GiB address-space cap (the case
+    // needs a cap of at most 2.2 GB). The run must say so (exit 1: the environment's
+    // limit), not abort on an allocation half-way.
+    if super::mem_cap_mib() > 2100 {
+        return;
+    }
+    let d = scratch();
+    put(
+        d.path(),
+        "t.csv",
+        "job_id,submit_s,gpus,duration_s\na,0,1,60\nb,10,1,60\nc,20,1,60\n",
+    );
+    let body = "[workload]\nkind = \"trace\"\nformat = \"generic\"\npath = \"t.csv\"\nload_scale = 1e6\nload_scale_of = \"original\"\n";
+    let f = put(d.path(), "s.toml", &scenario("", body));
+    gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"])
+        .refused(1, &["3000000 jobs", "ulimit -v"]);
+    assert!(!d.path().join("o").exists());
+}

@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The address-space cap of each child, in MiB.
-fn mem_cap_mib() -> u64 {
+pub fn mem_cap_mib() -> u64 {
     std::env::var("GPUFLEET_HOSTILE_MEM_MIB")
         .ok()
         .and_then(|v| v.parse().ok())
