@@ -178,10 +178,11 @@ pub fn run(path: Option<&Path>, flags: RunFlags) -> Result<(), CliError> {
     }
     if let Some(dt) = exec.widened_timeline(&s) {
         eprintln!(
-            "note: the timeline was sampled every {} s instead of every {} s, to stay under {} rows",
+            "note: the timeline was sampled every {} s instead of every {} s, to stay under {} rows and {} node visits (samples x nodes)",
             dt.secs_text(),
             s.sim.sample_every.map(|t| t.secs_text()).unwrap_or_default(),
-            crate::scenario::MAX_TIMELINE_ROWS
+            crate::scenario::MAX_TIMELINE_ROWS,
+            crate::sim::MAX_SAMPLED_NODES
         );
     }
     if flags.json {

@@ -1767,3 +1767,26 @@ fn a_run_larger_than_the_memory_limit_is_refused_before_it_simulates() {
         .refused(1, &["3000000 jobs", "ulimit -v"]);
     assert!(!d.path().join("o").exists());
 }
+
+#[test]
+fn an_hourly_timeline_of_a_hundred_thousand_nodes_is_widened_loudly() {
+    // Each timeline sample looks at every idle node (fragmentation): 20,000 hourly samples
+    // of 100,000 nodes is 2e9 node visits for a run of 20,000 one-hour jobs. Past 5e8
+    // visits the interval doubles, and the run says so.
+    let d = scratch();
+    let text = "name = \"wide\"\nseed = 1\ntimeline_interval = \"1h\"\n[[pools]]\nname = \"p\"\ngpu_type = \"H100\"\nkind = \"owned\"\nnodes = 100000\ngpus_per_node = 1\nprice_per_node_hour = 1.0\n[scheduler]\npolicy = \"fifo\"\nplacement = \"first_fit\"\n[workload]\nkind = \"synthetic\"\njobs = 20000\nrate_per_hour = 1\nsizes = [{ gpus = 1, weight = 1 }]\nduration = { kind = \"fixed\", value = \"1h\" }\n";
+    let f = put(d.path(), "s.toml", text);
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(e.stderr.contains("node visits"), "{e:#?}");
+    let rows = std::fs::read_to_string(d.path().join("o/timeline.csv"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1;
+    // At most 5e8 / 1e5 = 5,000 samples before a halving, 2,500 after.
+    assert!(rows <= 5_000, "{rows} timeline rows");
+    let summary = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(v["jobs"]["completed"], 20000, "{summary}");
+}
