@@ -169,9 +169,10 @@ pub fn run(path: Option<&Path>, flags: RunFlags) -> Result<(), CliError> {
         }
     }
     if let Some(why) = result.cut_short {
-        let left = summary.jobs.unfinished;
+        // Jobs still queued or running, and (at the event limit) those yet to arrive.
+        let left = summary.jobs.unfinished + summary.jobs.not_submitted;
         eprintln!(
-            "warning: without a horizon the run stopped at a limit ({}) with {left} job{} not ended (counted as unfinished); set a horizon, or check what keeps them waiting (repair times, nodes that never come back)",
+            "warning: without a horizon the run stopped at a limit ({}) with {left} job{} not ended (counted as unfinished, or not_submitted if they had yet to arrive); set a horizon, or check what keeps them waiting (repair times, nodes that never come back)",
             why.describe(),
             if left == 1 { "" } else { "s" }
         );

@@ -341,9 +341,6 @@ fn bounded_retries(c: &mut Problems, s: &Sections) {
     }
 }
 
-/// A checkpoint write and a restart each shorter than the mean time between failures of a
-/// one-node job on every pool that fails (bigger jobs fail more often still): else no
-/// checkpoint completes and jobs restart until they give up.
 /// A failed node must come back within the longest span simulated: a mean repair of
 /// millennia (or an infinite one, a log-normal with a large sigma) leaves jobs waiting for
 /// nodes that never return while failures go on being drawn on the nodes still up.
@@ -379,6 +376,9 @@ fn repairs_end(c: &mut Problems, s: &Sections) {
     }
 }
 
+/// A checkpoint write and a restart each shorter than the mean time between failures of a
+/// one-node job on every pool that fails (bigger jobs fail more often still): else no
+/// checkpoint completes and jobs restart until they give up.
 fn progress_under_failures(c: &mut Problems, s: &Sections) {
     let Some(f) = &s.faults else { return };
     let ck = &f.checkpointing;
