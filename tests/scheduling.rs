@@ -693,6 +693,83 @@ fn budget_cap_keeps_jobs_off_rented_pools() {
 }
 
 #[test]
+fn the_autoscaler_rents_nothing_for_jobs_a_budget_keeps_off_and_the_run_ends() {
+    // An elastic on-demand pool of 2 nodes x 8 GPUs at $10 a GPU-hour, hourly billing, a
+    // 120 s provisioning delay and a $15 cap. A (1 GPU, 1 h, at 0) commits $10: one node
+    // is rented at 0, ready at 120, A runs 120..3,720. B (8 GPUs, 1 h, at 0) would commit
+    // $80: refused for good, so nothing is rented for it (before, a second node was rented
+    // for B at 0, let go idle at the end of its paid hour and rented again, for as long
+    // as the run went on: 100 years without a horizon). A's node, idle from 3,720 with a
+    // 60 s timeout, is kept to the end of its second paid hour: released at 7,200. Then B
+    // waits and nothing left can start it: the run ends there, B unfinished, and says so,
+    // with or without timeline samples in the event queue.
+    let w = workload(vec![job(0, 1, 3600), job(0, 8, 3600)]);
+    for sample in [None, Some(SimTime::from_secs(600))] {
+        let mut cfg = elastic_cfg(2, hourly(120), PolicyKind::Fifo);
+        cfg.options.gpu_hour_usd = vec![10.0];
+        cfg.options.budget = BudgetCaps {
+            total_usd: Some(15.0),
+            per_tenant_usd: vec![],
+        };
+        cfg.sample_every = sample;
+        let r = run(cfg, &w);
+        assert_eq!(starts(&r), vec![120, u64::MAX], "{sample:?}");
+        let iv: Vec<(u64, u64, Option<u64>)> = r
+            .node_intervals
+            .iter()
+            .map(|i| {
+                (
+                    i.requested.0 / 1000,
+                    i.ready.0 / 1000,
+                    i.released.map(|x| x.0 / 1000),
+                )
+            })
+            .collect();
+        assert_eq!(iv, vec![(0, 120, Some(7200))], "{sample:?}");
+        assert_eq!(r.end, SimTime::from_secs(7200), "{sample:?}");
+        assert_eq!(r.cut_short, Some(gpufleet::sim::CutShort::Stuck));
+        assert_eq!(r.jobs[1].outcome, JobOutcome::Unfinished);
+    }
+    // Without the cap B is rented for and runs: two nodes at 0, both ready at 120.
+    let mut cfg = elastic_cfg(2, hourly(120), PolicyKind::Fifo);
+    cfg.options.gpu_hour_usd = vec![10.0];
+    let r = run(cfg, &w);
+    assert_eq!(starts(&r), vec![120, 120]);
+    assert_eq!(r.node_intervals.len(), 2);
+    assert_eq!(r.cut_short, None);
+}
+
+#[test]
+fn a_run_whose_waiting_jobs_nothing_can_start_ends_at_its_last_event() {
+    // A fixed on-demand node of 8 GPUs at $10 a GPU-hour under a $15 cap, a timeline
+    // sampled every 10 s, no horizon. A (1 GPU, 1 h, at 0) commits $10 and runs 0..3,600;
+    // B (8 GPUs, 1 h, at 0) would commit $80 and can never start. The run used to go on
+    // sampling an idle node for 100 years (the samples kept it alive; without them it
+    // ended at 3,600 without a word); now it ends at 3,600 either way and says why.
+    let mut od = pool("od", 1, 8);
+    od.kind = CapacityKind::OnDemand;
+    let mut cfg = config(vec![od], PolicyKind::Fifo);
+    cfg.options.gpu_hour_usd = vec![10.0];
+    cfg.options.budget = BudgetCaps {
+        total_usd: Some(15.0),
+        per_tenant_usd: vec![],
+    };
+    cfg.sample_every = Some(SimTime::from_secs(10));
+    // A: 1 GPU for 1 h commits $10 and runs 0..3,600; B: 8 GPUs for 1 h would commit $80.
+    let w = workload(vec![job(0, 1, 3600), job(0, 8, 3600)]);
+    let r = run(cfg, &w);
+    assert_eq!(starts(&r), vec![0, u64::MAX]);
+    assert_eq!(r.end, SimTime::from_secs(3600));
+    assert_eq!(r.cut_short, Some(gpufleet::sim::CutShort::Stuck));
+    assert_eq!(r.jobs[1].outcome, JobOutcome::Unfinished);
+    // The timeline stops with the run: samples at 0, 10, ..., 3,600 at most.
+    assert!(
+        r.timeline.iter().all(|row| row.time <= r.end),
+        "a sample after the end"
+    );
+}
+
+#[test]
 fn conservative_backfill_protects_every_reservation_not_only_the_head() {
     // One node of 4 GPUs. A: 2 GPUs at 0 for 100 s; F: 1 GPU at 0 for 20 s (1 GPU free).
     // B: 4 GPUs at 1 for 10 s, the head: reserved at 100. C: 2 GPUs at 2 for 50 s.

@@ -171,11 +171,19 @@ pub fn run(path: Option<&Path>, flags: RunFlags) -> Result<(), CliError> {
     if let Some(why) = result.cut_short {
         // Jobs still queued or running, and (at the event limit) those yet to arrive.
         let left = summary.jobs.unfinished + summary.jobs.not_submitted;
-        eprintln!(
-            "warning: without a horizon the run stopped at a limit ({}) with {left} job{} not ended (counted as unfinished, or not_submitted if they had yet to arrive); set a horizon, or check what keeps them waiting (repair times, nodes that never come back)",
-            why.describe(),
-            if left == 1 { "" } else { "s" }
-        );
+        let s_ = if left == 1 { "" } else { "s" };
+        if why == crate::sim::CutShort::Stuck {
+            eprintln!(
+                "warning: the run ended at {:.1} h with {left} job{s_} waiting (counted as unfinished): {}; check what keeps them waiting (a budget spent, a provider stock of zero, nodes that never come back)",
+                result.end.hours_f64(),
+                why.describe(),
+            );
+        } else {
+            eprintln!(
+                "warning: without a horizon the run stopped at a limit ({}) with {left} job{s_} not ended (counted as unfinished, or not_submitted if they had yet to arrive); set a horizon, or check what keeps them waiting (repair times, nodes that never come back)",
+                why.describe(),
+            );
+        }
     }
     if let Some(dt) = exec.widened_timeline(&s) {
         eprintln!(

@@ -39,6 +39,8 @@ pub(super) struct Elastic {
     up: Vec<u32>,
     demand: Vec<u64>,
     demand_pool: Vec<u32>,
+    /// Per job: the milli-GPU it adds to its pool's demand while queued.
+    demand_milli: Vec<u64>,
     waiting: Vec<BTreeSet<(SimTime, JobId)>>,
     queued_since: Vec<SimTime>,
     wake: Option<SimTime>,
@@ -78,6 +80,7 @@ impl Elastic {
             up: cluster.pools().iter().map(|p| p.spec.nodes).collect(),
             demand: vec![0; pools],
             demand_pool: vec![NONE; jobs],
+            demand_milli: vec![0; jobs],
             waiting: vec![BTreeSet::new(); pools],
             queued_since: vec![SimTime::ZERO; jobs],
             wake: None,
@@ -130,7 +133,9 @@ impl Elastic {
                     .nodes_needed(p, job.gpus, job.cpu_milli, job.mem_mib)
                     .is_some()
             {
-                self.demand[p] += job.gpus.milli().max(1);
+                let milli = job.gpus.milli().max(1);
+                self.demand[p] += milli;
+                self.demand_milli[id as usize] = milli;
                 self.demand_pool[id as usize] = p as u32;
                 self.queued_since[id as usize] = t;
                 self.waiting[p].insert((t, id));
@@ -139,17 +144,17 @@ impl Elastic {
         }
     }
 
-    fn dequeue(&mut self, id: JobId, job: &Job) {
+    fn dequeue(&mut self, id: JobId) {
         let p = std::mem::replace(&mut self.demand_pool[id as usize], NONE);
         if p != NONE {
-            self.demand[p as usize] -= job.gpus.milli().max(1);
+            self.demand[p as usize] -= self.demand_milli[id as usize];
             self.waiting[p as usize].remove(&(self.queued_since[id as usize], id));
         }
     }
 
     /// Job `id` started with `alloc`.
-    pub(super) fn started(&mut self, id: JobId, job: &Job, alloc: &Allocation) {
-        self.dequeue(id, job);
+    pub(super) fn started(&mut self, id: JobId, alloc: &Allocation) {
+        self.dequeue(id);
         if self.cfg[alloc.pool as usize].is_some() {
             for &(n, _, _) in &alloc.hosts {
                 self.jobs_on[n as usize] += 1;
@@ -267,12 +272,50 @@ impl Elastic {
         true
     }
 
-    /// After a pass at `t`: rents nodes for queued demand that could not start.
+    /// Takes out of pool `p`'s demand the queued jobs `refused` says a budget cap keeps off
+    /// it, oldest first, until the jobs kept add up to more than `enough` milli-GPU (more
+    /// would rent nothing more). A cap only tightens (commitments are never given back)
+    /// and a queued job's commitment does not change while it waits, so a job refused now
+    /// is refused for as long as it waits: it leaves the demand for good (until it is
+    /// queued again), and each job is taken out at most once per wait. Without this the
+    /// autoscaler rented, let go idle and rented again, for as long as the run lasted,
+    /// nodes for jobs that could never start on them.
+    fn drop_refused(
+        waiting: &mut BTreeSet<(SimTime, JobId)>,
+        demand: &mut u64,
+        demand_pool: &mut [u32],
+        demand_milli: &[u64],
+        (p, enough): (usize, u64),
+        refused: &dyn Fn(JobId, usize) -> bool,
+    ) {
+        let mut out = Vec::new();
+        let mut kept = 0u64;
+        for &(since, id) in waiting.iter() {
+            if refused(id, p) {
+                out.push((since, id));
+            } else {
+                kept += demand_milli[id as usize];
+                if kept > enough {
+                    break;
+                }
+            }
+        }
+        for (since, id) in out {
+            waiting.remove(&(since, id));
+            *demand -= demand_milli[id as usize];
+            demand_pool[id as usize] = NONE;
+        }
+    }
+
+    /// After a pass at `t`: rents nodes for queued demand that could not start. With a
+    /// budget cap, `refused` says which queued jobs the cap keeps off a pool (see
+    /// [`Elastic::drop_refused`]); they are not rented for.
     pub(super) fn autoscale(
         &mut self,
         t: SimTime,
         cluster: &Cluster,
         queue: &mut EventQueue<Event>,
+        refused: Option<&dyn Fn(JobId, usize) -> bool>,
     ) {
         let mut wake: Option<SimTime> = None;
         for p in 0..self.cfg.len() {
@@ -295,9 +338,31 @@ impl Elastic {
             if self.demand[p] <= coming {
                 continue;
             }
-            let want = (self.demand[p] - coming).div_ceil(node_milli);
             let room =
                 (self.off[p].len() as u64).min(a.stock(t).saturating_sub(self.held[p]) as u64);
+            if let Some(refused) = refused.filter(|_| room > 0) {
+                Self::drop_refused(
+                    &mut self.waiting[p],
+                    &mut self.demand[p],
+                    &mut self.demand_pool,
+                    &self.demand_milli,
+                    (p, coming + room * node_milli),
+                    refused,
+                );
+                // The oldest job left may not have waited long enough yet.
+                match self.waiting[p].first() {
+                    Some(&(since, _)) if since.plus(a.scale_up_after) > t => {
+                        let due = since.plus(a.scale_up_after);
+                        wake = Some(wake.map_or(due, |w: SimTime| w.min(due)));
+                        continue;
+                    }
+                    _ => {}
+                }
+                if self.demand[p] <= coming {
+                    continue;
+                }
+            }
+            let want = (self.demand[p] - coming).div_ceil(node_milli);
             if want > room {
                 if let Some(c) = a.next_stock_change(t) {
                     wake = Some(wake.map_or(c, |w: SimTime| w.min(c)));

@@ -106,6 +106,12 @@ pub enum CutShort {
     Span,
     /// [`MAX_FAULT_EVENTS_WITHOUT_HORIZON`] failure and interruption events.
     FaultEvents,
+    /// Jobs were waiting, none running, none yet to arrive, and no event was left that
+    /// could change what the scheduler sees (a repair, a node coming up, a price or stock
+    /// change, a timer): nothing could ever start them (a budget spent, a provider stock
+    /// of zero, capacity that never comes back). The run ends there rather than sampling
+    /// an idle fleet for 100 years.
+    Stuck,
 }
 
 impl CutShort {
@@ -119,6 +125,9 @@ impl CutShort {
                 "after {} failure and interruption events",
                 MAX_FAULT_EVENTS_WITHOUT_HORIZON
             ),
+            CutShort::Stuck => "nothing left to happen could start the waiting jobs: none \
+                running, none to arrive, no repair, node, price or stock change to come"
+                .to_string(),
         }
     }
 }
@@ -164,8 +173,12 @@ pub struct Simulation<'w> {
     events: u64,
     /// Failure and interruption events processed (bounded without a horizon).
     fault_events: u64,
-    /// Set when a run without a horizon stopped at one of its limits.
+    /// Set when a run without a horizon stopped at one of its limits, or with jobs that
+    /// nothing left to happen could start.
     cut_short: Option<CutShort>,
+    /// Timeline samples in the event queue (0 or 1): what a run without a horizon may
+    /// still hold pending once nothing else can happen.
+    samples_queued: usize,
     /// Jobs the current pass started, and those it preempted.
     started: Vec<JobId>,
     preempted: Vec<JobId>,
@@ -250,9 +263,11 @@ impl<'w> Simulation<'w> {
         let budget = crate::sched::Budget::new(&cfg.options.budget, &workload.tenants);
         let n = cfg.pools.len();
         let mut queue = EventQueue::with_capacity(1024);
+        let mut queue_samples = 0;
         if let Some(dt) = cfg.sample_every {
             if dt.0 > 0 {
                 queue.schedule(SimTime::ZERO, Event::Sample);
+                queue_samples = 1;
             }
         }
         if let Some(h) = cfg.horizon {
@@ -276,6 +291,7 @@ impl<'w> Simulation<'w> {
             events: 0,
             fault_events: 0,
             cut_short: None,
+            samples_queued: queue_samples,
             started: Vec::new(),
             preempted: Vec::new(),
             preempt_scratch: Default::default(),
@@ -418,7 +434,10 @@ impl<'w> Simulation<'w> {
                         self.window_event(ev, t);
                         changed = true;
                     }
-                    Event::Sample => sample_due = true,
+                    Event::Sample => {
+                        self.samples_queued -= 1;
+                        sample_due = true;
+                    }
                     Event::Horizon => stop = true,
                 }
             }
@@ -445,10 +464,15 @@ impl<'w> Simulation<'w> {
                     if let Some(dt) = self.cfg.sample_every {
                         let at = self.repeat_samples(t, dt);
                         self.queue.schedule(at, Event::Sample);
+                        self.samples_queued += 1;
                     }
                 }
             }
             if stop {
+                break;
+            }
+            if self.cfg.horizon.is_none() && self.stuck() {
+                self.cut_short = Some(CutShort::Stuck);
                 break;
             }
         }
@@ -459,6 +483,16 @@ impl<'w> Simulation<'w> {
         };
         inspect(&self);
         self.finish(end)
+    }
+
+    /// True when jobs wait that nothing left to happen could start: every job arrived, none
+    /// running, and the event queue holds nothing but a timeline sample (samples change no
+    /// scheduling state, and a pass runs only after a change). O(1).
+    fn stuck(&self) -> bool {
+        self.next_arrival >= self.workload.jobs.len()
+            && self.running.is_empty()
+            && !self.policy.is_empty()
+            && self.queue.len() <= self.samples_queued
     }
 
     fn all_done(&self) -> bool {

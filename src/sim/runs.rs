@@ -54,7 +54,22 @@ impl Simulation<'_> {
             }
         }
         if let Some(e) = self.elastic.as_mut() {
-            e.autoscale(t, &self.cluster, &mut self.queue);
+            if self.budget.uncapped() {
+                e.autoscale(t, &self.cluster, &mut self.queue, None);
+            } else {
+                // What a start would commit at the least (the scheduler's own check adds a
+                // data wait and a spread's slowdown): a job this refuses cannot start there.
+                let (jobs, progress) = (&self.workload.jobs, self.progress.table());
+                let (pools, budget) = (&self.pools, &self.budget);
+                let refused = |id: JobId, p: usize| {
+                    let job = &jobs[id as usize];
+                    let pr = progress.get(id as usize).copied().unwrap_or_default();
+                    let work = SimTime(pr.left_of(job.planned_work()).0.max(1));
+                    let run = pools.runtime_for(job, work, p);
+                    !budget.allows(job.tenant, pools.commitment(p, job.gpus.milli(), run))
+                };
+                e.autoscale(t, &self.cluster, &mut self.queue, Some(&refused));
+            }
         }
     }
 
@@ -112,7 +127,7 @@ impl Simulation<'_> {
         let milli: u64 = run.alloc.gpus.iter().map(|s| s.milli as u64).sum();
         let nodes = run.alloc.hosts.len() as u32;
         if let Some(e) = self.elastic.as_mut() {
-            e.started(id, job, &run.alloc);
+            e.started(id, &run.alloc);
         }
         if let Some(f) = self.faults.as_mut() {
             f.run_started(id, &run.alloc);

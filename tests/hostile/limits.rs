@@ -1620,6 +1620,43 @@ fn a_job_waiting_on_nodes_down_for_decades_ends_the_run_at_the_span_limit() {
     );
 }
 
+#[test]
+fn jobs_a_spent_budget_keeps_waiting_end_the_run_rather_than_a_century_of_renting() {
+    // Jobs of 24 GPUs fit only the elastic on-demand pool (3 of its 4 nodes; the two owned
+    // nodes hold 16), where a $1 cap refuses them: nothing can ever start them. Without a
+    // horizon the run used to go on for 100 years, renting nodes for them, letting them go
+    // idle and renting again ($1.4M billed on a $10 cap in a variant of
+    // burst-to-on-demand.toml). It must end at the last arrival, rent nothing, count the
+    // three jobs unfinished and say why.
+    let d = scratch();
+    let body = "[[pools]]\nname = \"od\"\ngpu_type = \"H100\"\nkind = \"on_demand\"\nnodes = 4\ngpus_per_node = 8\nprice_per_node_hour = 80.0\n[pools.autoscale]\nprovisioning_delay = \"5m\"\nidle_timeout = \"15m\"\n[scheduler]\npolicy = \"fifo\"\n[scheduler.budget]\ntotal_usd = 1\n[workload]\nkind = \"synthetic\"\njobs = 3\nrate_per_hour = 1\nsizes = [{ gpus = 24, weight = 1 }]\nduration = { kind = \"fixed\", value = \"1h\" }\n";
+    let f = put(
+        d.path(),
+        "s.toml",
+        &scenario("timeline_interval = \"1h\"", body),
+    );
+    let e = gpufleet(d.path(), &["run", "-q", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(e.secs < 5.0, "{e:#?}");
+    for part in ["3 jobs waiting", "nothing left to happen", "budget"] {
+        assert!(e.stderr.contains(part), "{part:?} missing: {e:#?}");
+    }
+    let summary = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(v["jobs"]["unfinished"], 3, "{summary}");
+    // Three arrivals at rate 1 an hour: the last within a few days, not a century.
+    let hours = v["simulated_hours"].as_f64().unwrap();
+    assert!(hours < 24.0 * 30.0, "{hours} h");
+    let pools = std::fs::read_to_string(d.path().join("o/pools.csv")).unwrap();
+    let od = pools.lines().find(|l| l.starts_with("od,")).unwrap();
+    let header: Vec<&str> = pools.lines().next().unwrap().split(',').collect();
+    let cost = od
+        .split(',')
+        .nth(header.iter().position(|h| *h == "cost_usd").unwrap());
+    let cost: f64 = cost.unwrap().parse().unwrap();
+    assert_eq!(cost, 0.0, "nothing rented: {pools}");
+}
+
 /// A trace of `n` one-GPU jobs of 10 s, one a second, each of its own tenant.
 fn tenant_trace(d: &Path, n: usize) -> std::path::PathBuf {
     let mut t = String::from("job_id,submit_s,gpus,duration_s,tenant\n");
