@@ -12,12 +12,13 @@ use gpufleet::workload::*;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
-/// A file of the shared data folder beside the checkout (CI has it, read-only).
-pub(crate) fn shared(rel: &str) -> PathBuf {
-    let p = root().join("../shared/data").join(rel);
+/// A real data file shipped in the repository's `data/` folder (the same bytes as the
+/// shared data folder's copy, so the test runs on a fresh clone).
+pub(crate) fn shipped(rel: &str) -> PathBuf {
+    let p = root().join("data").join(rel);
     assert!(
         p.is_file(),
-        "{} is missing: the real-data tests need ../shared/data",
+        "{} is missing: the real-data tests read the repository's data/",
         p.display()
     );
     p
@@ -39,7 +40,7 @@ fn read(path: &Path, format: TraceFormat) -> (Workload, TraceMeta) {
 
 #[test]
 fn nasa_swf_read_in_full() {
-    let path = shared("swf/NASA-iPSC-1993-3.1-cln.swf");
+    let path = shipped("swf/NASA-iPSC-1993-3.1-cln.swf");
     let (w, meta, header) = read_swf(
         &path,
         &SwfOptions::default(),
@@ -100,7 +101,7 @@ fn nasa_swf_read_in_full() {
 #[test]
 fn tiresias_read_in_full() {
     for path in [
-        shared("tiresias/60_job.csv"),
+        shipped("tiresias/60_job.csv"),
         root().join("data/tiresias/60_job.csv"),
     ] {
         let (w, _) = read(&path, TraceFormat::Tiresias);
@@ -118,7 +119,7 @@ fn tiresias_read_in_full() {
 #[test]
 fn pai_machine_spec_as_cluster() {
     for path in [
-        shared("pai-2020/pai_machine_spec.csv"),
+        shipped("pai-2020/pai_machine_spec.csv"),
         root().join("data/pai-2020/pai_machine_spec.csv"),
     ] {
         let m = read_pai_machines(&path, BadRows::Stop).unwrap();

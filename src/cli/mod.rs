@@ -189,12 +189,13 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Check a scenario file (or a sweep, compare, plan or FGD file) without running it.
+    /// Check a scenario file (or a sweep, compare, plan, FGD or placement-comparison file)
+    /// without running it.
     #[command(
         after_help = "Examples:\n  gpufleet validate scenarios/quickstart.toml\n  gpufleet validate s.toml --json | jq .problems\n  gpufleet validate scenarios/sweeps/heterogeneous.toml     # every point built and checked"
     )]
     Validate {
-        /// Scenario file (TOML), or a sweep, compare, plan or FGD file.
+        /// Scenario file (TOML), or a sweep, compare, plan, FGD or placement-comparison file.
         scenario: PathBuf,
         /// Print the result as JSON on stdout (`ok`, counts, or `problems` with path,
         /// line, column and message); the exit code is the same.
@@ -208,12 +209,13 @@ pub enum Command {
     /// paired differences to a baseline).
     #[command(after_help = compare::EXAMPLES)]
     Compare(compare::CompareArgs),
-    /// Redraw the charts of a run folder or a sweep folder.
+    /// Redraw the charts of a run, sweep or comparison folder.
     #[command(
         after_help = "Examples:\n  gpufleet plot out/quickstart\n  gpufleet plot out/my-sweep"
     )]
     Plot {
-        /// A run folder (with summary.json) or a sweep folder (with sweep.json).
+        /// A run folder (with summary.json), a (merged) sweep folder (with sweep.json) or a
+        /// comparison folder (with compare.json).
         dir: PathBuf,
     },
     /// Work with traces: convert, inspect, fit a workload model.

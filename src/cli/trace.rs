@@ -151,7 +151,8 @@ pub enum TraceCommand {
         /// Write the block here instead of printing it.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Tenants that keep their own mix (the rest are pooled as "other").
+        /// The most tenant mixes in the model: with more tenants in the trace, the busiest N - 1
+        /// keep their own mix and the rest are pooled as "other".
         #[arg(long, default_value_t = 5)]
         tenants: usize,
         /// Reading options.

@@ -1,7 +1,7 @@
 //! Workload generators against their parameters (chi-square and Kolmogorov-Smirnov with
 //! statrs), and `trace fit` followed by generation against the trace it was fitted to.
 
-use super::{root, shared};
+use super::{root, shipped};
 use gpufleet::engine::{RngStreams, SimTime};
 use gpufleet::model::{GpuRequest, Workload};
 use gpufleet::workload::*;
@@ -220,7 +220,7 @@ fn duration_distributions_match_their_parameters() {
 
 #[test]
 fn fit_then_generate_reproduces_the_trace() {
-    let path = shared("swf/NASA-iPSC-1993-3.1-cln.swf");
+    let path = shipped("swf/NASA-iPSC-1993-3.1-cln.swf");
     let spec = TraceSpec::new(&path, TraceFormat::Swf);
     let (w, meta) = spec.read().unwrap();
     let m = fit_model(&w, &meta, 5);
