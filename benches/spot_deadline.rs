@@ -1,6 +1,6 @@
 //! Spot deadline policies on the five shared AWS V100 zone traces: time per optimum (DP)
 //! and the cost of each policy relative to on-demand only, over 40 start times per zone.
-//! Run: `cargo bench --bench spot_deadline` (needs ../shared/data beside the checkout).
+//! Run: `cargo bench --bench spot_deadline` (the traces are in `data/spot/`).
 
 use gpufleet::engine::SimTime;
 use gpufleet::pricing::{read_availability_csv, read_spot_price_json};
@@ -9,12 +9,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 fn main() {
-    let dir =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/spot/aws-v100-2023-02");
-    if !dir.is_dir() {
-        println!("skipped: {} not found", dir.display());
-        return;
-    }
+    // The repository's copies of the shared `spot/aws-v100-2023-02/` (data/README.md).
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/spot");
     let (work_h, deadline_h) = (16.0, 24.0);
     println!("job: {work_h} h of work, deadline {deadline_h} h, changeover 0.2 h, first hour free");
     let mut dp_time = 0.0;

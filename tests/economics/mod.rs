@@ -19,9 +19,10 @@ fn bin() -> Command {
     Command::cargo_bin("gpufleet").unwrap()
 }
 
-/// A file of the shared data folder beside the checkout.
-fn shared(rel: &str) -> PathBuf {
-    root().join("../shared/data").join(rel)
+/// A file of the repository's data folder (copies of the team's shared data, with their
+/// provenance in `data/README.md`), so the tests need nothing beside the checkout.
+fn data(rel: &str) -> PathBuf {
+    root().join("data").join(rel)
 }
 
 /// Relative closeness.

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 #[test]
 fn aws_availability_readers_match_awk() {
-    // awk -F, 'NR>1{n++; s+=$2} END{print n, s}' spot/aws-v100-2023-02/<zone>.csv
+    // awk -F, 'NR>1{n++; s+=$2} END{print n, s}' data/spot/<zone>_v100_1.csv (copies of the shared spot/aws-v100-2023-02/)
     for (zone, n, up) in [
         ("us-east-1a", 20158, 3360),
         ("us-east-1c", 20158, 9404),
@@ -19,7 +19,7 @@ fn aws_availability_readers_match_awk() {
         ("us-east-2a", 20158, 15306),
         ("us-west-2b", 20158, 18242),
     ] {
-        let t = read_availability_csv(&shared(&format!("spot/aws-v100-2023-02/{zone}_v100_1.csv")))
+        let t = read_availability_csv(&data(&format!("spot/{zone}_v100_1.csv")))
             .unwrap();
         assert_eq!(t.len(), n, "{zone}");
         assert!(
@@ -29,16 +29,13 @@ fn aws_availability_readers_match_awk() {
         // Ticks of about 195 s (the trace's probing interval).
         assert!((190_000..200_000).contains(&t.tick().0), "{zone}");
     }
-    // The project's own copy is the same trace.
-    let own = read_availability_csv(&root().join("data/spot/us-east-1f_v100_1.csv")).unwrap();
-    assert!(close(own.available_fraction(), 11917.0 / 20158.0, 1e-12));
 }
 
 #[test]
 fn gcp_probe_reader_matches_awk() {
     // awk -F, 'NR>1{r[$4]+=$5; c[$4]+=$6} END{for (z in r) print z, r[z], c[z]}'
-    //   spot/gcp-h100-2025-10/h100_16_probes.csv
-    let f = shared("spot/gcp-h100-2025-10/h100_16_probes.csv");
+    //   data/spot/gcp_h100_16_probes.csv (the shared spot/gcp-h100-2025-10/h100_16_probes.csv)
+    let f = data("spot/gcp_h100_16_probes.csv");
     for (zone, created) in [
         ("asia-south2-b", 33610),
         ("asia-southeast1-b", 25457),
@@ -102,10 +99,10 @@ fn poisson_interruptions_match_the_configured_rate() {
 // ---- spot deadline policies ----------------------------------------------------------
 
 fn zone_problems(zone: &str, starts: usize) -> Vec<DeadlineProblem> {
-    let trace = read_availability_csv(&shared(&format!("spot/aws-v100-2023-02/{zone}_v100_1.csv")))
+    let trace = read_availability_csv(&data(&format!("spot/{zone}_v100_1.csv")))
         .unwrap();
     let prices = read_spot_price_json(
-        &shared("spot/aws-v100-2023-02/v100_spot_prices.json"),
+        &data("spot/v100_spot_prices.json"),
         &format!("{zone}_v100_1"),
         trace.tick(),
     )
@@ -237,7 +234,7 @@ fn deadline_policies_on_a_gcp_h100_probe_trace() {
     // requested VMs launched); a3-highgpu-8g us-central1 list prices: spot $18.98/h,
     // on-demand $82.53/h. GCP bills interrupted spot time (no first-hour rule).
     let spec = DeadlineSpec {
-        trace: shared("spot/gcp-h100-2025-10/h100_16_probes.csv"),
+        trace: data("spot/gcp_h100_16_probes.csv"),
         trace_zone: Some("us-central1-b".into()),
         work: SimTime::from_hours_f64(12.0),
         deadline: SimTime::from_hours_f64(18.0),
