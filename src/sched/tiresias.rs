@@ -142,7 +142,7 @@
 //! rounding).
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
-use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
+use super::{Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
 use crate::engine::SimTime;
 use crate::model::{GpuRequest, Job, JobId};
 
@@ -907,12 +907,11 @@ fn job_of(job_at: &[JobId], r: usize) -> JobId {
     }
 }
 
-/// False when `job`'s GPUs fit nowhere now (see [`whole_gpus_may_fit`]): placement
-/// reads the cluster only, so not making the attempt changes nothing.
+/// False when `job`'s GPUs fit nowhere now (see [`super::whole_gpus_may_fit`]): placement
+/// reads the cluster only, so not making the attempt changes nothing. Through the pool
+/// index: O(groups x log pools), not a step per pool.
 fn fits_now(ctx: &SchedCtx, job: &Job) -> bool {
-    ctx.pools
-        .eligible(job)
-        .any(|p| whole_gpus_may_fit(ctx.cluster, p, job.gpus))
+    ctx.whole_gpus_may_fit_somewhere(job)
 }
 
 impl QueuePolicy for Tiresias {
