@@ -412,6 +412,14 @@ impl Cluster {
         self.search.as_ref()?.next(after, req, eligible)
     }
 
+    /// True when some pool of the indexed order ([`Cluster::set_search_order`]) whose
+    /// eligibility group `eligible` accepts may hold `req` now (for a whole-GPU request:
+    /// its fit counts that many); `None` when no order is indexed. O(groups): each
+    /// group's tree root.
+    pub fn any_fitting(&self, req: GpuRequest, eligible: impl Fn(usize) -> bool) -> Option<bool> {
+        Some(self.search.as_ref()?.any(req, eligible))
+    }
+
     /// Starts recording what each node holds ([`Cluster::holdings`]); call before any
     /// capacity is taken.
     pub fn track_holdings(&mut self) {
@@ -684,7 +692,9 @@ impl Cluster {
             node.partial_pos,
         );
         let (whole, partial) = (node.whole_now, node.shared_now > 0);
-        self.recount_group(n, old as u16, whole);
+        if whole as usize != old {
+            self.recount_group(n, old as u16, whole);
+        }
         let node = &self.nodes[n as usize];
         let pool = &mut self.pools[node.pool as usize];
         let b = &mut pool.buckets[old];

@@ -212,6 +212,15 @@ fn pool_search_finds_the_first_pool_a_walk_over_the_nodes_finds() {
             let want2 = want2.map(|(i, &p)| (i as u32, p));
             assert_eq!(c.next_fitting_in(9, after, req, eligible), Some(want2));
             assert_eq!(c.next_fitting_in(8, after, req, eligible), None);
+            let anywhere = order.iter().any(|&p| {
+                let (whole, share) = fit(p);
+                eligible(p)
+                    && match req {
+                        GpuRequest::Whole(w) => whole >= w,
+                        _ => whole >= 1 || share,
+                    }
+            });
+            assert_eq!(c.any_fitting(req, eligible), Some(anywhere), "seed {seed}");
             let free: u64 = (0..specs.len())
                 .filter(|&p| eligible(p))
                 .flat_map(|p| c.pool_nodes(p))

@@ -168,6 +168,14 @@ impl PoolIndex {
         }
     }
 
+    /// True when some pool of a group `eligible` accepts (asked of one pool of the group)
+    /// has a fit that may hold `req`: each group's root. O(groups).
+    pub(crate) fn any(&self, req: GpuRequest, eligible: impl Fn(usize) -> bool) -> bool {
+        self.groups
+            .iter()
+            .any(|g| g.tree[1].may_hold(req) && eligible(g.first))
+    }
+
     /// The first pool after position `after` (from the start: `None`) of the order whose
     /// group `eligible` accepts (asked of one pool of the group) and whose fit may hold
     /// `req`, with its position. O(groups x log pools).

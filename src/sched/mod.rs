@@ -14,6 +14,12 @@
 //! eligibility group that finds the next such pool in O(log pools), so an attempt that
 //! fails on 2,000 pools costs a few tree descents, not 2,000 placer calls. Orders ranked
 //! per job (data-aware, locality waits, class orders) test each candidate's fit in O(1).
+//!
+//! Preemption's checks do not grow with the pools either: the free whole GPUs of a job's
+//! pools are the cluster's sums per eligibility group
+//! ([`Cluster::free_whole_gpus_where`]), whether the request fits somewhere now is one
+//! index query ([`SchedCtx::whole_gpus_may_fit_somewhere`]), and the count of victims
+//! needed reads only the victims' pools.
 
 mod autoscaler;
 mod budget;
@@ -575,16 +581,16 @@ impl SchedCtx<'_> {
     /// True when some pool `job` may use may hold its whole GPUs now, as
     /// [`whole_gpus_may_fit`] asks (always, for requests of no or fractional GPUs, when
     /// it may use any pool): with the cluster indexed for the pool choice's order
-    /// ([`PoolChoice::index_cluster`]; every pool is in it) one descent per eligibility
-    /// group, O(groups x log pools), else a walk over the job's pools.
+    /// ([`PoolChoice::index_cluster`]; every pool is in it) the root of each eligibility
+    /// group's tree, O(groups), else a walk over the job's pools.
     pub(crate) fn whole_gpus_may_fit_somewhere(&self, job: &Job) -> bool {
         let cluster = &*self.cluster;
         if matches!(job.gpus, GpuRequest::Whole(1..))
             && cluster.search_key() == Some(self.pools.order_key)
         {
-            return cluster
-                .next_fitting(None, job.gpus, |p| self.pools.allows(job, p))
-                .is_some();
+            if let Some(any) = cluster.any_fitting(job.gpus, |p| self.pools.allows(job, p)) {
+                return any;
+            }
         }
         self.pools
             .eligible(job)

@@ -33,7 +33,9 @@
 //! off where pools are ranked in time or a budget caps starts), and a pass ends once every
 //! class with a waiting job is dominated by a failed request of the pass (what is left
 //! would be skipped). A placement is not tried when no eligible pool has a node with as
-//! many wholly free GPUs (a gang: as many wholly free nodes) as it needs, and a preemption
+//! many wholly free GPUs (a gang: as many wholly free nodes) as it needs (asked of the
+//! cluster's pool index, `SchedCtx::whole_gpus_may_fit_somewhere`: O(eligibility
+//! groups), where it once walked every eligible pool per visited job), and a preemption
 //! is refused before any victim is listed when stopping every lower-priority job could
 //! not make that room (`tiresias_room.rs`: per queue and pool, a histogram of nodes by the
 //! GPUs that higher-priority jobs hold whole; an upper bound on what the feasibility
@@ -909,7 +911,7 @@ fn job_of(job_at: &[JobId], r: usize) -> JobId {
 
 /// False when `job`'s GPUs fit nowhere now (see [`super::whole_gpus_may_fit`]): placement
 /// reads the cluster only, so not making the attempt changes nothing. Through the pool
-/// index: O(groups x log pools), not a step per pool.
+/// index: O(eligibility groups), not a step per pool.
 fn fits_now(ctx: &SchedCtx, job: &Job) -> bool {
     ctx.whole_gpus_may_fit_somewhere(job)
 }
