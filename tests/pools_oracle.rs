@@ -6,14 +6,23 @@
 //! (three GPU types, 4- or 8-GPU nodes, spot pools, several speeds), jobs of every size
 //! (gangs, shares, none), type-restricted and preemptible, under several placements and
 //! pool orders, with node failures.
+//!
+//! The preempting policies and throughput per dollar are held to the same: SRTF against
+//! a walk that lists victims pool by pool and counts free GPUs and the victims' needed
+//! pool by pool on a copy of the cluster (as `SchedCtx::start_preempting` did before
+//! its per-group sums and the index), throughput per dollar against ranking every
+//! eligible pool by speed per dollar at each attempt (random prices, some free), and
+//! Tiresias and priority against themselves on a cluster whose index is withdrawn
+//! (every pool then asked in turn).
 
 use crate::common::{config, workload};
 use gpufleet::engine::{RngStreams, SimTime};
 use gpufleet::faults::{FailureDist, FailureProcess, FaultConfig, Scope};
+use gpufleet::model::Cluster;
 use gpufleet::model::Workload;
 use gpufleet::model::{CapacityKind, GpuRequest, Job, JobId, NodeSpec, PoolSpec, TypeMask};
 use gpufleet::sched::placement::PlacementKind;
-use gpufleet::sched::{PolicyKind, PoolOrder, Progress, QueuePolicy, SchedCtx};
+use gpufleet::sched::{PolicyKind, PoolOrder, Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
 use gpufleet::sim::{RunResult, Simulation};
 use gpufleet::workload::DurationDist;
 use proptest::prelude::*;
@@ -94,6 +103,218 @@ impl QueuePolicy for GreedyWalk {
                 self.queue.remove(&(t, id));
             }
         }
+    }
+}
+
+/// Starts `id` in pool `p` if the placer finds room there and the budget allows it.
+fn start_in(ctx: &mut SchedCtx, id: JobId, p: usize) -> bool {
+    let (jobs, pools) = (ctx.jobs, ctx.pools);
+    let job = &jobs[id as usize];
+    if !pools.allows(job, p) {
+        return false;
+    }
+    let end = ctx
+        .now
+        .plus(pools.runtime_for(job, ctx.planned_remaining(id), p));
+    let found = ctx
+        .placer
+        .find(ctx.cluster, p, job.gpus, job.cpu_milli, job.mem_mib, None);
+    match found {
+        Some(a) if ctx.within_budget(id, &a, end) => {
+            ctx.start(id, a, end);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// True when some pool of `c` that `job` may use has room for its whole GPUs: a node
+/// with that many wholly free, or for a gang that many wholly free nodes' worth, read
+/// pool by pool from the nodes.
+fn whole_room(ctx: &SchedCtx, c: &Cluster, job: &Job) -> bool {
+    let GpuRequest::Whole(w) = job.gpus else {
+        return true;
+    };
+    ctx.pools.eligible(job).any(|p| {
+        let g = c.pools()[p].spec.node.gpus as u32;
+        let nodes = c.pool_nodes(p).filter(|&n| c.is_up(n));
+        let frees: Vec<u32> = nodes.map(|n| c.free_whole(n) as u32).collect();
+        g > 0
+            && if w <= g {
+                frees.iter().any(|&f| f >= w)
+            } else {
+                frees.iter().filter(|&&f| f == g).count() as u32 >= w.div_ceil(g)
+            }
+    })
+}
+
+/// Preempts `victims` for `id` as `SchedCtx::start_preempting` does, its checks made
+/// pool by pool: the request against the free whole GPUs of every eligible pool plus the
+/// victims' (else nothing changes), then how many victims must go before its GPUs could
+/// fit, counted by freeing them one by one on a copy of the cluster.
+fn walk_preempting(ctx: &mut SchedCtx, id: JobId, victims: &[JobId]) -> bool {
+    let jobs = ctx.jobs;
+    let job = &jobs[id as usize];
+    let victims = &victims[..victims.len().min(MAX_VICTIMS)];
+    let need = job.gpus.milli().div_ceil(1000);
+    let free: u64 = ctx
+        .pools
+        .eligible(job)
+        .map(|p| {
+            ctx.cluster
+                .pool_nodes(p)
+                .filter(|&n| ctx.cluster.is_up(n))
+                .map(|n| ctx.cluster.free_whole(n) as u64)
+                .sum::<u64>()
+        })
+        .sum();
+    let held: u64 = victims
+        .iter()
+        .filter_map(|&v| ctx.running.get(v))
+        .map(|r| r.alloc.gpus.iter().map(|s| s.milli as u64).sum::<u64>() / 1000)
+        .sum();
+    if free + held < need {
+        return false;
+    }
+    let mut c = ctx.cluster.clone();
+    let mut first = None;
+    if whole_room(ctx, &c, job) {
+        first = Some(0);
+    } else {
+        for (i, &v) in victims.iter().enumerate() {
+            if let Some(r) = ctx.running.get(v) {
+                c.give_back(&r.alloc);
+            }
+            if whole_room(ctx, &c, job) {
+                first = Some(i + 1);
+                break;
+            }
+        }
+    }
+    match first {
+        Some(first) => ctx.start_preempting_from(id, first, victims.iter().copied()),
+        None => false,
+    }
+}
+
+/// SRTF over [`walk_start`] and [`walk_preempting`]: the shortest remaining estimate
+/// first; when it does not fit, the running jobs that would outlast it, pool by pool in
+/// preference order, longest first, are preempted as it takes.
+#[derive(Default)]
+struct SrtfWalk {
+    queue: BTreeSet<(u64, u64, JobId)>,
+    seq: u64,
+}
+
+impl QueuePolicy for SrtfWalk {
+    fn name(&self) -> &'static str {
+        "srtf_walk"
+    }
+    fn push(&mut self, id: JobId, job: &Job) {
+        self.queue.insert((job.planned_work().0, self.seq, id));
+        self.seq += 1;
+    }
+    fn requeue(&mut self, id: JobId, job: &Job, p: &Progress) {
+        self.queue
+            .insert((p.left_of(job.planned_work()).0, self.seq, id));
+        self.seq += 1;
+    }
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+    fn schedule(&mut self, ctx: &mut SchedCtx) {
+        while let Some(&(left, seq, id)) = self.queue.first() {
+            if walk_start(ctx, id) {
+                self.queue.pop_first();
+                continue;
+            }
+            let job = &ctx.jobs[id as usize];
+            let mut victims = Vec::new();
+            for p in ctx.pools.eligible(job) {
+                let head = ctx.pools.runtime_for(job, SimTime(left), p).0;
+                for (end, v) in ctx.running.latest_ends(p) {
+                    if end.since(ctx.now).0 > head && victims.len() < MAX_VICTIMS {
+                        victims.push(v);
+                    } else {
+                        break;
+                    }
+                }
+            }
+            if victims.is_empty() || !walk_preempting(ctx, id, &victims) {
+                break;
+            }
+            self.queue.remove(&(left, seq, id));
+        }
+    }
+}
+
+/// Throughput per dollar over every eligible pool ranked at each attempt: speed over
+/// the price of a GPU-hour, highest first (a free pool first), ties by pool index.
+#[derive(Default)]
+struct TpdWalk {
+    queue: VecDeque<JobId>,
+}
+
+impl QueuePolicy for TpdWalk {
+    fn name(&self) -> &'static str {
+        "tpd_walk"
+    }
+    fn push(&mut self, id: JobId, _job: &Job) {
+        self.queue.push_back(id);
+    }
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+    fn schedule(&mut self, ctx: &mut SchedCtx) {
+        while let Some(&id) = self.queue.front() {
+            let (jobs, pools) = (ctx.jobs, ctx.pools);
+            let job = &jobs[id as usize];
+            let value = |p: usize| match pools.gpu_hour_usd(p) {
+                usd if usd <= 0.0 => f64::INFINITY,
+                usd => pools.speed(p) / usd,
+            };
+            let mut ranked: Vec<usize> = pools.eligible(job).collect();
+            ranked.sort_by(|&a, &b| value(b).total_cmp(&value(a)).then(a.cmp(&b)));
+            if !ranked.into_iter().any(|p| start_in(ctx, id, p)) {
+                break;
+            }
+            self.queue.pop_front();
+        }
+    }
+}
+
+/// A policy run on a cluster whose pool index is withdrawn before every pass (an
+/// index under a key no pool choice has), so its starts and preemption checks ask every
+/// pool in turn.
+struct Unindexed(Box<dyn QueuePolicy>);
+
+impl QueuePolicy for Unindexed {
+    fn name(&self) -> &'static str {
+        "unindexed"
+    }
+    fn push(&mut self, id: JobId, job: &Job) {
+        self.0.push(id, job);
+    }
+    fn requeue(&mut self, id: JobId, job: &Job, p: &Progress) {
+        self.0.requeue(id, job, p);
+    }
+    fn ended(&mut self, id: JobId, job: &Job) {
+        self.0.ended(id, job);
+    }
+    fn stopped(&mut self, id: JobId, job: &Job) {
+        self.0.stopped(id, job);
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn schedule(&mut self, ctx: &mut SchedCtx) {
+        if ctx.cluster.search_key() != Some(0) {
+            ctx.cluster.set_search_order(0, &[]);
+        }
+        self.0.schedule(ctx);
+    }
+    fn invalidate(&mut self) {
+        self.0.invalidate();
     }
 }
 
@@ -260,6 +481,80 @@ proptest! {
             many_pools(seed, pools),
             &w,
             (PolicyKind::GreedyFifo, Box::<GreedyWalk>::default()),
+            (PLACEMENTS[placement], ORDERS[order]),
+            faulty.then_some(seed),
+        );
+        prop_assert!(outcome(&slow).iter().filter(|o| o.0.is_some()).count() > n / 2);
+        prop_assert_eq!(outcome(&fast), outcome(&slow));
+    }
+
+    #[test]
+    fn srtf_on_many_pools_preempts_as_the_walk(
+        seed in 0u64..1_000_000,
+        pools in 20usize..120,
+        n in 100usize..300,
+        placement in 0usize..PLACEMENTS.len(),
+        order in 0usize..ORDERS.len(),
+        faulty in any::<bool>(),
+    ) {
+        let w = many_pools_workload(seed, n, 3_600);
+        let (fast, slow) = run_both(
+            many_pools(seed, pools),
+            &w,
+            (PolicyKind::Srtf, Box::<SrtfWalk>::default()),
+            (PLACEMENTS[placement], ORDERS[order]),
+            faulty.then_some(seed),
+        );
+        prop_assert!(outcome(&slow).iter().filter(|o| o.0.is_some()).count() > n / 2);
+        prop_assert_eq!(outcome(&fast), outcome(&slow));
+    }
+
+    #[test]
+    fn throughput_per_dollar_on_many_pools_starts_as_the_walk(
+        seed in 0u64..1_000_000,
+        pools in 20usize..120,
+        n in 100usize..300,
+        placement in 0usize..PLACEMENTS.len(),
+        faulty in any::<bool>(),
+    ) {
+        let w = many_pools_workload(seed, n, 7_200);
+        let specs = many_pools(seed, pools);
+        let mut rng = RngStreams::new(seed).stream("prices");
+        let prices: Vec<f64> = (0..pools)
+            .map(|_| [0.0, 1.0, 2.0, 2.5, 3.0][rng.random_range(0..5)])
+            .collect();
+        let mut cfg = config(specs, PolicyKind::ThroughputPerDollar);
+        cfg.placement = PLACEMENTS[placement];
+        cfg.options.gpu_hour_usd = prices;
+        let with = |s: Simulation<'_>| match faulty {
+            true => s.with_faults(failures(), &RngStreams::new(seed)).run(),
+            false => s.run(),
+        };
+        let fast = with(Simulation::new(cfg.clone(), &w));
+        let slow = with(Simulation::with_policy(cfg, &w, Box::<TpdWalk>::default()));
+        prop_assert!(outcome(&slow).iter().filter(|o| o.0.is_some()).count() > n / 2);
+        prop_assert_eq!(outcome(&fast), outcome(&slow));
+    }
+
+    #[test]
+    fn tiresias_and_priority_on_many_pools_as_without_the_index(
+        seed in 0u64..1_000_000,
+        pools in 20usize..120,
+        n in 100usize..300,
+        placement in 0usize..PLACEMENTS.len(),
+        order in 0usize..ORDERS.len(),
+        faulty in any::<bool>(),
+        tiresias in any::<bool>(),
+    ) {
+        let mut w = many_pools_workload(seed, n, 3_600);
+        for (i, j) in w.jobs.iter_mut().enumerate() {
+            j.priority = (i % 3) as i32;
+        }
+        let policy = if tiresias { PolicyKind::Tiresias } else { PolicyKind::Priority };
+        let (fast, slow) = run_both(
+            many_pools(seed, pools),
+            &w,
+            (policy, Box::new(Unindexed(policy.build()))),
             (PLACEMENTS[placement], ORDERS[order]),
             faulty.then_some(seed),
         );

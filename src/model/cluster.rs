@@ -8,7 +8,10 @@
 //! could hold, and whether a share could), kept in O(1) as nodes move between buckets,
 //! and, once [`Cluster::set_search_order`] names a preference order, an index over the
 //! pools in that order ([`super::pool_index`]) that finds the first pool whose fit may
-//! hold a request in O(log pools) per eligibility group.
+//! hold a request in O(log pools) per eligibility group (a policy ranking pools its own
+//! way may index a few further orders, [`Cluster::add_search_order`]). Per eligibility
+//! group it sums the wholly free GPUs, so that a preemption's check of how many a job's
+//! pools have free costs O(groups), not O(pools).
 
 use super::pool_index::{PoolFit, PoolIndex};
 use super::{CapacityKind, GpuRequest, MILLI_PER_GPU};
@@ -18,6 +21,9 @@ use super::{CapacityKind, GpuRequest, MILLI_PER_GPU};
 /// 1,024-GPU nodes take 2 GB (200 pools of a million nodes each took 11 GB and ended in
 /// an allocation failure).
 pub const MAX_NODES: u32 = 1_000_000;
+
+/// The most further pool orders [`Cluster::add_search_order`] keeps indexed.
+pub const MAX_SEARCHES: usize = 4;
 
 /// The hardware of one node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -204,6 +210,12 @@ pub struct Cluster {
     releases: u64,
     /// The pools in a preference order by their fits ([`Cluster::set_search_order`]).
     search: Option<Box<PoolIndex>>,
+    /// Further orders indexed by their fits ([`Cluster::add_search_order`]), newest last.
+    searches: Vec<PoolIndex>,
+    /// Per pool: its eligibility group (GPU type, spot or not) in `groups`.
+    group_of: Vec<u32>,
+    /// Per eligibility group: (its first pool, wholly free GPUs over its up nodes).
+    groups: Vec<(usize, u64)>,
 }
 
 impl Cluster {
@@ -218,6 +230,9 @@ impl Cluster {
             changes: 0,
             releases: 0,
             search: None,
+            searches: Vec::new(),
+            group_of: Vec::new(),
+            groups: Vec::new(),
         };
         for spec in specs {
             let p = c.pools.len() as u32;
@@ -250,10 +265,40 @@ impl Cluster {
                 c.free_milli
                     .extend(std::iter::repeat_n(MILLI_PER_GPU as u16, gpn));
             }
+            let key = |q: &Pool| (q.spec.gpu_type, q.spec.kind == CapacityKind::Spot);
+            let g = match c.pools.iter().position(|q| key(q) == key(&pool)) {
+                Some(q) => c.group_of[q] as usize,
+                None => {
+                    c.groups.push((p as usize, 0));
+                    c.groups.len() - 1
+                }
+            };
+            c.group_of.push(g as u32);
+            c.groups[g].1 += pool.spec.nodes as u64 * gpn as u64;
             c.pools.push(pool);
             c.refit(p as usize, gpn);
         }
         c
+    }
+
+    /// Node `n`'s wholly free GPUs, counted in its group's sum, went from `old` to `new`.
+    #[inline]
+    fn recount_group(&mut self, n: u32, old: u16, new: u16) {
+        let g = self.group_of[self.nodes[n as usize].pool as usize] as usize;
+        let sum = &mut self.groups[g].1;
+        *sum = *sum + new as u64 - old as u64;
+    }
+
+    /// Wholly free GPUs over the up nodes of every pool whose eligibility group (GPU
+    /// type, spot or not) `eligible` accepts, asked of one pool of each group: the sum of
+    /// [`Cluster::pool_free_whole_gpus`] over those pools in O(groups), kept as nodes
+    /// move between buckets.
+    pub fn free_whole_gpus_where(&self, eligible: impl Fn(usize) -> bool) -> u64 {
+        self.groups
+            .iter()
+            .filter(|g| eligible(g.0))
+            .map(|g| g.1)
+            .sum()
     }
 
     /// Keeps pool `p`'s highest non-empty bucket and fit after a node moved into bucket
@@ -275,6 +320,9 @@ impl Cluster {
         if fit != pool.fit {
             pool.fit = fit;
             if let Some(s) = &mut self.search {
+                s.update(p, fit);
+            }
+            for s in &mut self.searches {
                 s.update(p, fit);
             }
         }
@@ -304,6 +352,47 @@ impl Cluster {
         )));
     }
 
+    /// Indexes the pools in a further order `order` under `key`, beside the one of
+    /// [`Cluster::set_search_order`] (for a policy that ranks pools its own way), found
+    /// by [`Cluster::next_fitting_in`]; an index of the same key is replaced, and past
+    /// [`MAX_SEARCHES`] the oldest is dropped. Each index costs O(log pools) per change of
+    /// a pool's fit.
+    pub fn add_search_order(&mut self, key: u64, order: &[usize]) {
+        self.searches.retain(|s| s.key != key);
+        if self.searches.len() >= MAX_SEARCHES {
+            self.searches.remove(0);
+        }
+        let pools = &self.pools;
+        self.searches.push(PoolIndex::new(
+            key,
+            order,
+            pools.len(),
+            |p| {
+                let s = &pools[p].spec;
+                (s.gpu_type, s.kind == CapacityKind::Spot)
+            },
+            |p| pools[p].fit,
+        ));
+    }
+
+    /// True when [`Cluster::add_search_order`] keeps an index under `key`.
+    pub fn has_search_order(&self, key: u64) -> bool {
+        self.searches.iter().any(|s| s.key == key)
+    }
+
+    /// [`Cluster::next_fitting`] in the order [`Cluster::add_search_order`] indexed under
+    /// `key`: `None` when no such index is kept, else its answer.
+    pub fn next_fitting_in(
+        &self,
+        key: u64,
+        after: Option<u32>,
+        req: GpuRequest,
+        eligible: impl Fn(usize) -> bool,
+    ) -> Option<Option<(u32, usize)>> {
+        let s = self.searches.iter().find(|s| s.key == key)?;
+        Some(s.next(after, req, eligible))
+    }
+
     /// The name of the order [`Cluster::set_search_order`] indexed last (`None`: none).
     pub fn search_key(&self) -> Option<u64> {
         self.search.as_ref().map(|s| s.key)
@@ -321,6 +410,14 @@ impl Cluster {
         eligible: impl Fn(usize) -> bool,
     ) -> Option<(u32, usize)> {
         self.search.as_ref()?.next(after, req, eligible)
+    }
+
+    /// True when some pool of the indexed order ([`Cluster::set_search_order`]) whose
+    /// eligibility group `eligible` accepts may hold `req` now (for a whole-GPU request:
+    /// its fit counts that many); `None` when no order is indexed. O(groups): each
+    /// group's tree root.
+    pub fn any_fitting(&self, req: GpuRequest, eligible: impl Fn(usize) -> bool) -> Option<bool> {
+        Some(self.search.as_ref()?.any(req, eligible))
     }
 
     /// Starts recording what each node holds ([`Cluster::holdings`]); call before any
@@ -528,6 +625,8 @@ impl Cluster {
         if !node.up {
             return;
         }
+        self.recount_group(n, self.nodes[n as usize].free_whole, 0);
+        let node = &self.nodes[n as usize];
         let pool = &mut self.pools[node.pool as usize];
         let b = &mut pool.buckets[node.free_whole as usize];
         let pos = node.bucket_pos as usize;
@@ -558,6 +657,8 @@ impl Cluster {
         });
         let whole = node.whole_now;
         let partial = node.shared_now > 0;
+        self.recount_group(n, 0, whole);
+        let node = &self.nodes[n as usize];
         let pool = &mut self.pools[node.pool as usize];
         let node = &mut self.nodes[n as usize];
         node.free_whole = whole;
@@ -591,6 +692,10 @@ impl Cluster {
             node.partial_pos,
         );
         let (whole, partial) = (node.whole_now, node.shared_now > 0);
+        if whole as usize != old {
+            self.recount_group(n, old as u16, whole);
+        }
+        let node = &self.nodes[n as usize];
         let pool = &mut self.pools[node.pool as usize];
         let b = &mut pool.buckets[old];
         b.swap_remove(pos);

@@ -116,7 +116,9 @@ fn lcg(seed: u64) -> impl FnMut(u64) -> u64 {
 /// The pool search index against a brute force over the nodes: after random takes, give
 /// backs and nodes set down and up, the first pool after a position of the order, of an
 /// allowed group, that may hold a request is the one a walk of the order finds by
-/// counting every up node's wholly and partly free GPUs.
+/// counting every up node's wholly and partly free GPUs; the same in a second order kept
+/// beside it ([`Cluster::add_search_order`]); and the wholly free GPUs of the allowed
+/// groups are those counted node by node.
 #[test]
 fn pool_search_finds_the_first_pool_a_walk_over_the_nodes_finds() {
     for seed in 0..20 {
@@ -135,6 +137,9 @@ fn pool_search_finds_the_first_pool_a_walk_over_the_nodes_finds() {
         let mut c = Cluster::new(specs.clone());
         c.set_search_order(7, &order);
         assert_eq!(c.search_key(), Some(7));
+        let second: Vec<usize> = order.iter().rev().copied().collect();
+        c.add_search_order(9, &second);
+        assert!(c.has_search_order(9) && !c.has_search_order(7));
         let mut held: Vec<Allocation> = Vec::new();
         for _ in 0..400 {
             let n = r(c.node_count() as u64) as u32;
@@ -196,6 +201,33 @@ fn pool_search_finds_the_first_pool_a_walk_over_the_nodes_finds() {
             });
             let want = want.map(|(i, &p)| (i as u32, p));
             assert_eq!(c.next_fitting(after, req, eligible), want, "seed {seed}");
+            let want2 = second.iter().enumerate().find(|&(i, &p)| {
+                let (whole, share) = fit(p);
+                let holds = match req {
+                    GpuRequest::Whole(w) => whole >= w,
+                    _ => whole >= 1 || share,
+                };
+                after.is_none_or(|a| i as u32 > a) && eligible(p) && holds
+            });
+            let want2 = want2.map(|(i, &p)| (i as u32, p));
+            assert_eq!(c.next_fitting_in(9, after, req, eligible), Some(want2));
+            assert_eq!(c.next_fitting_in(8, after, req, eligible), None);
+            let anywhere = order.iter().any(|&p| {
+                let (whole, share) = fit(p);
+                eligible(p)
+                    && match req {
+                        GpuRequest::Whole(w) => whole >= w,
+                        _ => whole >= 1 || share,
+                    }
+            });
+            assert_eq!(c.any_fitting(req, eligible), Some(anywhere), "seed {seed}");
+            let free: u64 = (0..specs.len())
+                .filter(|&p| eligible(p))
+                .flat_map(|p| c.pool_nodes(p))
+                .filter(|&n| c.is_up(n))
+                .map(|n| c.node_free_milli(n).iter().filter(|&&x| x == 1000).count() as u64)
+                .sum();
+            assert_eq!(c.free_whole_gpus_where(eligible), free, "seed {seed}");
             for p in 0..specs.len() {
                 let (whole, share) = fit(p);
                 assert_eq!(

@@ -14,6 +14,7 @@ pub mod throughput;
 
 pub use cluster::{
     Allocation, Cluster, GpuSlice, Holding, NodeSpec, Pool, PoolSpec, ReservedNodes, MAX_NODES,
+    MAX_SEARCHES,
 };
 pub use gpu::{CapacityKind, GpuType, TypeMask};
 pub use job::{

@@ -8,8 +8,9 @@
 //! hold (the largest count of wholly free GPUs on one up node, or all GPUs of its wholly
 //! free nodes, whichever is more) and whether any GPU has a free share. A query descends
 //! each eligible group's tree to its first pool at or after a position whose fit allows
-//! the request and takes the earliest of those. The cluster updates a pool's leaf when
-//! its free-GPU index changes (O(log pools)).
+//! the request and takes the earliest of those; whether any eligible pool may hold it is
+//! each eligible group's root, O(groups). The cluster updates a pool's leaf when its
+//! free-GPU index changes (O(log pools)).
 //!
 //! The fit is a necessary condition only (CPU, memory, reserved nodes and budgets are
 //! left to placement): a pool it rules out is one where every placement fails, and fails
@@ -166,6 +167,14 @@ impl PoolIndex {
         if let Some(Some((g, leaf))) = self.at.get(p) {
             self.groups[*g as usize].set(*leaf as usize, fit);
         }
+    }
+
+    /// True when some pool of a group `eligible` accepts (asked of one pool of the group)
+    /// has a fit that may hold `req`: each group's root. O(groups).
+    pub(crate) fn any(&self, req: GpuRequest, eligible: impl Fn(usize) -> bool) -> bool {
+        self.groups
+            .iter()
+            .any(|g| g.tree[1].may_hold(req) && eligible(g.first))
     }
 
     /// The first pool after position `after` (from the start: `None`) of the order whose

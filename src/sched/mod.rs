@@ -14,6 +14,12 @@
 //! eligibility group that finds the next such pool in O(log pools), so an attempt that
 //! fails on 2,000 pools costs a few tree descents, not 2,000 placer calls. Orders ranked
 //! per job (data-aware, locality waits, class orders) test each candidate's fit in O(1).
+//!
+//! Preemption's checks do not grow with the pools either: the free whole GPUs of a job's
+//! pools are the cluster's sums per eligibility group
+//! ([`Cluster::free_whole_gpus_where`]), whether the request fits somewhere now is one
+//! index query ([`SchedCtx::whole_gpus_may_fit_somewhere`]), and the count of victims
+//! needed reads only the victims' pools.
 
 mod autoscaler;
 mod budget;
@@ -110,8 +116,9 @@ pub struct PoolChoice {
     group_speed: Vec<(usize, bool, f64)>,
     /// Class speeds, fabrics, per-class orders (`None`: none configured, the fast path).
     cloud: Option<Box<cloud::CloudChoice>>,
-    /// A name for `order`, unique in the process: the cluster's search index built for
-    /// it carries it ([`Cluster::search_key`]), so an index for another order is not used.
+    /// A name for `order` and the prices it was ranked by, unique in the process: the
+    /// cluster's search index built for it carries it ([`Cluster::search_key`]), so an
+    /// index for another order is not used; so do indexes of rankings by price.
     order_key: u64,
 }
 
@@ -179,6 +186,8 @@ impl PoolChoice {
         for (p, &x) in usd.iter().enumerate().take(self.gpu_hour_usd.len()) {
             self.gpu_hour_usd[p] = x;
         }
+        // Orders and rankings by price are named anew (see `order_key`).
+        self.order_key = next_order_key();
     }
 
     /// Price of one GPU-hour in pool `p` (zero when unknown).
@@ -317,17 +326,21 @@ pub(crate) fn whole_gpus_may_fit(cluster: &Cluster, p: usize, req: GpuRequest) -
 }
 
 /// How many of `victims`, freed in order, a request for `req` needs at least before its
-/// GPUs could fit in one of `pools` (`Some(0)`: they may fit now, and always for requests
-/// of no or fractional GPUs; `None`: not even with all of them). Counts each GPU's free
-/// share exactly: a single-node request needs a node with that many wholly free GPUs, a
-/// gang that many wholly free nodes. CPU, memory and budgets are left to placement, so
-/// this is a necessary condition: no placement succeeds with fewer victims freed.
-/// O(slices of the victims), with the per-node counts in `scratch`; victims past the
-/// first prefix that may fit are not read (a lazy list is drawn no further).
+/// GPUs could fit in one of the pools `eligible` accepts (`Some(0)`: they may fit now,
+/// and always for requests of no or fractional GPUs; `None`: not even with all of them).
+/// `fits_now` says whether some such pool may hold the request's whole GPUs already (as
+/// [`whole_gpus_may_fit`] asks; [`SchedCtx::whole_gpus_may_fit_somewhere`] finds it
+/// through the pool index). Counts each GPU's free share exactly: a single-node request
+/// needs a node with that many wholly free GPUs, a gang that many wholly free nodes. CPU,
+/// memory and budgets are left to placement, so this is a necessary condition: no
+/// placement succeeds with fewer victims freed. O(slices of the victims), with the
+/// per-node counts in `scratch`, whatever the number of pools; victims past the first
+/// prefix that may fit are not read (a lazy list is drawn no further).
 pub(crate) fn victims_before_fit(
     cluster: &Cluster,
     running: &Running,
-    pools: impl IntoIterator<Item = usize>,
+    eligible: impl Fn(usize) -> bool,
+    fits_now: bool,
     req: GpuRequest,
     victims: impl IntoIterator<Item = JobId>,
     sc: &mut PreemptScratch,
@@ -335,35 +348,23 @@ pub(crate) fn victims_before_fit(
     let GpuRequest::Whole(w) = req else {
         return Some(0);
     };
-    let mut eligible = std::mem::take(&mut sc.pools);
-    eligible.clear();
-    eligible.extend(
-        pools
-            .into_iter()
-            .map(|p| (p, cluster.pools()[p].spec.node.gpus as u32))
-            .filter(|&(_, g)| g > 0),
-    );
-    let found = first_fit_prefix(cluster, running, &eligible, w, victims.into_iter(), sc);
-    sc.pools = eligible;
-    found
+    if fits_now {
+        return Some(0);
+    }
+    first_fit_prefix(cluster, running, eligible, w, victims.into_iter(), sc)
 }
 
-/// [`victims_before_fit`] for `w` whole GPUs over `pools` (pool, GPUs per node).
+/// [`victims_before_fit`] for `w` whole GPUs over the pools `eligible` accepts, when
+/// none may hold them now.
 fn first_fit_prefix(
     cluster: &Cluster,
     running: &Running,
-    pools: &[(usize, u32)],
+    eligible: impl Fn(usize) -> bool,
     w: u32,
     victims: impl Iterator<Item = JobId>,
     sc: &mut PreemptScratch,
 ) -> Option<usize> {
     // Per eligible pool, what it takes: `w` GPUs on one node, or `k` free nodes.
-    let fits_now = pools
-        .iter()
-        .any(|&(p, _)| whole_gpus_may_fit(cluster, p, GpuRequest::Whole(w)));
-    if fits_now {
-        return Some(0);
-    }
     sc.begin(cluster.node_count());
     // Pools' gains in wholly free nodes.
     let mut free_nodes_gained: Vec<(usize, u32)> = Vec::new();
@@ -372,9 +373,10 @@ fn first_fit_prefix(
             continue;
         };
         let p = r.alloc.pool as usize;
-        let Some(&(_, g)) = pools.iter().find(|x| x.0 == p) else {
+        let g = cluster.pools()[p].spec.node.gpus as u32;
+        if g == 0 || !eligible(p) {
             continue;
-        };
+        }
         for s in &r.alloc.gpus {
             if !cluster.is_up(s.node) {
                 continue;
@@ -434,8 +436,6 @@ pub struct PreemptScratch {
     nodes: Vec<(u32, u32)>,
     /// (node, GPU, milli freed) for GPUs not yet wholly free.
     partial: Vec<(u32, u16, u32)>,
-    /// The eligible pools of the request, with their GPUs per node.
-    pools: Vec<(usize, u32)>,
 }
 
 impl PreemptScratch {
@@ -578,6 +578,25 @@ impl SchedCtx<'_> {
             .find_map(attempt)
     }
 
+    /// True when some pool `job` may use may hold its whole GPUs now, as
+    /// [`whole_gpus_may_fit`] asks (always, for requests of no or fractional GPUs, when
+    /// it may use any pool): with the cluster indexed for the pool choice's order
+    /// ([`PoolChoice::index_cluster`]; every pool is in it) the root of each eligibility
+    /// group's tree, O(groups), else a walk over the job's pools.
+    pub(crate) fn whole_gpus_may_fit_somewhere(&self, job: &Job) -> bool {
+        let cluster = &*self.cluster;
+        if matches!(job.gpus, GpuRequest::Whole(1..))
+            && cluster.search_key() == Some(self.pools.order_key)
+        {
+            if let Some(any) = cluster.any_fitting(job.gpus, |p| self.pools.allows(job, p)) {
+                return any;
+            }
+        }
+        self.pools
+            .eligible(job)
+            .any(|p| whole_gpus_may_fit(cluster, p, job.gpus))
+    }
+
     /// True when `job`'s candidates are the pool choice's order as it stands (no class
     /// orders, no data-aware ranking, no locality wait): what [`SchedCtx::candidates`]
     /// gives as [`Candidates::Static`] over `PoolChoice::order`.
@@ -699,11 +718,10 @@ impl SchedCtx<'_> {
         // victims' GPUs must cover the request (fractions count as one GPU).
         let job = &self.jobs[id as usize];
         let need = job.gpus.milli().div_ceil(MILLI_PER_GPU as u64);
-        let mut have: u64 = self
-            .pools
-            .eligible(job)
-            .map(|p| self.cluster.pool_free_whole_gpus(p))
-            .sum();
+        // Summed per eligibility group (every pool the job may use is in its order).
+        let mut have = self
+            .cluster
+            .free_whole_gpus_where(|p| self.pools.allows(job, p));
         while have < need {
             let Some(v) = source.next() else {
                 break;
@@ -732,10 +750,12 @@ impl SchedCtx<'_> {
             read += 1;
             Some(v)
         });
+        let fits_now = self.whole_gpus_may_fit_somewhere(job);
         let Some(first) = victims_before_fit(
             self.cluster,
             self.running,
-            self.pools.eligible(job),
+            |p| self.pools.allows(job, p),
+            fits_now,
             job.gpus,
             lazy,
             self.scratch,

@@ -78,11 +78,13 @@ proptest! {
         let req = GpuRequest::Whole(want);
         let pools: Vec<usize> = (0..shapes.len()).collect();
         let mut sc = PreemptScratch::default();
-        let got = victims_before_fit(&cluster, &running, pools.iter().copied(), req, victims.iter().copied(), &mut sc);
+        let eligible = |p: usize| pools.contains(&p);
+        let fits_now = pools.iter().any(|&p| whole_gpus_may_fit(&cluster, p, req));
+        let got = victims_before_fit(&cluster, &running, eligible, fits_now, req, victims.iter().copied(), &mut sc);
         let want_n = brute_force(&cluster, &running, &placer, req, &victims);
         prop_assert_eq!(got, want_n);
         // Fractional requests are left to placement.
-        let f = victims_before_fit(&cluster, &running, pools.iter().copied(), GpuRequest::Fraction(500), victims.iter().copied(), &mut sc);
+        let f = victims_before_fit(&cluster, &running, eligible, true, GpuRequest::Fraction(500), victims.iter().copied(), &mut sc);
         prop_assert_eq!(f, Some(0));
     }
 }

@@ -33,7 +33,9 @@
 //! off where pools are ranked in time or a budget caps starts), and a pass ends once every
 //! class with a waiting job is dominated by a failed request of the pass (what is left
 //! would be skipped). A placement is not tried when no eligible pool has a node with as
-//! many wholly free GPUs (a gang: as many wholly free nodes) as it needs, and a preemption
+//! many wholly free GPUs (a gang: as many wholly free nodes) as it needs (asked of the
+//! cluster's pool index, `SchedCtx::whole_gpus_may_fit_somewhere`: O(eligibility
+//! groups), where it once walked every eligible pool per visited job), and a preemption
 //! is refused before any victim is listed when stopping every lower-priority job could
 //! not make that room (`tiresias_room.rs`: per queue and pool, a histogram of nodes by the
 //! GPUs that higher-priority jobs hold whole; an upper bound on what the feasibility
@@ -142,7 +144,7 @@
 //! rounding).
 
 use super::greedy::{dominated, min_node_gpus, shape_of, Shape};
-use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
+use super::{Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
 use crate::engine::SimTime;
 use crate::model::{GpuRequest, Job, JobId};
 
@@ -907,12 +909,11 @@ fn job_of(job_at: &[JobId], r: usize) -> JobId {
     }
 }
 
-/// False when `job`'s GPUs fit nowhere now (see [`whole_gpus_may_fit`]): placement
-/// reads the cluster only, so not making the attempt changes nothing.
+/// False when `job`'s GPUs fit nowhere now (see [`super::whole_gpus_may_fit`]): placement
+/// reads the cluster only, so not making the attempt changes nothing. Through the pool
+/// index: O(eligibility groups), not a step per pool.
 fn fits_now(ctx: &SchedCtx, job: &Job) -> bool {
-    ctx.pools
-        .eligible(job)
-        .any(|p| whole_gpus_may_fit(ctx.cluster, p, job.gpus))
+    ctx.whole_gpus_may_fit_somewhere(job)
 }
 
 impl QueuePolicy for Tiresias {

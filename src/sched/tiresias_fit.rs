@@ -16,7 +16,7 @@
 //! `start_preempting` would.
 
 use crate::model::{GpuRequest, Job, JobId};
-use crate::sched::{whole_gpus_may_fit, SchedCtx};
+use crate::sched::SchedCtx;
 
 /// What a running job holds, as the count reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +58,8 @@ pub(super) struct Fit {
     stamp: u32,
     /// Per node: (stamp of the count that last touched it, whole GPUs gained).
     gain: Vec<(u32, u16)>,
-    /// The job's eligible pools: (pool, GPUs per node, nodes made wholly free).
+    /// The job's eligible pools that victims read so far hold GPUs in: (pool, GPUs per
+    /// node, nodes made wholly free); a count's cost does not grow with the pools.
     pools: Vec<(usize, u32, u32)>,
 }
 
@@ -79,20 +80,11 @@ impl Fit {
             return Some(Some(0));
         };
         let cluster = &*ctx.cluster;
-        self.pools.clear();
-        self.pools.extend(
-            ctx.pools
-                .eligible(job)
-                .map(|p| (p, cluster.pools()[p].spec.node.gpus as u32, 0))
-                .filter(|&(_, g, _)| g > 0),
-        );
-        if self
-            .pools
-            .iter()
-            .any(|&(p, _, _)| whole_gpus_may_fit(cluster, p, job.gpus))
-        {
+        if ctx.whole_gpus_may_fit_somewhere(job) {
             return Some(Some(0));
         }
+        // The eligible pools the victims hold GPUs in, as they come.
+        self.pools.clear();
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.gain.iter_mut().for_each(|x| *x = (0, 0));
@@ -103,8 +95,16 @@ impl Fit {
         }
         for (i, (v, p, h)) in victims.enumerate() {
             listed.push(v);
-            let Some(k) = self.pools.iter().position(|x| x.0 == p as usize) else {
-                continue;
+            let k = match self.pools.iter().position(|x| x.0 == p as usize) {
+                Some(k) => k,
+                None => {
+                    let g = cluster.pools()[p as usize].spec.node.gpus as u32;
+                    if g == 0 || !ctx.pools.allows(job, p as usize) {
+                        continue;
+                    }
+                    self.pools.push((p as usize, g, 0));
+                    self.pools.len() - 1
+                }
             };
             let g = self.pools[k].1;
             let reached = match h {
