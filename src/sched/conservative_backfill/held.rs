@@ -64,6 +64,7 @@ impl Held {
         }
         let from = now.max(s.at.plus(s.d));
         let end = now.plus(s.d);
+        plan.profiles[s.pool].advance(now);
         plan.profiles[s.pool].add(from, -s.need, end.since(from));
         self.taken.push((s.pool, from, end));
         self.collect(plan, rest);

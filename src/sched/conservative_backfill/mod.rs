@@ -245,6 +245,64 @@ pub struct ConservativeBackfill {
     recycled: Option<Plan>,
     /// Start attempts that failed (see [`start`]).
     failed: Failed,
+    /// What changed between passes, so that a kept plan is checked only in the pools
+    /// that changed (see [`Plan::holds`]).
+    since: Since,
+}
+
+/// What a pass needs to know of the time since the last one: which pools' capacity may
+/// have changed. Between passes the cluster changes only when a job ends (one give-back,
+/// its pool's), a node goes up or down, or capacity is otherwise given or taken (each
+/// one [`Cluster::changes`]); the simulation tells the policy of every job that ends.
+/// When the cluster's count of changes grew by exactly the number of jobs that ended
+/// (every one of them started by this policy in a known pool), only their pools changed.
+///
+/// [`Cluster::changes`]: crate::model::Cluster::changes
+#[derive(Debug, Default)]
+struct Since {
+    /// Per job: the pool this policy started it in (`u32::MAX`: none, or it ended).
+    pool_of: Vec<u32>,
+    /// The pools of the jobs that ended since the last pass (with repeats).
+    ended: Vec<u32>,
+    /// True when a job ended whose pool is not known (every pool is then checked).
+    unknown: bool,
+    /// [`Cluster::changes`](crate::model::Cluster::changes) at the end of the last pass.
+    changes: u64,
+}
+
+impl Since {
+    /// The pools whose capacity may have changed since the last pass, or `None` when
+    /// any may have.
+    fn changed(&self, ctx: &SchedCtx) -> Option<&[u32]> {
+        let expected = self.changes.wrapping_add(self.ended.len() as u64);
+        (!self.unknown && ctx.cluster.changes() == expected).then_some(&self.ended[..])
+    }
+
+    /// Job `id` ended.
+    fn ended(&mut self, id: JobId) {
+        match self.pool_of.get_mut(id as usize) {
+            Some(p) if *p != u32::MAX => {
+                self.ended.push(*p);
+                *p = u32::MAX;
+            }
+            _ => self.unknown = true,
+        }
+    }
+
+    /// A pass ends: notes the pools of the jobs it started and the cluster's count.
+    fn pass_ends(&mut self, ctx: &SchedCtx) {
+        if self.pool_of.len() < ctx.jobs.len() {
+            self.pool_of.resize(ctx.jobs.len(), u32::MAX);
+        }
+        for &id in ctx.started.iter() {
+            if let (Some(r), Some(p)) = (ctx.running.get(id), self.pool_of.get_mut(id as usize)) {
+                *p = r.alloc.pool;
+            }
+        }
+        self.ended.clear();
+        self.unknown = false;
+        self.changes = ctx.cluster.changes();
+    }
 }
 
 /// A reservation: start, pool, whole GPUs, duration, and the earliest start any pool
@@ -281,6 +339,10 @@ struct Plan {
     held: Held,
     /// The steps of a profile being built (kept for the next build).
     steps: Vec<(SimTime, i64)>,
+    /// The pools whose entry of `grew` or `changes` is set (the others are at their
+    /// empty value: a replan touches only the pools of the jobs it plans again).
+    grown: Vec<usize>,
+    changed: Vec<usize>,
 }
 
 impl Plan {
@@ -299,6 +361,8 @@ impl Plan {
             changes: Vec::new(),
             held: Held::default(),
             steps: Vec::new(),
+            grown: Vec::new(),
+            changed: Vec::new(),
         });
         plan.now = ctx.now;
         plan.window.clear();
@@ -331,41 +395,59 @@ impl Plan {
 
     /// True when the profile from scratch would equal this one from now on: per pool,
     /// the free GPUs are what the pass left plus what ended since (jobs that ended
-    /// before their planned end, and capacity changes, invalidate the plan).
-    fn holds(&self, ctx: &SchedCtx) -> bool {
-        ctx.now >= self.now
-            && self.profiles.len() == ctx.pools.len()
-            && self.free.len() == ctx.pools.len()
-            && (0..ctx.pools.len()).all(|p| {
-                let ended = ctx
-                    .running
-                    .removed_whole_gpus(p)
-                    .wrapping_sub(self.removed[p]);
-                ctx.cluster.pool_free_whole_gpus(p) == self.free[p].wrapping_add(ended)
-            })
+    /// before their planned end, and capacity changes, invalidate the plan). Only the
+    /// pools in `changed` are checked when it is known (the others are as the last pass
+    /// left them), else all; those checked note their counts now.
+    fn holds(&mut self, ctx: &SchedCtx, changed: Option<&[u32]>) -> bool {
+        let n = ctx.pools.len();
+        if ctx.now < self.now
+            || self.profiles.len() != n
+            || self.free.len() != n
+            || self.removed.len() != n
+        {
+            return false;
+        }
+        let mut check = |p: usize| {
+            let removed = ctx.running.removed_whole_gpus(p);
+            let free = ctx.cluster.pool_free_whole_gpus(p);
+            let (free_was, removed_was) = (self.free[p], self.removed[p]);
+            (self.free[p], self.removed[p]) = (free, removed);
+            free == free_was.wrapping_add(removed.wrapping_sub(removed_was))
+        };
+        match changed {
+            Some(pools) => pools.iter().all(|&p| check(p as usize)),
+            None => (0..n).all(check),
+        }
     }
 
     /// Gives back the reservations of `again` (the jobs to plan again), all of a pool's
-    /// in one pass over its steps.
-    fn give_back(&mut self, again: &[(JobId, Option<Slot>)]) {
+    /// in one pass over its steps; only their pools are touched.
+    fn give_back(&mut self, again: &[(JobId, Option<Slot>)], now: SimTime) {
         if again.is_empty() {
             return;
         }
-        self.changes.resize_with(self.profiles.len(), Vec::new);
-        for c in &mut self.changes {
-            c.clear();
+        if self.changes.len() < self.profiles.len() {
+            self.changes.resize_with(self.profiles.len(), Vec::new);
         }
+        // Every entry of `changes` is empty here (emptied after use).
+        self.changed.clear();
         for s in again.iter().filter_map(|x| x.1) {
             if s.need != 0 && s.d > SimTime::ZERO {
-                self.changes[s.pool].push((s.at, s.need));
-                self.changes[s.pool].push((s.at.plus(s.d), -s.need));
+                let c = &mut self.changes[s.pool];
+                if c.is_empty() {
+                    self.changed.push(s.pool);
+                }
+                c.push((s.at, s.need));
+                c.push((s.at.plus(s.d), -s.need));
             }
         }
-        for (prof, c) in self.profiles.iter_mut().zip(&mut self.changes) {
-            if !c.is_empty() {
-                c.sort_unstable_by_key(|x| x.0);
-                prof.add_all(c);
-            }
+        for &p in &self.changed {
+            let c = &mut self.changes[p];
+            c.sort_unstable_by_key(|x| x.0);
+            let prof = &mut self.profiles[p];
+            prof.advance(now);
+            prof.add_all(c);
+            c.clear();
         }
     }
 
@@ -377,8 +459,13 @@ impl Plan {
     /// sees may have more room than then. Every pool's earliest fit was then no earlier
     /// than that reservation, and a start whose window ends before `grew` still does not
     /// fit, so each pool's search starts at the later of the two bounds.
+    ///
+    /// A pool's search stops at the best start found so far in earlier pools (a later
+    /// pool must offer an earlier start to count, and a pool's offer matters to `rival`
+    /// only when it is the best so far), and once a pool offers now no later pool is
+    /// searched: the pools after the best do not enter the answer.
     fn best(
-        &self,
+        &mut self,
         ctx: &SchedCtx,
         id: JobId,
         was: Option<(Option<Slot>, &[SimTime])>,
@@ -388,21 +475,31 @@ impl Plan {
         let mut best: Option<(Slot, Found)> = None;
         let mut rival = SimTime::NEVER;
         for p in ctx.pools.eligible(job) {
+            let ub = best.map_or(SimTime::NEVER, |b| b.0.at);
+            if ub <= ctx.now {
+                break;
+            }
             let gpn = ctx.cluster.pools()[p].spec.node.gpus as u64;
             let need = gpus_needed(job.gpus, gpn);
             let d = ctx.pools.runtime_for(job, work, p);
-            let found = match was {
-                None => self.profiles[p].earliest_at(SimTime::ZERO, need, d),
+            let lb = match was {
+                None => ctx.now,
                 Some((slot, grew)) => {
                     let before = slot.map_or(SimTime::NEVER, |s| s.at);
                     if before == SimTime::NEVER && grew[p] == SimTime::NEVER {
-                        None
-                    } else {
-                        let lb = before.min(SimTime(grew[p].0.saturating_sub(d.0)));
-                        self.profiles[p].earliest_at(lb.max(ctx.now), need, d)
+                        continue;
                     }
+                    before
+                        .min(SimTime(grew[p].0.saturating_sub(d.0)))
+                        .max(ctx.now)
                 }
             };
+            if lb >= ub {
+                continue;
+            }
+            let prof = &mut self.profiles[p];
+            prof.advance(ctx.now);
+            let found = prof.earliest_at(lb, ub, need, d);
             if let Some(f) = found {
                 match best {
                     Some((b, _)) if f.at >= b.at => {}
@@ -440,8 +537,9 @@ impl Plan {
         }
         let from = now.max(s.at.plus(s.d));
         let end = now.plus(s.d);
-        self.profiles[s.pool]
-            .take_if_free(from, s.need, end.since(from))
+        let prof = &mut self.profiles[s.pool];
+        prof.advance(now);
+        prof.take_if_free(from, s.need, end.since(from))
             .then_some(Slot { at: now, ..s })
     }
 }
@@ -658,12 +756,29 @@ impl QueuePolicy for ConservativeBackfill {
             self.recycled = Some(p);
         }
     }
+    fn ended(&mut self, id: JobId, _job: &Job) {
+        self.since.ended(id);
+    }
     fn schedule(&mut self, ctx: &mut SchedCtx) {
+        self.pass(ctx);
+        self.since.pass_ends(ctx);
+    }
+}
+
+impl ConservativeBackfill {
+    /// One pass (see the module doc).
+    fn pass(&mut self, ctx: &mut SchedCtx) {
         let now = ctx.now;
         let mut keeps = true;
         let mut seen = 0;
-        let mut plan = match self.plan.take() {
-            Some(p) if p.holds(ctx) => p,
+        let mut kept = self.plan.take();
+        let holds = match kept.as_mut() {
+            Some(p) => p.holds(ctx, self.since.changed(ctx)),
+            None => false,
+        };
+        let built = !holds;
+        let mut plan = match kept {
+            Some(p) if holds => p,
             other => {
                 if let Some(p) = other {
                     self.recycled = Some(p);
@@ -683,9 +798,7 @@ impl QueuePolicy for ConservativeBackfill {
                 plan
             }
         };
-        for prof in &mut plan.profiles {
-            prof.advance(now);
-        }
+        // Each pool's profile moves to now when the pass first reads or changes it.
         // Kept reservations: the same as planning them again. They stay in the window
         // where they are; only those due by now are looked at (the window is the queue's
         // front, in order): one in the past moves to now, one due now is started. From
@@ -751,12 +864,15 @@ impl QueuePolicy for ConservativeBackfill {
         }
         again = &again[k..];
         plan.held = held;
-        plan.give_back(again);
+        plan.give_back(again, now);
         // Per pool: from when the profile may have more room than the plan before had
         // for the job at hand (a job planned anew no longer takes its old place).
+        // Every entry is `NEVER` between replans (those set are reset after).
         let mut grew = std::mem::take(&mut plan.grew);
-        grew.clear();
-        grew.resize(plan.profiles.len(), SimTime::NEVER);
+        if grew.len() != plan.profiles.len() {
+            grew.clear();
+            grew.resize(plan.profiles.len(), SimTime::NEVER);
+        }
         // The jobs planned anew and those that moved into the first DEPTH.
         let mut j = 0;
         while i < self.queue.len() && seen < DEPTH {
@@ -770,6 +886,7 @@ impl QueuePolicy for ConservativeBackfill {
                     if let Some(o) = was {
                         let g = &mut grew[o.pool];
                         *g = (*g).min(freed_from(o, found.map(|x| x.0), now));
+                        plan.grown.push(o.pool);
                     }
                     found
                 }
@@ -784,15 +901,31 @@ impl QueuePolicy for ConservativeBackfill {
         }
         old.clear();
         plan.spare = old;
+        for &p in &plan.grown {
+            grew[p] = SimTime::NEVER;
+        }
+        plan.grown.clear();
         plan.grew = grew;
         if keeps && !plan.window.is_empty() {
             plan.now = now;
-            plan.free.clear();
-            plan.free
-                .extend((0..ctx.pools.len()).map(|p| ctx.cluster.pool_free_whole_gpus(p)));
-            plan.removed.clear();
-            plan.removed
-                .extend((0..ctx.pools.len()).map(|p| ctx.running.removed_whole_gpus(p)));
+            if built {
+                plan.free.clear();
+                plan.free
+                    .extend((0..ctx.pools.len()).map(|p| ctx.cluster.pool_free_whole_gpus(p)));
+                plan.removed.clear();
+                plan.removed
+                    .extend((0..ctx.pools.len()).map(|p| ctx.running.removed_whole_gpus(p)));
+            } else {
+                // A kept plan's counts are those of the last pass but in the pools
+                // checked (noted then) and those where this pass started jobs.
+                for &id in ctx.started.iter() {
+                    if let Some(r) = ctx.running.get(id) {
+                        let p = r.alloc.pool as usize;
+                        plan.free[p] = ctx.cluster.pool_free_whole_gpus(p);
+                        plan.removed[p] = ctx.running.removed_whole_gpus(p);
+                    }
+                }
+            }
             self.plan = Some(plan);
         } else {
             // Nothing reserved (the next pass plans from scratch, its first jobs without a
