@@ -328,6 +328,29 @@ impl Profile {
         }
     }
 
+    /// For each level `j < out.len()`, the first step's time at which `2^j` or more
+    /// GPUs are free (`NEVER`: none), passing over the blocks whose bound shows none
+    /// reaching the next level.
+    pub(super) fn first_at_least(&self, out: &mut [SimTime]) {
+        out.fill(SimTime::NEVER);
+        let mut filled = 0;
+        for blk in &self.blocks {
+            if filled == out.len() {
+                return;
+            }
+            if blk.max + blk.add < 1i64 << filled {
+                continue;
+            }
+            for x in &blk.steps {
+                let v = x.1 + blk.add;
+                while filled < out.len() && v >= 1i64 << filled {
+                    out[filled] = x.0;
+                    filled += 1;
+                }
+            }
+        }
+    }
+
     /// The block and index of the last step at or before `t` (not before the first step).
     fn locate(&self, t: SimTime) -> (usize, usize) {
         let (at, b, i) = self.hints[t.0 as usize % HINTS];
