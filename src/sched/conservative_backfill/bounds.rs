@@ -235,3 +235,86 @@ impl Group {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first time a step list has `at_least` or more free (brute force).
+    fn first_time(steps: &[(SimTime, i64)], at_least: i64) -> SimTime {
+        steps
+            .iter()
+            .find(|x| x.1 >= at_least)
+            .map_or(SimTime::NEVER, |x| x.0)
+    }
+
+    #[test]
+    fn next_is_the_first_eligible_pool_in_order_whose_bound_is_before_the_limit() {
+        // Oracle: every pool in order, its bound at the level from its steps by brute
+        // force (`ZERO` while it is dirty), the first eligible one below the limit.
+        let mut next = crate::sched::lcg(4242);
+        for _ in 0..400 {
+            let n = 1 + next(40) as usize;
+            // A preference order: the pools rotated, with a repeat (ignored) at the end.
+            let r = next(n as u64) as usize;
+            let mut order: Vec<usize> = (0..n).map(|i| (i + r) % n).collect();
+            order.push(order[0]);
+            let pos = |p: usize| order.iter().position(|&q| q == p).unwrap() as u32;
+            let group = |p: usize| (p % 3, p % 5 == 0);
+            let steps: Vec<Vec<(SimTime, i64)>> = (0..n)
+                .map(|_| {
+                    let mut t = 0;
+                    (0..1 + next(12))
+                        .map(|_| {
+                            t += 1 + next(20);
+                            (SimTime(t), next(33) as i64)
+                        })
+                        .collect()
+                })
+                .collect();
+            let profiles: Vec<Profile> = steps.iter().map(|s| Profile::new(s.clone())).collect();
+            let mut b = Bounds::default();
+            b.build(7, &order, n, 32, group);
+            assert!(b.is_for(7, n) && !b.is_for(8, n));
+            let mut dirty = vec![true; n];
+            for _ in 0..3 {
+                for p in 0..n {
+                    match next(3) {
+                        0 => {
+                            b.refresh(p, &profiles[p], SimTime::ZERO);
+                            dirty[p] = false;
+                        }
+                        1 => {
+                            b.touch(p);
+                            dirty[p] = true;
+                        }
+                        _ => {}
+                    }
+                }
+                for _ in 0..10 {
+                    let least = 1 + next(40);
+                    let level = b.level(least);
+                    assert_eq!(level, (least.ilog2() as usize).min(5));
+                    let ub = SimTime(next(150));
+                    let types = next(8);
+                    let spot = next(2) == 0;
+                    let eligible = |p: usize| types >> (p % 3) & 1 == 1 && (spot || p % 5 != 0);
+                    let after = (next(3) > 0).then(|| next(n as u64) as u32);
+                    let want = (0..n)
+                        .filter(|&p| after.is_none_or(|a| pos(p) > a) && eligible(p))
+                        .filter(|&p| {
+                            let bound = if dirty[p] {
+                                SimTime::ZERO
+                            } else {
+                                first_time(&steps[p], 1 << level)
+                            };
+                            bound < ub
+                        })
+                        .min_by_key(|&p| pos(p))
+                        .map(|p| (pos(p), p));
+                    assert_eq!(b.next(after, level, ub, eligible), want);
+                }
+            }
+        }
+    }
+}

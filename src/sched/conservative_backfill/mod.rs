@@ -237,6 +237,11 @@ use std::collections::VecDeque;
 /// Waiting jobs that get a reservation in one pass.
 pub const DEPTH: usize = 32;
 
+/// Pools from which a search goes by the bounds of `bounds.rs` (with fewer, searching
+/// each eligible pool costs less than keeping the bounds: a search would compute its
+/// pool's bounds again after nearly every reservation).
+const BOUNDED_POOLS: usize = 16;
+
 /// Conservative backfill.
 #[derive(Debug, Default)]
 pub struct ConservativeBackfill {
@@ -395,8 +400,8 @@ impl Plan {
             }
             plan.profiles[p].reset(&plan.steps);
         }
-        if ctx.pools.cloud.is_none() {
-            let n = ctx.pools.len();
+        let n = ctx.pools.len();
+        if ctx.pools.cloud.is_none() && n >= BOUNDED_POOLS {
             if plan.bounds.is_for(ctx.pools.order_key, n) {
                 plan.bounds.all_dirty();
             } else {
