@@ -260,7 +260,7 @@ mod tests {
             let mut order: Vec<usize> = (0..n).map(|i| (i + r) % n).collect();
             order.push(order[0]);
             let pos = |p: usize| order.iter().position(|&q| q == p).unwrap() as u32;
-            let group = |p: usize| (p % 3, p % 5 == 0);
+            let group = |p: usize| (p % 3, p.is_multiple_of(5));
             let steps: Vec<Vec<(SimTime, i64)>> = (0..n)
                 .map(|_| {
                     let mut t = 0;
@@ -298,7 +298,8 @@ mod tests {
                     let ub = SimTime(next(150));
                     let types = next(8);
                     let spot = next(2) == 0;
-                    let eligible = |p: usize| types >> (p % 3) & 1 == 1 && (spot || p % 5 != 0);
+                    let eligible =
+                        |p: usize| types >> (p % 3) & 1 == 1 && (spot || !p.is_multiple_of(5));
                     let after = (next(3) > 0).then(|| next(n as u64) as u32);
                     let want = (0..n)
                         .filter(|&p| after.is_none_or(|a| pos(p) > a) && eligible(p))
