@@ -280,9 +280,9 @@ const BOUNDED_POOLS: usize = 16;
 pub struct ConservativeBackfill {
     queue: VecDeque<JobId>,
     /// The plan of the last pass, while it still holds.
-    plan: Option<Plan>,
+    plan: Option<Box<Plan>>,
     /// A plan that no longer holds, kept for its memory (the next build reuses it).
-    recycled: Option<Plan>,
+    recycled: Option<Box<Plan>>,
     /// Start attempts that failed (see [`start`]).
     failed: Failed,
     /// What changed between passes, so that a kept plan is checked only in the pools
@@ -391,21 +391,23 @@ impl Plan {
     /// A plan from scratch: the running jobs' planned ends, no waiting job planned; with
     /// `before`, as it was before that job started (its pool's free whole GPUs then, and
     /// without the job).
-    fn build(ctx: &SchedCtx, before: Option<OffPlan>, recycled: Option<Plan>) -> Plan {
-        let mut plan = recycled.unwrap_or_else(|| Plan {
-            profiles: Vec::new(),
-            window: Vec::with_capacity(DEPTH),
-            now: ctx.now,
-            free: Vec::new(),
-            removed: Vec::new(),
-            spare: Vec::with_capacity(DEPTH),
-            grew: Vec::new(),
-            changes: Vec::new(),
-            held: Held::default(),
-            steps: Vec::new(),
-            grown: Vec::new(),
-            changed: Vec::new(),
-            bounds: Bounds::default(),
+    fn build(ctx: &SchedCtx, before: Option<OffPlan>, recycled: Option<Box<Plan>>) -> Box<Plan> {
+        let mut plan = recycled.unwrap_or_else(|| {
+            Box::new(Plan {
+                profiles: Vec::new(),
+                window: Vec::with_capacity(DEPTH),
+                now: ctx.now,
+                free: Vec::new(),
+                removed: Vec::new(),
+                spare: Vec::with_capacity(DEPTH),
+                grew: Vec::new(),
+                changes: Vec::new(),
+                held: Held::default(),
+                steps: Vec::new(),
+                grown: Vec::new(),
+                changed: Vec::new(),
+                bounds: Bounds::default(),
+            })
         });
         plan.now = ctx.now;
         plan.window.clear();
