@@ -49,11 +49,12 @@
 //! eligibility group let a search pass over every pool that could not beat it
 //! (`src/sched/conservative_backfill/bounds.rs`). Instructions (callgrind, `pools=500
 //! jobs=10000`): 2,833.9M -> 409.1M (the pass in the pools touched, the search bounded
-//! by the best so far) -> 315.5M (the bounds). Wall time, 60,000 jobs, seconds, before ->
-//! after: 100 pools 1.37 -> 1.32, 500 pools 5.56 -> 0.98, 2,000 pools 20.6 (38.5-39.9
-//! above, under load) -> 1.28 (machine shared, one run each). Few pools (`policies
-//! quick`, callgrind, conservative backfill, same schedules 29414ddcdaf69f0d and
-//! 370a831609a0313e): FIGURES_FEW.
+//! by the best so far) -> 315.5M (the bounds) -> 310.1M (the plan boxed). Wall time,
+//! 60,000 jobs, seconds, before -> after: 100 pools 1.37 -> 0.92, 500 pools 5.56 -> 0.55,
+//! 2,000 pools 20.6 (38.5-39.9 above, under load) -> 0.78 (machine shared, one run
+//! each). Few pools (`policies quick`, callgrind, conservative backfill, same schedules
+//! 29414ddcdaf69f0d and 370a831609a0313e, the base built and measured alongside): 90 %
+//! 1,255.6M -> 1,269.0M (+1.1 %), 105 % 3,341.2M -> 3,417.8M (+2.3 %).
 
 use gpufleet::engine::{RngStreams, SimTime};
 use gpufleet::model::{CapacityKind, GpuRequest, NodeSpec, PoolSpec, TypeMask, Workload};
