@@ -320,7 +320,7 @@ impl QueuePolicy for Unindexed {
 
 /// `n` small pools: types 0-2, 4 or 8 GPUs a node, 1-3 nodes, some spot, speeds 1, 1.5
 /// or 2, CPU enough for two or three busy jobs a node.
-fn many_pools(seed: u64, n: usize) -> Vec<PoolSpec> {
+pub(crate) fn many_pools(seed: u64, n: usize) -> Vec<PoolSpec> {
     let mut rng = RngStreams::new(seed).stream("pools");
     (0..n)
         .map(|i| PoolSpec {
@@ -345,7 +345,7 @@ fn many_pools(seed: u64, n: usize) -> Vec<PoolSpec> {
 
 /// `n` jobs over `span_s` seconds: 1 to 24 GPUs (gangs over 4- and 8-GPU nodes), some
 /// shares or no GPUs, some CPU-heavy; any type, one or two; a third preemptible.
-fn many_pools_workload(seed: u64, n: usize, span_s: u64) -> Workload {
+pub(crate) fn many_pools_workload(seed: u64, n: usize, span_s: u64) -> Workload {
     let mut rng = RngStreams::new(seed).stream("jobs");
     let jobs = (0..n)
         .map(|i| {

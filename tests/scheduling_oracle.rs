@@ -247,6 +247,27 @@ proptest! {
     }
 
     #[test]
+    fn conservative_backfill_on_many_pools_as_planning_from_scratch(
+        seed in 0u64..1_000_000,
+        pools in 16usize..80,
+        n in 100usize..250,
+        faulty in any::<bool>(),
+    ) {
+        // Enough pools for a search to skip pools by their bounds
+        // (`conservative_backfill/bounds.rs`), of three types, spot or not, at several
+        // speeds, for jobs of one type, two or any, a third preemptible: and a kept plan
+        // checked only in the pools where jobs ended, unless nodes failed.
+        let w = crate::pools_oracle::many_pools_workload(seed, n, 3_600);
+        let pools = crate::pools_oracle::many_pools(seed, pools);
+        let cfg = config(pools, PolicyKind::ConservativeBackfill);
+        let faults = faulty.then(|| (failures(), seed));
+        let (fast, slow) = run_both(cfg, &w, Box::<ConservativeFromScratch>::default(), faults);
+        prop_assert!(outcome(&slow).iter().filter(|o| o.0.is_some()).count() > n / 2);
+        prop_assert_eq!(fast.events, slow.events);
+        prop_assert_eq!(outcome(&fast), outcome(&slow));
+    }
+
+    #[test]
     fn conservative_backfill_starts_as_planning_from_scratch(
         seed in 0u64..1_000_000,
         n in 20usize..120,

@@ -64,12 +64,15 @@ impl Held {
         }
         let from = now.max(s.at.plus(s.d));
         let end = now.plus(s.d);
+        plan.profiles[s.pool].advance(now);
         plan.profiles[s.pool].add(from, -s.need, end.since(from));
+        plan.bounds.touch(s.pool);
         self.taken.push((s.pool, from, end));
         self.collect(plan, rest);
         let moved = Slot { at: now, ..s };
         if !self.fits(moved) {
             plan.profiles[s.pool].add(from, s.need, end.since(from));
+            plan.bounds.touch(s.pool);
             return None;
         }
         Some(Some(moved))

@@ -222,12 +222,54 @@
 //! (FIFO 4,769.5M: 1.90x -> 1.86x). Target 2x not met at 100k: what is left is the same
 //! as above (the replans behind a stuck gang, and a search and an add for every job
 //! planned); the two changes shave the constant of the adds, not their number.
+//!
+//! 2026-12-07, many pools (`benches/pools.rs`: 60,000 jobs at 110 % on 100, 500 and
+//! 2,000 pools of 2-4 nodes; the schedule hashes equal before and after at every size
+//! and on the policies bench's `quick` at 90 % and 105 %; `scheduling_oracle` now also
+//! plans from scratch on 16-80 pools of three types, spot or not, at several speeds). A
+//! pass cost O(pools) besides its jobs: every profile advanced to now, a kept plan checked
+//! by reading every pool's free GPUs and the running set's count (and both noted again
+//! at the end), `grew` and the give-back's changes cleared pool by pool; and a job's
+//! search went over every eligible pool to the end of its earliest fit there. At 500
+//! pools and 10,000 jobs (callgrind, `--toggle-collect='pools::replay*'`): 2,834M
+//! instructions, of which advances 708M, the checks and counts about 900M, searches
+//! 643M. Now a profile moves to now when a pass first reads or changes it
+//! (`Profile::advance` is one comparison when it is there already); the policy hears of
+//! every job that ends (`QueuePolicy::ended`) and knows the pool it started each in, so
+//! when the cluster's count of changes ([`Cluster::changes`]) grew by exactly the number
+//! of jobs that ended, only their pools are checked (else every pool, as before: a node
+//! failed or came back, or a job's pool is not known), and only the pools where jobs
+//! ended or started have their counts noted again; a replan clears only what it set. A
+//! pool's search stops at the best start found so far (a later start there changes
+//! neither the answer nor `rival`), and no pool is searched after one that offers now:
+//! 2,834M -> 409M. Then `bounds.rs`: per pool and level `j`, the first time its profile
+//! has `2^j` whole GPUs free, under a min-tree per eligibility group in pool order; a
+//! search visits only the pools whose bound for the job's least count of GPUs is before
+//! the best start so far (a pool whose profile changed is visited, and its bounds made
+//! again, before it can be passed over): 409M -> 315M. The bounds are kept from 16
+//! pools on and without per-class pool orders (with one pool, a search would make them
+//! again after nearly every reservation). The plan is boxed (grown by the bounds and
+//! buffers, it cost a `memcpy` each pass as it moved in and out of the policy): 310.1M.
+//! Wall time, 60,000 jobs, before -> after (shared machine, one run each): 100 pools
+//! 1.37 -> 0.92 s, 500 pools 5.56 -> 0.55 s, 2,000 pools 20.6 -> 0.78 s. Of the 315M
+//! at 500 pools before boxing, the policy's passes took 281M: searches 145M (the bounds'
+//! walk 56M, making bounds again 50M, the pools' own searches and advances the rest),
+//! start attempts 28M, moves to now 19M. Few pools (the policies bench's `quick`, one
+//! pool, so no bounds; callgrind `--toggle-collect='policies::replay*'`, the same
+//! build's base measured alongside): 90 % 1,255.6M -> 1,269.0M (+1.1 %), 105 % 3,341.2M
+//! -> 3,417.8M (+2.3 %): the lazy advances, the search's bound checks and the bookkeeping
+//! of ended jobs cost a little where one pool made the O(pools) parts free (unboxed it
+//! was 1,300.0M and 3,469.8M).
+//!
+//! [`Cluster::changes`]: crate::model::Cluster::changes
+mod bounds;
 mod held;
 mod profile;
 
 use super::{whole_gpus_may_fit, Progress, QueuePolicy, SchedCtx};
 use crate::engine::SimTime;
-use crate::model::{GpuRequest, Job, JobId};
+use crate::model::{CapacityKind, GpuRequest, Job, JobId};
+use bounds::Bounds;
 use held::Held;
 use profile::{Found, Profile};
 use std::collections::VecDeque;
@@ -235,16 +277,79 @@ use std::collections::VecDeque;
 /// Waiting jobs that get a reservation in one pass.
 pub const DEPTH: usize = 32;
 
+/// Pools from which a search goes by the bounds of `bounds.rs` (with fewer, searching
+/// each eligible pool costs less than keeping the bounds: a search would compute its
+/// pool's bounds again after nearly every reservation).
+const BOUNDED_POOLS: usize = 16;
+
 /// Conservative backfill.
 #[derive(Debug, Default)]
 pub struct ConservativeBackfill {
     queue: VecDeque<JobId>,
     /// The plan of the last pass, while it still holds.
-    plan: Option<Plan>,
+    plan: Option<Box<Plan>>,
     /// A plan that no longer holds, kept for its memory (the next build reuses it).
-    recycled: Option<Plan>,
+    recycled: Option<Box<Plan>>,
     /// Start attempts that failed (see [`start`]).
     failed: Failed,
+    /// What changed between passes, so that a kept plan is checked only in the pools
+    /// that changed (see [`Plan::holds`]).
+    since: Since,
+}
+
+/// What a pass needs to know of the time since the last one: which pools' capacity may
+/// have changed. Between passes the cluster changes only when a job ends (one give-back,
+/// its pool's), a node goes up or down, or capacity is otherwise given or taken (each
+/// one [`Cluster::changes`]); the simulation tells the policy of every job that ends.
+/// When the cluster's count of changes grew by exactly the number of jobs that ended
+/// (every one of them started by this policy in a known pool), only their pools changed.
+///
+/// [`Cluster::changes`]: crate::model::Cluster::changes
+#[derive(Debug, Default)]
+struct Since {
+    /// Per job: the pool this policy started it in (`u32::MAX`: none, or it ended).
+    pool_of: Vec<u32>,
+    /// The pools of the jobs that ended since the last pass (with repeats).
+    ended: Vec<u32>,
+    /// True when a job ended whose pool is not known (every pool is then checked).
+    unknown: bool,
+    /// [`Cluster::changes`](crate::model::Cluster::changes) at the end of the last pass.
+    changes: u64,
+}
+
+impl Since {
+    /// The pools whose capacity may have changed since the last pass, or `None` when
+    /// any may have.
+    fn changed(&self, ctx: &SchedCtx) -> Option<&[u32]> {
+        let expected = self.changes.wrapping_add(self.ended.len() as u64);
+        (!self.unknown && ctx.cluster.changes() == expected).then_some(&self.ended[..])
+    }
+
+    /// Job `id` ended.
+    fn ended(&mut self, id: JobId) {
+        match self.pool_of.get_mut(id as usize) {
+            Some(p) if *p != u32::MAX => {
+                self.ended.push(*p);
+                *p = u32::MAX;
+            }
+            _ => self.unknown = true,
+        }
+    }
+
+    /// A pass ends: notes the pools of the jobs it started and the cluster's count.
+    fn pass_ends(&mut self, ctx: &SchedCtx) {
+        if self.pool_of.len() < ctx.jobs.len() {
+            self.pool_of.resize(ctx.jobs.len(), u32::MAX);
+        }
+        for &id in ctx.started.iter() {
+            if let (Some(r), Some(p)) = (ctx.running.get(id), self.pool_of.get_mut(id as usize)) {
+                *p = r.alloc.pool;
+            }
+        }
+        self.ended.clear();
+        self.unknown = false;
+        self.changes = ctx.cluster.changes();
+    }
 }
 
 /// A reservation: start, pool, whole GPUs, duration, and the earliest start any pool
@@ -281,24 +386,35 @@ struct Plan {
     held: Held,
     /// The steps of a profile being built (kept for the next build).
     steps: Vec<(SimTime, i64)>,
+    /// The pools whose entry of `grew` or `changes` is set (the others are at their
+    /// empty value: a replan touches only the pools of the jobs it plans again).
+    grown: Vec<usize>,
+    changed: Vec<usize>,
+    /// Lower bounds on when each pool could hold a job (`bounds.rs`).
+    bounds: Bounds,
 }
 
 impl Plan {
     /// A plan from scratch: the running jobs' planned ends, no waiting job planned; with
     /// `before`, as it was before that job started (its pool's free whole GPUs then, and
     /// without the job).
-    fn build(ctx: &SchedCtx, before: Option<OffPlan>, recycled: Option<Plan>) -> Plan {
-        let mut plan = recycled.unwrap_or_else(|| Plan {
-            profiles: Vec::new(),
-            window: Vec::with_capacity(DEPTH),
-            now: ctx.now,
-            free: Vec::new(),
-            removed: Vec::new(),
-            spare: Vec::with_capacity(DEPTH),
-            grew: Vec::new(),
-            changes: Vec::new(),
-            held: Held::default(),
-            steps: Vec::new(),
+    fn build(ctx: &SchedCtx, before: Option<OffPlan>, recycled: Option<Box<Plan>>) -> Box<Plan> {
+        let mut plan = recycled.unwrap_or_else(|| {
+            Box::new(Plan {
+                profiles: Vec::new(),
+                window: Vec::with_capacity(DEPTH),
+                now: ctx.now,
+                free: Vec::new(),
+                removed: Vec::new(),
+                spare: Vec::with_capacity(DEPTH),
+                grew: Vec::new(),
+                changes: Vec::new(),
+                held: Held::default(),
+                steps: Vec::new(),
+                grown: Vec::new(),
+                changed: Vec::new(),
+                bounds: Bounds::default(),
+            })
         });
         plan.now = ctx.now;
         plan.window.clear();
@@ -326,46 +442,84 @@ impl Plan {
             }
             plan.profiles[p].reset(&plan.steps);
         }
+        let n = ctx.pools.len();
+        if ctx.pools.cloud.is_none() && n >= BOUNDED_POOLS {
+            if plan.bounds.is_for(ctx.pools.order_key, n) {
+                plan.bounds.all_dirty();
+            } else {
+                let cap = ctx
+                    .cluster
+                    .pools()
+                    .iter()
+                    .map(|p| p.spec.nodes as u64 * p.spec.node.gpus as u64)
+                    .max()
+                    .unwrap_or(1);
+                let groups = &ctx.pools.pools;
+                plan.bounds
+                    .build(ctx.pools.order_key, &ctx.pools.order, n, cap, |p| {
+                        (groups[p].0, groups[p].1 == CapacityKind::Spot)
+                    });
+            }
+        }
         plan
     }
 
     /// True when the profile from scratch would equal this one from now on: per pool,
     /// the free GPUs are what the pass left plus what ended since (jobs that ended
-    /// before their planned end, and capacity changes, invalidate the plan).
-    fn holds(&self, ctx: &SchedCtx) -> bool {
-        ctx.now >= self.now
-            && self.profiles.len() == ctx.pools.len()
-            && self.free.len() == ctx.pools.len()
-            && (0..ctx.pools.len()).all(|p| {
-                let ended = ctx
-                    .running
-                    .removed_whole_gpus(p)
-                    .wrapping_sub(self.removed[p]);
-                ctx.cluster.pool_free_whole_gpus(p) == self.free[p].wrapping_add(ended)
-            })
+    /// before their planned end, and capacity changes, invalidate the plan). Only the
+    /// pools in `changed` are checked when it is known (the others are as the last pass
+    /// left them), else all; those checked note their counts now.
+    fn holds(&mut self, ctx: &SchedCtx, changed: Option<&[u32]>) -> bool {
+        let n = ctx.pools.len();
+        if ctx.now < self.now
+            || self.profiles.len() != n
+            || self.free.len() != n
+            || self.removed.len() != n
+        {
+            return false;
+        }
+        let mut check = |p: usize| {
+            let removed = ctx.running.removed_whole_gpus(p);
+            let free = ctx.cluster.pool_free_whole_gpus(p);
+            let (free_was, removed_was) = (self.free[p], self.removed[p]);
+            (self.free[p], self.removed[p]) = (free, removed);
+            free == free_was.wrapping_add(removed.wrapping_sub(removed_was))
+        };
+        match changed {
+            Some(pools) => pools.iter().all(|&p| check(p as usize)),
+            None => (0..n).all(check),
+        }
     }
 
     /// Gives back the reservations of `again` (the jobs to plan again), all of a pool's
-    /// in one pass over its steps.
-    fn give_back(&mut self, again: &[(JobId, Option<Slot>)]) {
+    /// in one pass over its steps; only their pools are touched.
+    fn give_back(&mut self, again: &[(JobId, Option<Slot>)], now: SimTime) {
         if again.is_empty() {
             return;
         }
-        self.changes.resize_with(self.profiles.len(), Vec::new);
-        for c in &mut self.changes {
-            c.clear();
+        if self.changes.len() < self.profiles.len() {
+            self.changes.resize_with(self.profiles.len(), Vec::new);
         }
+        // Every entry of `changes` is empty here (emptied after use).
+        self.changed.clear();
         for s in again.iter().filter_map(|x| x.1) {
             if s.need != 0 && s.d > SimTime::ZERO {
-                self.changes[s.pool].push((s.at, s.need));
-                self.changes[s.pool].push((s.at.plus(s.d), -s.need));
+                let c = &mut self.changes[s.pool];
+                if c.is_empty() {
+                    self.changed.push(s.pool);
+                }
+                c.push((s.at, s.need));
+                c.push((s.at.plus(s.d), -s.need));
             }
         }
-        for (prof, c) in self.profiles.iter_mut().zip(&mut self.changes) {
-            if !c.is_empty() {
-                c.sort_unstable_by_key(|x| x.0);
-                prof.add_all(c);
-            }
+        for &p in &self.changed {
+            let c = &mut self.changes[p];
+            c.sort_unstable_by_key(|x| x.0);
+            let prof = &mut self.profiles[p];
+            prof.advance(now);
+            prof.add_all(c);
+            c.clear();
+            self.bounds.touch(p);
         }
     }
 
@@ -377,54 +531,108 @@ impl Plan {
     /// sees may have more room than then. Every pool's earliest fit was then no earlier
     /// than that reservation, and a start whose window ends before `grew` still does not
     /// fit, so each pool's search starts at the later of the two bounds.
+    ///
+    /// A pool's search stops at the best start found so far in earlier pools (a later
+    /// pool must offer an earlier start to count, and a pool's offer matters to `rival`
+    /// only when it is the best so far), and once a pool offers now no later pool is
+    /// searched: the pools after the best do not enter the answer. For the same reason
+    /// the pools whose bound (`bounds.rs`: when their profile first has room for the
+    /// job's least count of GPUs) is at or after the best start so far need not be
+    /// searched: with the pools in one order (no per-class orders), the bounds' index
+    /// finds the next pool that does in O(groups x log pools), and the pools between
+    /// are not looked at.
     fn best(
-        &self,
+        &mut self,
         ctx: &SchedCtx,
         id: JobId,
         was: Option<(Option<Slot>, &[SimTime])>,
     ) -> Option<(Slot, Found)> {
         let job = &ctx.jobs[id as usize];
-        let work = ctx.planned_remaining(id);
-        let mut best: Option<(Slot, Found)> = None;
-        let mut rival = SimTime::NEVER;
-        for p in ctx.pools.eligible(job) {
-            let gpn = ctx.cluster.pools()[p].spec.node.gpus as u64;
-            let need = gpus_needed(job.gpus, gpn);
-            let d = ctx.pools.runtime_for(job, work, p);
-            let found = match was {
-                None => self.profiles[p].earliest_at(SimTime::ZERO, need, d),
-                Some((slot, grew)) => {
-                    let before = slot.map_or(SimTime::NEVER, |s| s.at);
-                    if before == SimTime::NEVER && grew[p] == SimTime::NEVER {
-                        None
-                    } else {
-                        let lb = before.min(SimTime(grew[p].0.saturating_sub(d.0)));
-                        self.profiles[p].earliest_at(lb.max(ctx.now), need, d)
-                    }
+        let mut search = Search {
+            job,
+            work: ctx.planned_remaining(id),
+            was,
+            best: None,
+            rival: SimTime::NEVER,
+        };
+        let least = match job.gpus {
+            GpuRequest::Whole(w) => w as u64,
+            GpuRequest::Fraction(_) => 1,
+            GpuRequest::None => 0,
+        };
+        if least > 0
+            && ctx.pools.cloud.is_none()
+            && self.bounds.is_for(ctx.pools.order_key, ctx.pools.len())
+        {
+            let level = self.bounds.level(least);
+            let mut after = None;
+            loop {
+                let ub = search.ub();
+                if ub <= ctx.now {
+                    break;
                 }
-            };
-            if let Some(f) = found {
-                match best {
-                    Some((b, _)) if f.at >= b.at => {}
-                    _ => {
-                        if let Some((b, _)) = best {
-                            rival = rival.min(b.at);
-                        }
-                        best = Some((
-                            Slot {
-                                at: f.at,
-                                pool: p,
-                                need,
-                                d,
-                                rival,
-                            },
-                            f,
-                        ));
-                    }
+                let Some((pos, p)) = self
+                    .bounds
+                    .next(after, level, ub, |q| ctx.pools.allows(job, q))
+                else {
+                    break;
+                };
+                after = Some(pos);
+                self.visit(ctx, &mut search, p);
+            }
+        } else {
+            for p in ctx.pools.eligible(job) {
+                if search.ub() <= ctx.now {
+                    break;
                 }
+                self.visit(ctx, &mut search, p);
             }
         }
-        best
+        search.best
+    }
+
+    /// Searches pool `p` for the job of `search`: its earliest start there before the best
+    /// so far becomes the best (see [`Plan::best`]).
+    fn visit(&mut self, ctx: &SchedCtx, search: &mut Search, p: usize) {
+        let job = search.job;
+        let gpn = ctx.cluster.pools()[p].spec.node.gpus as u64;
+        let need = gpus_needed(job.gpus, gpn);
+        let d = ctx.pools.runtime_for(job, search.work, p);
+        let prof = &mut self.profiles[p];
+        prof.advance(ctx.now);
+        self.bounds.refresh(p, prof, ctx.now);
+        let lb = match search.was {
+            None => ctx.now,
+            Some((slot, grew)) => {
+                let before = slot.map_or(SimTime::NEVER, |s| s.at);
+                if before == SimTime::NEVER && grew[p] == SimTime::NEVER {
+                    return;
+                }
+                before
+                    .min(SimTime(grew[p].0.saturating_sub(d.0)))
+                    .max(ctx.now)
+            }
+        };
+        let ub = search.ub();
+        if lb >= ub {
+            return;
+        }
+        if let Some(f) = prof.earliest_at(lb, ub, need, d) {
+            // Before the best so far (the search stopped at it).
+            if let Some((b, _)) = search.best {
+                search.rival = search.rival.min(b.at);
+            }
+            search.best = Some((
+                Slot {
+                    at: f.at,
+                    pool: p,
+                    need,
+                    d,
+                    rival: search.rival,
+                },
+                f,
+            ));
+        }
     }
 
     /// A reservation that fell into the past (its job did not fit the nodes when it was
@@ -440,9 +648,32 @@ impl Plan {
         }
         let from = now.max(s.at.plus(s.d));
         let end = now.plus(s.d);
-        self.profiles[s.pool]
-            .take_if_free(from, s.need, end.since(from))
-            .then_some(Slot { at: now, ..s })
+        let prof = &mut self.profiles[s.pool];
+        prof.advance(now);
+        let taken = prof.take_if_free(from, s.need, end.since(from));
+        if taken {
+            self.bounds.touch(s.pool);
+        }
+        taken.then_some(Slot { at: now, ..s })
+    }
+}
+
+/// One job's search over its eligible pools ([`Plan::best`]).
+struct Search<'a> {
+    job: &'a Job,
+    /// Its planned remaining work.
+    work: SimTime,
+    /// Its reservation before and the per-pool `grew` bounds, when planned again.
+    was: Option<(Option<Slot>, &'a [SimTime])>,
+    /// The best reservation so far, and the earliest start of the pools before its.
+    best: Option<(Slot, Found)>,
+    rival: SimTime,
+}
+
+impl Search<'_> {
+    /// The best start so far (`NEVER`: none).
+    fn ub(&self) -> SimTime {
+        self.best.map_or(SimTime::NEVER, |b| b.0.at)
     }
 }
 
@@ -658,12 +889,29 @@ impl QueuePolicy for ConservativeBackfill {
             self.recycled = Some(p);
         }
     }
+    fn ended(&mut self, id: JobId, _job: &Job) {
+        self.since.ended(id);
+    }
     fn schedule(&mut self, ctx: &mut SchedCtx) {
+        self.pass(ctx);
+        self.since.pass_ends(ctx);
+    }
+}
+
+impl ConservativeBackfill {
+    /// One pass (see the module doc).
+    fn pass(&mut self, ctx: &mut SchedCtx) {
         let now = ctx.now;
         let mut keeps = true;
         let mut seen = 0;
-        let mut plan = match self.plan.take() {
-            Some(p) if p.holds(ctx) => p,
+        let mut kept = self.plan.take();
+        let holds = match kept.as_mut() {
+            Some(p) => p.holds(ctx, self.since.changed(ctx)),
+            None => false,
+        };
+        let built = !holds;
+        let mut plan = match kept {
+            Some(p) if holds => p,
             other => {
                 if let Some(p) = other {
                     self.recycled = Some(p);
@@ -678,14 +926,13 @@ impl QueuePolicy for ConservativeBackfill {
                 let mut plan = Plan::build(ctx, off_plan, self.recycled.take());
                 if let Some(o) = off_plan {
                     plan.profiles[o.slot.pool].reserve(now, o.slot.need, o.slot.d);
+                    plan.bounds.touch(o.slot.pool);
                     keeps = false;
                 }
                 plan
             }
         };
-        for prof in &mut plan.profiles {
-            prof.advance(now);
-        }
+        // Each pool's profile moves to now when the pass first reads or changes it.
         // Kept reservations: the same as planning them again. They stay in the window
         // where they are; only those due by now are looked at (the window is the queue's
         // front, in order): one in the past moves to now, one due now is started. From
@@ -751,12 +998,15 @@ impl QueuePolicy for ConservativeBackfill {
         }
         again = &again[k..];
         plan.held = held;
-        plan.give_back(again);
+        plan.give_back(again, now);
         // Per pool: from when the profile may have more room than the plan before had
         // for the job at hand (a job planned anew no longer takes its old place).
+        // Every entry is `NEVER` between replans (those set are reset after).
         let mut grew = std::mem::take(&mut plan.grew);
-        grew.clear();
-        grew.resize(plan.profiles.len(), SimTime::NEVER);
+        if grew.len() != plan.profiles.len() {
+            grew.clear();
+            grew.resize(plan.profiles.len(), SimTime::NEVER);
+        }
         // The jobs planned anew and those that moved into the first DEPTH.
         let mut j = 0;
         while i < self.queue.len() && seen < DEPTH {
@@ -770,6 +1020,7 @@ impl QueuePolicy for ConservativeBackfill {
                     if let Some(o) = was {
                         let g = &mut grew[o.pool];
                         *g = (*g).min(freed_from(o, found.map(|x| x.0), now));
+                        plan.grown.push(o.pool);
                     }
                     found
                 }
@@ -778,21 +1029,38 @@ impl QueuePolicy for ConservativeBackfill {
             // Taken where the search found it (the profile is unchanged since).
             let slot = found.map(|(s, f)| {
                 plan.profiles[s.pool].reserve_found(f, s.need, s.d);
+                plan.bounds.touch(s.pool);
                 s
             });
             self.settle(ctx, &mut plan, &mut keeps, &mut i, id, slot);
         }
         old.clear();
         plan.spare = old;
+        for &p in &plan.grown {
+            grew[p] = SimTime::NEVER;
+        }
+        plan.grown.clear();
         plan.grew = grew;
         if keeps && !plan.window.is_empty() {
             plan.now = now;
-            plan.free.clear();
-            plan.free
-                .extend((0..ctx.pools.len()).map(|p| ctx.cluster.pool_free_whole_gpus(p)));
-            plan.removed.clear();
-            plan.removed
-                .extend((0..ctx.pools.len()).map(|p| ctx.running.removed_whole_gpus(p)));
+            if built {
+                plan.free.clear();
+                plan.free
+                    .extend((0..ctx.pools.len()).map(|p| ctx.cluster.pool_free_whole_gpus(p)));
+                plan.removed.clear();
+                plan.removed
+                    .extend((0..ctx.pools.len()).map(|p| ctx.running.removed_whole_gpus(p)));
+            } else {
+                // A kept plan's counts are those of the last pass but in the pools
+                // checked (noted then) and those where this pass started jobs.
+                for &id in ctx.started.iter() {
+                    if let Some(r) = ctx.running.get(id) {
+                        let p = r.alloc.pool as usize;
+                        plan.free[p] = ctx.cluster.pool_free_whole_gpus(p);
+                        plan.removed[p] = ctx.running.removed_whole_gpus(p);
+                    }
+                }
+            }
             self.plan = Some(plan);
         } else {
             // Nothing reserved (the next pass plans from scratch, its first jobs without a

@@ -187,11 +187,17 @@ impl Profile {
 
     /// Moves "now" to `t` (not earlier than the first step): steps at or before `t`
     /// merge into one step at `t` holding the value at `t`. The function on `[t, inf)`
-    /// is unchanged.
+    /// is unchanged. Nothing to do (one comparison) when "now" is `t` already: a plan
+    /// advances a pool's profile only when it reads or changes it, many times a pass.
+    #[inline]
     pub(super) fn advance(&mut self, t: SimTime) {
-        if self.blocks.is_empty() {
-            return;
+        if self.heads.first().is_some_and(|&h| h < t) {
+            self.advance_past(t);
         }
+    }
+
+    /// [`Profile::advance`] when the first step is before `t`.
+    fn advance_past(&mut self, t: SimTime) {
         let gone = self.heads.partition_point(|&h| h <= t).saturating_sub(1);
         if gone > 0 {
             for b in self.blocks.drain(..gone) {
@@ -227,16 +233,23 @@ impl Profile {
     /// earlier step can hold).
     #[cfg(test)]
     pub(super) fn earliest_from(&self, lb: SimTime, need: i64, d: SimTime) -> Option<SimTime> {
-        self.earliest_at(lb, need, d).map(|f| f.at)
+        self.earliest_at(lb, SimTime::NEVER, need, d).map(|f| f.at)
     }
 
     /// The earliest step from `lb` on (the caller knows that no earlier step can hold)
     /// at which `need` GPUs stay free for `d`, as [`Profile::earliest`] finds it, with
     /// where that step is (for [`Profile::reserve_found`], while the profile is
-    /// unchanged).
-    pub(super) fn earliest_at(&self, lb: SimTime, need: i64, d: SimTime) -> Option<Found> {
+    /// unchanged); `None` also when that step is at or after `ub` (a caller that has a
+    /// start at `ub` elsewhere needs none later: the search stops there).
+    pub(super) fn earliest_at(
+        &self,
+        lb: SimTime,
+        ub: SimTime,
+        need: i64,
+        d: SimTime,
+    ) -> Option<Found> {
         let nb = self.blocks.len();
-        if nb == 0 {
+        if nb == 0 || lb >= ub {
             return None;
         }
         let mut b = self.block_of(lb);
@@ -244,6 +257,9 @@ impl Profile {
         'cand: loop {
             // The next candidate: the first step from (b, i) with room.
             loop {
+                if self.heads.get(b).is_some_and(|&h| h >= ub) {
+                    return None;
+                }
                 let blk = self.blocks.get(b)?;
                 let short = need - blk.add;
                 if blk.max >= short {
@@ -257,6 +273,9 @@ impl Profile {
             }
             let blk = &self.blocks[b];
             let start = blk.steps[i].0;
+            if start >= ub {
+                return None;
+            }
             let found = Found {
                 at: start,
                 b: b as u32,
@@ -306,6 +325,29 @@ impl Profile {
                 }
             }
             return Some(found);
+        }
+    }
+
+    /// For each level `j < out.len()`, the first step's time at which `2^j` or more
+    /// GPUs are free (`NEVER`: none), passing over the blocks whose bound shows none
+    /// reaching the next level.
+    pub(super) fn first_at_least(&self, out: &mut [SimTime]) {
+        out.fill(SimTime::NEVER);
+        let mut filled = 0;
+        for blk in &self.blocks {
+            if filled == out.len() {
+                return;
+            }
+            if blk.max + blk.add < 1i64 << filled {
+                continue;
+            }
+            for x in &blk.steps {
+                let v = x.1 + blk.add;
+                while filled < out.len() && v >= 1i64 << filled {
+                    out[filled] = x.0;
+                    filled += 1;
+                }
+            }
         }
     }
 
@@ -769,10 +811,15 @@ mod tests {
             for _ in 0..8 {
                 let need = next(9) as i64;
                 let d = SimTime(next(60));
+                let want = earliest_by_trying_each(&steps, need, d);
+                assert_eq!(p.earliest(need, d), want, "{steps:?} need {need} d {d:?}");
+                // Bounded above: the same step when it starts before the bound, else
+                // none (the bound anywhere from before the first step to past the last).
+                let ub = SimTime(next(t + 10));
                 assert_eq!(
-                    p.earliest(need, d),
-                    earliest_by_trying_each(&steps, need, d),
-                    "{steps:?} need {need} d {d:?}"
+                    p.earliest_at(SimTime::ZERO, ub, need, d).map(|f| f.at),
+                    want.filter(|&x| x < ub),
+                    "{steps:?} need {need} d {d:?} ub {ub:?}"
                 );
             }
         }
@@ -797,7 +844,7 @@ mod tests {
                 let need = next(6) as i64;
                 let d = SimTime(next(60));
                 let lb = SimTime(next(t + 20));
-                let f = a.earliest_at(lb, need, d);
+                let f = a.earliest_at(lb, SimTime::NEVER, need, d);
                 assert_eq!(f.map(|f| f.at), b.earliest_from(lb, need, d));
                 if let Some(f) = f {
                     assert_eq!(a.locate(f.at), (f.b as usize, f.i as usize));
