@@ -19,8 +19,7 @@ fn aws_availability_readers_match_awk() {
         ("us-east-2a", 20158, 15306),
         ("us-west-2b", 20158, 18242),
     ] {
-        let t = read_availability_csv(&data(&format!("spot/{zone}_v100_1.csv")))
-            .unwrap();
+        let t = read_availability_csv(&data(&format!("spot/{zone}_v100_1.csv"))).unwrap();
         assert_eq!(t.len(), n, "{zone}");
         assert!(
             close(t.available_fraction(), up as f64 / n as f64, 1e-12),
@@ -99,8 +98,7 @@ fn poisson_interruptions_match_the_configured_rate() {
 // ---- spot deadline policies ----------------------------------------------------------
 
 fn zone_problems(zone: &str, starts: usize) -> Vec<DeadlineProblem> {
-    let trace = read_availability_csv(&data(&format!("spot/{zone}_v100_1.csv")))
-        .unwrap();
+    let trace = read_availability_csv(&data(&format!("spot/{zone}_v100_1.csv"))).unwrap();
     let prices = read_spot_price_json(
         &data("spot/v100_spot_prices.json"),
         &format!("{zone}_v100_1"),
