@@ -488,6 +488,20 @@ fn elastic_cfg(nodes: u32, a: Autoscale, policy: PolicyKind) -> SimConfig {
     cfg
 }
 
+/// The elastic nodes' held intervals, (requested, ready, released) in seconds.
+fn intervals_s(r: &RunResult) -> Vec<(u64, u64, Option<u64>)> {
+    r.node_intervals
+        .iter()
+        .map(|i| {
+            (
+                i.requested.0 / 1000,
+                i.ready.0 / 1000,
+                i.released.map(|x| x.0 / 1000),
+            )
+        })
+        .collect()
+}
+
 fn hourly(delay_s: u64) -> Autoscale {
     Autoscale {
         min_nodes: 0,
@@ -508,17 +522,7 @@ fn autoscaler_waits_for_provisioning_and_keeps_the_paid_hour() {
     let w = workload(vec![job(0, 8, 100), job(4000, 8, 100)]);
     let r = run(elastic_cfg(2, hourly(120), PolicyKind::Fifo), &w);
     assert_eq!(starts(&r), vec![120, 4120]);
-    let iv: Vec<(u64, u64, Option<u64>)> = r
-        .node_intervals
-        .iter()
-        .map(|i| {
-            (
-                i.requested.0 / 1000,
-                i.ready.0 / 1000,
-                i.released.map(|x| x.0 / 1000),
-            )
-        })
-        .collect();
+    let iv = intervals_s(&r);
     assert_eq!(iv, vec![(0, 120, Some(3600)), (4000, 4120, Some(7600))]);
     let ledger = ledger_from_run(&r, &[PoolPricing::flat(10.0)]);
     assert!((ledger.total() - 20.0).abs() < 1e-9, "{}", ledger.total());
@@ -714,17 +718,7 @@ fn the_autoscaler_rents_nothing_for_jobs_a_budget_keeps_off_and_the_run_ends() {
         cfg.sample_every = sample;
         let r = run(cfg, &w);
         assert_eq!(starts(&r), vec![120, u64::MAX], "{sample:?}");
-        let iv: Vec<(u64, u64, Option<u64>)> = r
-            .node_intervals
-            .iter()
-            .map(|i| {
-                (
-                    i.requested.0 / 1000,
-                    i.ready.0 / 1000,
-                    i.released.map(|x| x.0 / 1000),
-                )
-            })
-            .collect();
+        let iv = intervals_s(&r);
         assert_eq!(iv, vec![(0, 120, Some(7200))], "{sample:?}");
         assert_eq!(r.end, SimTime::from_secs(7200), "{sample:?}");
         assert_eq!(r.cut_short, Some(gpufleet::sim::CutShort::Stuck));

@@ -21,3 +21,4 @@ pub use job::{
     GpuRequest, Job, JobId, JobIdHasher, JobMap, JobTags, NameIndex, Workload, MILLI_PER_GPU,
 };
 pub use pool_index::PoolFit;
+pub(crate) use pool_index::{first_leaf_from, groups_in_order};

@@ -65,29 +65,7 @@ struct Group {
 impl Group {
     /// The first leaf at or after `i` whose fit may hold `req`.
     fn first_from(&self, i: usize, req: GpuRequest) -> Option<usize> {
-        if i >= self.pos.len() {
-            return None;
-        }
-        let mut v = i + self.size;
-        loop {
-            if self.tree[v].may_hold(req) {
-                while v < self.size {
-                    v *= 2;
-                    if !self.tree[v].may_hold(req) {
-                        v += 1;
-                    }
-                }
-                return Some(v - self.size);
-            }
-            // The next subtree to the right: up while a right child, then its sibling.
-            while v & 1 == 1 {
-                v >>= 1;
-            }
-            if v == 0 {
-                return None;
-            }
-            v += 1;
-        }
+        first_leaf_from(self.size, self.pos.len(), i, |v| self.tree[v].may_hold(req))
     }
 
     fn set(&mut self, leaf: usize, fit: PoolFit) {
@@ -120,25 +98,7 @@ impl PoolIndex {
         group_of: impl Fn(usize) -> (usize, bool),
         fit: impl Fn(usize) -> PoolFit,
     ) -> PoolIndex {
-        let mut keys: Vec<(usize, bool)> = Vec::new();
-        let mut members: Vec<Vec<(u32, usize)>> = Vec::new();
-        let mut at = vec![None; pools];
-        for (i, &p) in order.iter().enumerate() {
-            if p >= pools || at[p].is_some() {
-                continue;
-            }
-            let k = group_of(p);
-            let g = match keys.iter().position(|&x| x == k) {
-                Some(g) => g,
-                None => {
-                    keys.push(k);
-                    members.push(Vec::new());
-                    keys.len() - 1
-                }
-            };
-            at[p] = Some((g as u32, members[g].len() as u32));
-            members[g].push((i as u32, p));
-        }
+        let (members, at) = groups_in_order(order, pools, group_of);
         let groups = members
             .into_iter()
             .map(|m| {
@@ -200,5 +160,75 @@ impl PoolIndex {
             }
         }
         best
+    }
+}
+
+/// A pool's (group, place in the group) in a grouped order; `None`: not in the order.
+pub(crate) type PoolPlace = Option<(u32, u32)>;
+
+/// The pools of `order` (most preferred first; a pool out of range or given again is
+/// skipped) in groups by `key`, groups in the order their first pool comes: per group its
+/// members as (position in `order`, pool), in order, and per pool its (group, place in the
+/// group), `None` for a pool not in `order`. The layout of every per-group tree over pools
+/// in a preference order (this index, conservative backfill's bounds, SRTF's latest ends).
+pub(crate) fn groups_in_order<K: PartialEq>(
+    order: &[usize],
+    pools: usize,
+    key: impl Fn(usize) -> K,
+) -> (Vec<Vec<(u32, usize)>>, Vec<PoolPlace>) {
+    let mut keys: Vec<K> = Vec::new();
+    let mut members: Vec<Vec<(u32, usize)>> = Vec::new();
+    let mut at = vec![None; pools];
+    for (i, &p) in order.iter().enumerate() {
+        if p >= pools || at[p].is_some() {
+            continue;
+        }
+        let k = key(p);
+        let g = match keys.iter().position(|x| *x == k) {
+            Some(g) => g,
+            None => {
+                keys.push(k);
+                members.push(Vec::new());
+                keys.len() - 1
+            }
+        };
+        at[p] = Some((g as u32, members[g].len() as u32));
+        members[g].push((i as u32, p));
+    }
+    (members, at)
+}
+
+/// In a complete binary tree over `size` leaves (node 1 the root, node `v`'s children
+/// `2v` and `2v + 1`, leaves from `size`, the first `len` of them in use), the first leaf
+/// at or after `i` whose node passes `ok`, where `ok` holds of an inner node exactly when
+/// it holds of one of its children (a max- or min-tree's threshold test). O(log size).
+pub(crate) fn first_leaf_from(
+    size: usize,
+    len: usize,
+    i: usize,
+    ok: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    if i >= len {
+        return None;
+    }
+    let mut v = i + size;
+    loop {
+        if ok(v) {
+            while v < size {
+                v *= 2;
+                if !ok(v) {
+                    v += 1;
+                }
+            }
+            return (v - size < len).then_some(v - size);
+        }
+        // The next subtree to the right: up while a right child, then its sibling.
+        while v & 1 == 1 {
+            v >>= 1;
+        }
+        if v == 0 {
+            return None;
+        }
+        v += 1;
     }
 }

@@ -17,7 +17,7 @@
 
 use super::{Progress, QueuePolicy, SchedCtx, MAX_VICTIMS};
 use crate::engine::SimTime;
-use crate::model::{Job, JobId};
+use crate::model::{first_leaf_from, groups_in_order, Job, JobId};
 use std::collections::BTreeSet;
 
 /// Preemptive shortest remaining time first.
@@ -45,29 +45,9 @@ struct EndGroup {
 impl EndGroup {
     /// The first leaf at or after `i` whose latest end is more than `dur` after `now`.
     fn first_from(&self, i: usize, now: SimTime, dur: u64) -> Option<usize> {
-        if i >= self.pos.len() {
-            return None;
-        }
-        let ok = |t: SimTime| t.since(now).0 > dur;
-        let mut v = i + self.size;
-        loop {
-            if ok(self.tree[v]) {
-                while v < self.size {
-                    v *= 2;
-                    if !ok(self.tree[v]) {
-                        v += 1;
-                    }
-                }
-                return Some(v - self.size);
-            }
-            while v & 1 == 1 {
-                v >>= 1;
-            }
-            if v == 0 {
-                return None;
-            }
-            v += 1;
-        }
+        first_leaf_from(self.size, self.pos.len(), i, |v| {
+            self.tree[v].since(now).0 > dur
+        })
     }
 
     fn set(&mut self, leaf: usize, t: SimTime) {
@@ -106,36 +86,24 @@ impl LatestEnds {
             return;
         }
         let n = ctx.pools.len();
-        let mut keys: Vec<(usize, bool, u64)> = Vec::new();
-        let mut members: Vec<Vec<(u32, u32)>> = Vec::new();
-        self.at = vec![(0, 0); n];
-        for (i, &p) in ctx.pools.order.iter().enumerate() {
+        let (members, at) = groups_in_order(&ctx.pools.order, n, |p| {
             let (t, kind, speed) = ctx.pools.pools[p];
-            let k = (t, kind == crate::model::CapacityKind::Spot, speed.to_bits());
-            let g = match keys.iter().position(|&x| x == k) {
-                Some(g) => g,
-                None => {
-                    keys.push(k);
-                    members.push(Vec::new());
-                    keys.len() - 1
-                }
-            };
-            self.at[p] = (g as u32, members[g].len() as u32);
-            members[g].push((i as u32, p as u32));
-        }
+            (t, kind == crate::model::CapacityKind::Spot, speed.to_bits())
+        });
+        self.at = at.into_iter().map(|a| a.unwrap_or((0, 0))).collect();
         self.groups = members
             .into_iter()
             .map(|m| {
                 let size = m.len().next_power_of_two();
                 let mut g = EndGroup {
-                    first: m[0].1 as usize,
+                    first: m[0].1,
                     pos: m.iter().map(|x| x.0).collect(),
-                    pools: m.iter().map(|x| x.1).collect(),
+                    pools: m.iter().map(|x| x.1 as u32).collect(),
                     tree: vec![SimTime::ZERO; 2 * size],
                     size,
                 };
                 for (leaf, &(_, p)) in m.iter().enumerate() {
-                    g.tree[size + leaf] = latest_end(ctx, p as usize);
+                    g.tree[size + leaf] = latest_end(ctx, p);
                 }
                 for v in (1..size).rev() {
                     g.tree[v] = g.tree[2 * v].max(g.tree[2 * v + 1]);

@@ -19,6 +19,7 @@
 
 use super::profile::Profile;
 use crate::engine::SimTime;
+use crate::model::{first_leaf_from, groups_in_order};
 
 /// One eligibility group: its pools in preference order under a min-tree of bounds.
 #[derive(Debug, Clone)]
@@ -70,25 +71,7 @@ impl Bounds {
         group_of: impl Fn(usize) -> (usize, bool),
     ) {
         let levels = (u64::BITS - cap.max(1).leading_zeros()) as usize;
-        let mut keys: Vec<(usize, bool)> = Vec::new();
-        let mut members: Vec<Vec<(u32, usize)>> = Vec::new();
-        let mut at = vec![None; pools];
-        for (i, &p) in order.iter().enumerate() {
-            if p >= pools || at[p].is_some() {
-                continue;
-            }
-            let k = group_of(p);
-            let g = match keys.iter().position(|&x| x == k) {
-                Some(g) => g,
-                None => {
-                    keys.push(k);
-                    members.push(Vec::new());
-                    keys.len() - 1
-                }
-            };
-            at[p] = Some((g as u32, members[g].len() as u32));
-            members[g].push((i as u32, p));
-        }
+        let (members, at) = groups_in_order(order, pools, group_of);
         self.groups = members
             .into_iter()
             .map(|m| {
@@ -209,30 +192,9 @@ impl Bounds {
 impl Group {
     /// The first leaf at or after `i` whose bound at `level` is before `ub`.
     fn first_from(&self, i: usize, levels: usize, level: usize, ub: SimTime) -> Option<usize> {
-        if i >= self.pos.len() {
-            return None;
-        }
-        let below = |v: usize| self.tree[v * levels + level] < ub;
-        let mut v = i + self.size;
-        loop {
-            if below(v) {
-                while v < self.size {
-                    v *= 2;
-                    if !below(v) {
-                        v += 1;
-                    }
-                }
-                return (v - self.size < self.pos.len()).then_some(v - self.size);
-            }
-            // The next subtree to the right: up while a right child, then its sibling.
-            while v & 1 == 1 {
-                v >>= 1;
-            }
-            if v == 0 {
-                return None;
-            }
-            v += 1;
-        }
+        first_leaf_from(self.size, self.pos.len(), i, |v| {
+            self.tree[v * levels + level] < ub
+        })
     }
 }
 
