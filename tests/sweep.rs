@@ -538,6 +538,38 @@ fn plot_redraws_run_and_sweep_folders() {
         .code(2);
 }
 
+#[test]
+fn a_line_chart_with_more_lines_than_colours_says_which_it_shows() {
+    // Eleven queue policies against the pool's size: the line chart tells ten lines apart,
+    // and its title must say that the eleventh (the last listed) is left out, not drop it
+    // without a word; the bar chart shows all eleven.
+    let d = tempfile::tempdir().unwrap();
+    let policies = "\"fifo\", \"easy_backfill\", \"greedy_fifo\", \"greedy_sjf\", \"sjf\", \"srtf\", \"priority\", \"fair_share\", \"throughput_per_dollar\", \"tiresias\", \"conservative_backfill\"";
+    let f = sweep_file(
+        d.path(),
+        &format!("[[param]]\npath = \"pools[0].nodes\"\nvalues = [1, 2]\n[[param]]\npath = \"scheduler.policy\"\nvalues = [{policies}]\n"),
+    );
+    let sw = d.path().join("sw");
+    gpufleet()
+        .args([
+            "sweep",
+            f.to_str().unwrap(),
+            "--out",
+            sw.to_str().unwrap(),
+            "-q",
+        ])
+        .assert()
+        .success();
+    let line = read(&sw.join("line-wait_s_p95.svg"));
+    assert!(
+        line.contains("first 10 of 11 lines"),
+        "{}",
+        &line[..line.len().min(600)]
+    );
+    assert!(!line.contains("conservative_backfill"));
+    assert!(read(&sw.join("bars-wait_s_p95.svg")).contains("conservative_backfill"));
+}
+
 /// A sweep's run computes what `gpufleet run` computes: for every shipped scenario, the
 /// summary of `run_once` equals the `summary.json` the CLI writes (so a change to one path
 /// that the other lacks fails here).

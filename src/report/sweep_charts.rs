@@ -559,7 +559,14 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
                 None => vec![String::new()],
             };
             let mut series = Vec::new();
-            for g in groups.iter().take(10) {
+            // As many lines as the palette tells apart; the title says when some are left out.
+            let most = super::compare_charts::MAX_CDF_SERIES;
+            let shown = if groups.len() > most {
+                format!(", first {most} of {} lines", groups.len())
+            } else {
+                String::new()
+            };
+            for g in groups.iter().take(most) {
                 let mut pts: Vec<(f64, f64, f64)> = rows
                     .iter()
                     .filter(|&&i| ks.is_none_or(|k| t.text(i, ps[k].col) == g))
@@ -580,7 +587,7 @@ pub fn plot_sweep_dir(dir: &Path) -> Result<Vec<PathBuf>, ChartError> {
                 &format!("line-{metric}"),
                 &Lines {
                     title: format!(
-                        "{name}: {metric} vs {}, 95 % CI band{}",
+                        "{name}: {metric} vs {}, 95 % CI band{}{shown}",
                         ps[kx].name,
                         others_note(&ps, &free)
                     ),
