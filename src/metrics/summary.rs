@@ -215,6 +215,10 @@ pub struct Summary {
     pub trace_rows: TraceRows,
     /// Events processed.
     pub events: u64,
+    /// Why a run without a horizon stopped before every job had ended (absent when it did
+    /// not): the jobs it left are `unfinished`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_short: Option<crate::sim::CutShort>,
     /// Datasets staged, runs' spread and throughput (only with the cloud model).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cloud: Option<super::CloudFigures>,
@@ -466,6 +470,7 @@ pub fn build_summary_from(
             dropped: w.filtered.iter().cloned().collect(),
         },
         events: r.events,
+        cut_short: r.cut_short,
         cloud: super::cloud_figures(w, r),
     }
 }

@@ -10,7 +10,7 @@
 //! | `checkpoint.max_retries` | 10,000 (also the most allowed without a horizon) | restarts of a killed job (a Llama 3 scale job restarts about 460 times in 59 days) |
 //! | a checkpoint write or restart | shorter than a node's mean time between failures | progress of a job under failures |
 //! | `failures.repair` mean, a spot node's `replace_after` | 100 years | how long a node stays down (a finite mean: a log-normal's sigma bounds it) |
-//! | a run without a horizon | 100 years after its last arrival, 100,000,000 failure and interruption events | jobs that never end (they stop as unfinished, with a warning) |
+//! | a run without a horizon | 100 years after its last arrival, 10,000,000 failure and interruption events + 1,000 a job (at most 100,000,000) | jobs that never end (they stop as unfinished, with a warning) |
 //! | node failures | 100,000,000 over the run (a trace's span once read; Weibull shapes under 1 by their gaps) | failure events |
 //! | spot interruptions | 100,000,000 over the run | interruption events and zone spells (each held in memory) |
 //! | spans | 100 years | `horizon`, generated arrivals |

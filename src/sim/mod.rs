@@ -91,12 +91,31 @@ pub const MAX_SAMPLED_NODES: usize = 500_000_000;
 /// unfinished, and [`RunResult::cut_short`] says so.
 pub const MAX_RUN_SPAN: SimTime = SimTime(100 * 365 * 86_400_000);
 
-/// The most failure and interruption events a run without a horizon processes. Validation
-/// refuses scenarios expected to make more than `scenario::MAX_FAILURES` (1e8) over the
-/// workload's span; a run that outlasts that span (jobs waiting on nodes that stay down)
-/// stops at that many instead of drawing failures on down nodes for centuries (a 1,000-node
-/// storm takes 15-20 s to reach it).
+/// The most failure and interruption events a run without a horizon processes, whatever
+/// its size. Validation refuses scenarios expected to make more than
+/// `scenario::MAX_FAILURES` (1e8) over the workload's span; a run that outlasts that span
+/// (jobs waiting on nodes that stay down, or that are down most of the time) stops at
+/// [`fault_event_cap`] instead of drawing failures for centuries.
 pub const MAX_FAULT_EVENTS_WITHOUT_HORIZON: u64 = 100_000_000;
+/// The failure and interruption events a run without a horizon may process whatever its
+/// size (see [`fault_event_cap`]).
+pub const FAULT_EVENTS_BASE: u64 = 10_000_000;
+/// The failure and interruption events a run without a horizon may process per job, on
+/// top of [`FAULT_EVENTS_BASE`].
+pub const FAULT_EVENTS_PER_JOB: u64 = 1_000;
+
+/// The most failure and interruption events a run of `jobs` jobs without a horizon
+/// processes: [`FAULT_EVENTS_BASE`] + [`FAULT_EVENTS_PER_JOB`] a job, at most
+/// [`MAX_FAULT_EVENTS_WITHOUT_HORIZON`]. The bound follows the input's size, so a small
+/// workload on a fleet that is down most of the time (nodes failing every few minutes and
+/// repaired in hours) stops in seconds, at 1-2 M events a second, not after minutes; a
+/// thousand jobs may still be killed 10,000 times each (the most `max_retries` allows
+/// without a horizon).
+pub fn fault_event_cap(jobs: usize) -> u64 {
+    FAULT_EVENTS_BASE
+        .saturating_add(FAULT_EVENTS_PER_JOB.saturating_mul(jobs as u64))
+        .min(MAX_FAULT_EVENTS_WITHOUT_HORIZON)
+}
 
 /// Why a run without a horizon stopped before every job had ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -104,7 +123,7 @@ pub const MAX_FAULT_EVENTS_WITHOUT_HORIZON: u64 = 100_000_000;
 pub enum CutShort {
     /// [`MAX_RUN_SPAN`] after the last arrival.
     Span,
-    /// [`MAX_FAULT_EVENTS_WITHOUT_HORIZON`] failure and interruption events.
+    /// [`fault_event_cap`] failure and interruption events.
     FaultEvents,
     /// Jobs were waiting, none running, none yet to arrive, and no event was left that
     /// could change what the scheduler sees (a repair, a node coming up, a price or stock
@@ -122,8 +141,8 @@ impl CutShort {
                 "100 years after the last arrival, the longest span gpufleet simulates".to_string()
             }
             CutShort::FaultEvents => format!(
-                "after {} failure and interruption events",
-                MAX_FAULT_EVENTS_WITHOUT_HORIZON
+                "after {} + {} a job (at most {}) failure and interruption events",
+                FAULT_EVENTS_BASE, FAULT_EVENTS_PER_JOB, MAX_FAULT_EVENTS_WITHOUT_HORIZON
             ),
             CutShort::Stuck => "nothing left to happen could start the waiting jobs: none \
                 running, none to arrive, no repair, node, price or stock change to come"
@@ -374,7 +393,9 @@ impl<'w> Simulation<'w> {
     /// then returns the results.
     pub fn run_with(mut self, inspect: impl FnOnce(&Simulation)) -> RunResult {
         let horizon = self.cfg.horizon.unwrap_or(SimTime::NEVER);
-        // Without a horizon: at the latest 100 years after the last arrival.
+        // Without a horizon: at the latest 100 years after the last arrival, and after a
+        // number of failure and interruption events that follows the workload's size.
+        let fault_cap = fault_event_cap(self.workload.jobs.len());
         let span_cap = match self.cfg.horizon {
             Some(_) => SimTime::NEVER,
             None => self
@@ -400,7 +421,7 @@ impl<'w> Simulation<'w> {
                     self.cut_short = Some(CutShort::Span);
                     break;
                 }
-                if self.fault_events >= MAX_FAULT_EVENTS_WITHOUT_HORIZON {
+                if self.fault_events >= fault_cap {
                     self.cut_short = Some(CutShort::FaultEvents);
                     break;
                 }

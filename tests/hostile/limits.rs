@@ -36,6 +36,45 @@ fn failures_without_checkpoint_or_horizon_end() {
 }
 
 #[test]
+fn failures_under_a_job_that_never_starts_stop_at_a_cap_that_follows_the_workload() {
+    // One job that a $1 budget keeps off the only pool (10 GPU-hours at $1.50), on two
+    // on-demand nodes struck by failures once a minute (a Poisson process in calendar
+    // time; a strike on a node that is down does nothing) and repaired in a minute: without
+    // a horizon the job waits for ever while strikes and repairs go on. A node is down
+    // after a failure for a minute, then up until the next strike (a minute on average):
+    // 720 failures a node-day, so each day brings 2 x 1,440 strikes + 1,440 repairs =
+    // 4,320 events. The run stops after 10,000,000 + 1,000 a job such events: 2,315.05
+    // days (55,561 hours) and 3,333,667 failures, not after 100,000,000 events (a minute of
+    // replay), and says so on the terminal and in summary.json. Strikes and repairs
+    // could still change what the scheduler sees, so this is not the "stuck" stop.
+    let d = scratch();
+    let text = "name = \"hostile\"\nseed = 1\n\n[[pools]]\nname = \"od\"\ngpu_type = \"H100\"\nkind = \"on_demand\"\nnodes = 2\ngpus_per_node = 8\nprice_per_node_hour = 12.0\n\n[scheduler.budget]\ntotal_usd = 1.0\n\n[workload]\nkind = \"synthetic\"\njobs = 1\nrate_per_hour = 1.0\nsizes = [{ gpus = 1, weight = 1 }]\nduration = { kind = \"fixed\", value = \"10h\" }\n\n[failures]\nrate_per_node_day = 1440\nrepair = \"1m\"\n";
+    let f = put(d.path(), "s.toml", text);
+    let e = gpufleet(d.path(), &["run", f.to_str().unwrap(), "--out", "o"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    assert!(
+        e.stderr.contains("failure and interruption events"),
+        "the warning names the limit: {e:#?}"
+    );
+    let summary = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(v["cut_short"], "fault_events", "{summary}");
+    assert_eq!(v["jobs"]["unfinished"], 1, "{summary}");
+    // Failures are a third of the events give or take the draws' spread (about 1,500).
+    let failures = v["node_failures"]["total"].as_f64().unwrap();
+    assert!(
+        (failures - 3_333_667.0).abs() < 10_000.0,
+        "{failures} failures: {summary}"
+    );
+    // The span, over millions of draws, within 1 %.
+    let hours = v["simulated_hours"].as_f64().unwrap();
+    assert!(
+        (hours / 55_561.0 - 1.0).abs() < 0.01,
+        "simulated {hours} h: {summary}"
+    );
+}
+
+#[test]
 fn unbounded_retries_without_horizon_are_refused() {
     let d = scratch();
     let body = format!(
