@@ -157,6 +157,20 @@ pub fn execute_watched(
     Ok(simulate(s, workload, streams, watch, rows))
 }
 
+/// Runs scenario `s` on `workload`, already built from `s` with `streams`
+/// ([`Scenario::workload_from`]), as [`execute`] would have built it: the same checks,
+/// then the simulation (a sweep builds one workload for the runs that share it).
+pub fn execute_built(
+    s: &Scenario,
+    workload: Workload,
+    streams: &RngStreams,
+) -> Result<Execution, RunError> {
+    check_oversized(s, &workload)?;
+    check_span(s, &workload)?;
+    check_memory(workload.jobs.len())?;
+    Ok(simulate(s, workload, streams, None, false))
+}
+
 /// `s`'s workload, built and checked for jobs no pool can hold.
 fn runnable_workload(s: &Scenario, streams: &RngStreams) -> Result<Workload, RunError> {
     let clock = Instant::now();

@@ -146,6 +146,44 @@ fn same_bytes_at_any_thread_count() {
     }
 }
 
+/// Runs whose points build the same workload share one built workload per seed (the
+/// policy varies, the cluster's size too, the arrival rate does not), and the runs are
+/// made in an order that groups them: each run's figures still equal those of the point
+/// run alone (`run_once`, which builds its own workload), run by run, at 1 and 2 threads.
+#[test]
+fn runs_sharing_a_workload_equal_the_points_run_alone() {
+    let d = tempfile::tempdir().unwrap();
+    let body = "seeds = 2\n[[param]]\npath = \"scheduler.policy\"\nvalues = [\"fifo\", \"sjf\", \"easy_backfill\"]\n[[param]]\npath = \"pools[1].nodes\"\nvalues = [1, 3]\n[[param]]\npath = \"workload.rate_per_hour\"\nvalues = [2.0, 3.0]\n";
+    let plan = Plan::load(&sweep_file(d.path(), body)).unwrap();
+    assert_eq!(plan.runs(), 24);
+    for threads in [1, 2] {
+        let out = d.path().join(format!("t{threads}"));
+        let opts = SweepOptions {
+            out: out.clone(),
+            threads,
+            progress: Progress::Quiet,
+            resume: false,
+            shard: None,
+            keep_jobs: None,
+        };
+        run_sweep(&plan, &opts).unwrap();
+        for id in 0..plan.runs() {
+            let r = plan.run(id);
+            let rec = gpufleet::sweep::Record::read(&out, id, &plan.hash)
+                .unwrap()
+                .unwrap();
+            let alone = gpufleet::sweep::run_once(&plan.points[r.point].scenario, r.seed).unwrap();
+            assert_eq!(
+                rec.metrics,
+                gpufleet::sweep::flatten_summary(&alone),
+                "run {id} (point {}, seed {}) at {threads} threads",
+                r.point,
+                r.seed
+            );
+        }
+    }
+}
+
 #[test]
 fn bad_paths_and_values_are_reported_with_the_sweep_line() {
     let d = tempfile::tempdir().unwrap();
@@ -322,8 +360,16 @@ fn killed_sweep_resumes_to_the_uninterrupted_result() {
     assert!((10..200).contains(&done), "killed after {done} of 200 runs");
     assert!(!cut.join("runs.csv").exists());
     // Tear one record in half, as a crash mid-write without the rename would, and leave a
-    // stray temporary file.
-    let victim = cut.join("runs").join("run-0000003.rec");
+    // stray temporary file. (Runs are made grouped by seed, so which were recorded before
+    // the kill is not the first ten numbers: take the lowest recorded.)
+    let mut recorded: Vec<PathBuf> = std::fs::read_dir(cut.join("runs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rec"))
+        .collect();
+    recorded.sort();
+    let victim = recorded[0].clone();
     let text = read(&victim);
     std::fs::write(&victim, &text[..text.len() / 2]).unwrap();
     std::fs::write(

@@ -152,6 +152,8 @@ pub struct Evaluator<'a> {
     /// The search reached `max_fleets` and stopped there.
     pub budget_hit: bool,
     checked: bool,
+    /// One built workload per seed for the fleets whose workloads are built alike.
+    shared: crate::sweep::SharedWorkloads,
 }
 
 impl<'a> Evaluator<'a> {
@@ -175,7 +177,9 @@ impl<'a> Evaluator<'a> {
             .num_threads(threads)
             .build()
             .map_err(|e| PlanError::Failed(format!("thread pool: {e}")))?;
+        let shared = crate::sweep::SharedWorkloads::new(pool.current_num_threads() + 1);
         Ok(Evaluator {
+            shared,
             spec,
             out: out.map(Path::to_path_buf),
             resume,
@@ -290,15 +294,43 @@ impl<'a> Evaluator<'a> {
             }
             let out = self.out.as_deref();
             let resume = self.resume;
-            let results: Vec<Result<(Replication, bool), PlanError>> = self.pool.install(|| {
-                jobs.par_iter()
-                    .map(|&(i, r)| {
-                        let s = scenarios[i].as_ref().ok_or_else(|| {
-                            PlanError::Failed("internal: no scenario for a valid fleet".into())
-                        })?;
-                        replicate(spec, &cands[i], s, r, out, resume)
+            let shared = &self.shared;
+            // Made replication by replication, fleets whose workloads are built alike
+            // together (they share one built workload); taken in the jobs' order.
+            let mut order: Vec<(usize, u64, usize)> = jobs
+                .iter()
+                .enumerate()
+                .map(|(k, &(i, r))| {
+                    let h = scenarios[i]
+                        .as_ref()
+                        .map_or(0, crate::sweep::workload_key_hash);
+                    (r, h, k)
+                })
+                .collect();
+            order.sort_unstable();
+            let made: Vec<(usize, Made)> = self.pool.install(|| {
+                order
+                    .par_iter()
+                    .map(|&(_, _, k)| {
+                        let (i, r) = jobs[k];
+                        let res = scenarios[i]
+                            .as_ref()
+                            .ok_or_else(|| {
+                                PlanError::Failed("internal: no scenario for a valid fleet".into())
+                            })
+                            .and_then(|s| replicate(spec, &cands[i], s, r, out, resume, shared));
+                        (k, res)
                     })
                     .collect()
+            });
+            let mut results: Vec<Option<Made>> = (0..jobs.len()).map(|_| None).collect();
+            for (k, res) in made {
+                results[k] = Some(res);
+            }
+            let results = results.into_iter().map(|r| {
+                r.unwrap_or_else(|| {
+                    Err(PlanError::Failed("internal: a replication not made".into()))
+                })
             });
             for (&(i, _), res) in jobs.iter().zip(results) {
                 let (rep, kept) = res?;
@@ -320,6 +352,9 @@ impl<'a> Evaluator<'a> {
         Ok(())
     }
 }
+
+/// A replication made, or why not; `true` when read back from its record.
+type Made = Result<(Replication, bool), PlanError>;
 
 /// Adds a replication's figures to a candidate.
 fn push(spec: &PlanSpec, c: &mut Candidate, rep: Replication) -> Result<(), PlanError> {
@@ -351,6 +386,7 @@ fn replicate(
     r: usize,
     out: Option<&Path>,
     resume: bool,
+    shared: &crate::sweep::SharedWorkloads,
 ) -> Result<(Replication, bool), PlanError> {
     let seed = spec.reps.seed_of(r);
     let id = (c.index as usize)
@@ -369,7 +405,12 @@ fn replicate(
             }
         }
     }
-    let e = crate::run::execute(s, &RngStreams::new(seed)).map_err(|e| {
+    let streams = RngStreams::new(seed);
+    let e = match shared.workload_for(s, seed) {
+        Some(w) => crate::run::execute_built(s, w, &streams),
+        None => crate::run::execute(s, &streams),
+    }
+    .map_err(|e| {
         let msg = format!("fleet ({}), seed {seed}: {e}", spec.describe(&c.fleet));
         if e.is_bad_input() {
             PlanError::BadInput(msg)

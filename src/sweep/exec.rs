@@ -4,6 +4,7 @@
 
 use super::plan::Plan;
 use super::record::{path_of, Record};
+use super::shared::{key_hash, SharedWorkloads};
 use super::table::{write_manifest, write_tables};
 use super::SweepError;
 use crate::metrics::{RunSketches, Summary};
@@ -151,12 +152,17 @@ fn record_of(
     id: usize,
     out: &Path,
     keep: Option<crate::report::OutputFormat>,
+    shared: &SharedWorkloads,
 ) -> Result<Record, String> {
     let r = plan.run(id);
     let point = &plan.points[r.point];
     let s = &point.scenario;
-    let e = crate::run::execute(s, &crate::engine::RngStreams::new(r.seed))
-        .map_err(|e| e.to_string())?;
+    let streams = crate::engine::RngStreams::new(r.seed);
+    let e = match shared.workload_for(s, r.seed) {
+        Some(w) => crate::run::execute_built(s, w, &streams),
+        None => crate::run::execute(s, &streams),
+    }
+    .map_err(|e| e.to_string())?;
     let sketches = RunSketches::of(&e.job_figures)
         .sketches
         .into_iter()
@@ -275,6 +281,7 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
         }
     }
     write_manifest(plan, out, opts.shard).map_err(|e| fail("writing sweep.json", e))?;
+    order_by_workload(plan, &mut pending);
 
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads)
@@ -282,9 +289,10 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
         .map_err(|e| SweepError::Failed(format!("thread pool: {e}")))?;
     let show = Shower::new(opts.progress, ids.len(), kept.len());
     let errors: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+    let shared = SharedWorkloads::new(pool.current_num_threads() + 1);
     pool.install(|| {
         pending.par_iter().for_each(|&id| {
-            let res = record_of(plan, id, out, opts.keep_jobs).and_then(|r| {
+            let res = record_of(plan, id, out, opts.keep_jobs, &shared).and_then(|r| {
                 r.write(out, &plan.hash)
                     .map_err(|e| format!("writing {}: {e}", path_of(out, id).display()))
             });
@@ -331,6 +339,26 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
         kept: kept.len(),
         redone,
     })
+}
+
+/// Orders the runs to make so that those sharing a workload follow one another: by seed,
+/// then by the point's workload (a hash of its description), then by number. Only the
+/// order in which runs are made changes; each is recorded under its number.
+fn order_by_workload(plan: &Plan, ids: &mut [usize]) {
+    let mut hashes: Vec<Option<u64>> = vec![None; plan.points.len()];
+    let mut keyed: Vec<(u64, u64, usize)> = ids
+        .iter()
+        .map(|&id| {
+            let r = plan.run(id);
+            let h =
+                *hashes[r.point].get_or_insert_with(|| key_hash(&plan.points[r.point].scenario));
+            (r.seed, h, id)
+        })
+        .collect();
+    keyed.sort_unstable();
+    for (slot, k) in ids.iter_mut().zip(keyed) {
+        *slot = k.2;
+    }
 }
 
 fn clear_temporaries(out: &Path) {
