@@ -10,8 +10,9 @@
 //! 0.227 s; the 6 runs each reading it 6.07 s, the sweep at 1 thread sharing one read
 //! 5.51 s (1.10x; the sweep also makes each run's sketches and record, and each run copies
 //! the shared jobs, about 0.05 s). `gpufleet sweep` of 8 policies over a 1,000,000-job
-//! trace at 2 threads, against the build before sharing, alternated twice: 7.78-8.59 s ->
-//! 6.52 s, peak RSS 0.85-0.95 -> 1.14-1.15 GB, `runs.csv` byte-identical.
+//! trace at 2 threads, against the build before sharing, alternated twice (and twice again
+//! with the kept jobs capped at 1,000,000 in all): 7.78-8.79 s -> 6.52-7.28 s, peak RSS
+//! 0.85-1.03 -> 1.14-1.15 GB, `runs.csv` byte-identical.
 
 use gpufleet::sweep::{
     flatten_summary, run_once, run_sweep, write_tables, Plan, Progress, Record, SweepOptions,

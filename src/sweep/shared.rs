@@ -12,8 +12,8 @@
 //! those sharing a workload are adjacent (by seed, then by a hash of the workload's
 //! description); a hash only orders, a workload is shared only on equal descriptions.
 //! At most a few workloads are kept (one more than the threads, the least recently used
-//! dropped), none of over [`MAX_SHARED_JOBS`] jobs, so memory stays about what the
-//! runs in flight hold.
+//! dropped), with [`MAX_SHARED_JOBS`] jobs in all, so memory stays about what the runs
+//! in flight hold.
 
 use crate::engine::RngStreams;
 use crate::model::Workload;
@@ -21,9 +21,10 @@ use crate::scenario::{Scenario, WorkloadSource};
 use std::hash::Hasher;
 use std::sync::{Arc, Mutex};
 
-/// The most jobs a kept workload may have (about 140 bytes a job: 0.7 GB at most kept
-/// with two threads); a bigger one is built by each run, as before sharing.
-pub const MAX_SHARED_JOBS: usize = 2_000_000;
+/// The most jobs the kept workloads hold together (about 160 bytes a job: 160 MB; each
+/// run's own copy replaces the workload it would have built, so this is all sharing adds
+/// to a sweep's memory); a bigger workload is built by each run, as before sharing.
+pub const MAX_SHARED_JOBS: usize = 1_000_000;
 
 /// Everything that decides a point's built workload, as text (`None` for a workload given
 /// in memory, which is shared already).
@@ -80,14 +81,21 @@ struct Entry {
 pub struct SharedWorkloads {
     entries: Mutex<(u64, Vec<Entry>)>,
     capacity: usize,
+    max_jobs: usize,
 }
 
 impl SharedWorkloads {
-    /// Keeps at most `capacity` workloads.
+    /// Keeps at most `capacity` workloads, with [`MAX_SHARED_JOBS`] jobs in all.
     pub fn new(capacity: usize) -> SharedWorkloads {
+        SharedWorkloads::with_limits(capacity, MAX_SHARED_JOBS)
+    }
+
+    /// Keeps at most `capacity` workloads, with `max_jobs` jobs in all.
+    pub fn with_limits(capacity: usize, max_jobs: usize) -> SharedWorkloads {
         SharedWorkloads {
             entries: Mutex::new((0, Vec::new())),
             capacity: capacity.max(1),
+            max_jobs,
         }
     }
 
@@ -111,7 +119,7 @@ impl SharedWorkloads {
             return Some(w.as_ref().clone());
         }
         let w = s.workload_from(&RngStreams::new(seed)).ok()?;
-        if w.jobs.len() > MAX_SHARED_JOBS {
+        if w.jobs.len() > self.max_jobs {
             return Some(w);
         }
         let kept = Arc::new(w);
@@ -126,7 +134,11 @@ impl SharedWorkloads {
         if g.1.iter().any(|e| e.seed == seed && e.key == key) {
             return; // another thread built it meanwhile
         }
-        if g.1.len() >= self.capacity {
+        let jobs = workload.jobs.len();
+        while !g.1.is_empty()
+            && (g.1.len() >= self.capacity
+                || g.1.iter().map(|e| e.workload.jobs.len()).sum::<usize>() + jobs > self.max_jobs)
+        {
             if let Some(oldest) = (0..g.1.len()).min_by_key(|&i| g.1[i].used) {
                 g.1.swap_remove(oldest);
             }
@@ -187,6 +199,22 @@ mod tests {
         let seeds: Vec<u64> = c.entries.lock().unwrap().1.iter().map(|e| e.seed).collect();
         assert_eq!(kept(&c), 2);
         assert!(seeds.contains(&1) && seeds.contains(&3), "{seeds:?}");
+    }
+
+    #[test]
+    fn the_kept_jobs_stay_under_their_limit() {
+        let s = Scenario::builtin().unwrap();
+        let n = s.workload_from(&RngStreams::new(1)).unwrap().jobs.len();
+        // Room for one workload and a half: a second seed's drops the first, and one over
+        // the limit is handed out but not kept.
+        let c = SharedWorkloads::with_limits(4, n + n / 2);
+        c.workload_for(&s, 1).unwrap();
+        c.workload_for(&s, 2).unwrap();
+        let seeds: Vec<u64> = c.entries.lock().unwrap().1.iter().map(|e| e.seed).collect();
+        assert_eq!(seeds, vec![2]);
+        let tight = SharedWorkloads::with_limits(4, n / 2);
+        assert_eq!(tight.workload_for(&s, 1).unwrap().jobs.len(), n);
+        assert_eq!(kept(&tight), 0);
     }
 
     #[test]
