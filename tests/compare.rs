@@ -161,6 +161,59 @@ fn identical_variants_differ_by_exactly_zero() {
     }
 }
 
+/// A variant's workload is its own when anything its build reads differs: a variant that
+/// lowers `max_jobs` under a 40-job trace is refused as `gpufleet run` refuses that
+/// scenario (it once shared its baseline's workload and ran all 40 jobs without a word),
+/// and a variant that keeps it runs the 40.
+#[test]
+fn a_variant_with_its_own_job_limit_builds_its_own_workload() {
+    let d = tempfile::tempdir().unwrap();
+    let mut trace = String::from("job_id,submit_s,gpus,duration_s\n");
+    for i in 0..40 {
+        trace.push_str(&format!("{i},{},1,600\n", i * 60));
+    }
+    std::fs::write(d.path().join("t.csv"), trace).unwrap();
+    std::fs::write(
+        d.path().join("s.toml"),
+        "name = \"t\"\nseed = 1\n\n[[pools]]\nname = \"p\"\ngpu_type = \"H100\"\nkind = \"owned\"\nnodes = 1\ngpus_per_node = 8\nprice_per_node_hour = 12.0\n\n[workload]\nkind = \"csv\"\npath = \"t.csv\"\n",
+    )
+    .unwrap();
+    let write = |name: &str, limit: u32| {
+        let p = d.path().join(name);
+        std::fs::write(
+            &p,
+            format!("scenario = \"s.toml\"\nseeds = 1\nmetrics = [\"wait_s_mean\"]\n[[variant]]\nname = \"all\"\nset = {{ \"scheduler.policy\" = \"fifo\" }}\n[[variant]]\nname = \"capped\"\nset = {{ \"max_jobs\" = {limit} }}\n"),
+        )
+        .unwrap();
+        p
+    };
+    let out = gpufleet()
+        .args(["-q", "compare"])
+        .arg(write("c.toml", 10))
+        .arg("--out")
+        .arg(d.path().join("o"))
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("capped") && err.contains("max_jobs"), "{err}");
+    gpufleet()
+        .args(["-q", "compare"])
+        .arg(write("c2.toml", 40))
+        .arg("--out")
+        .arg(d.path().join("o2"))
+        .assert()
+        .success();
+    let runs = std::fs::read_to_string(d.path().join("o2/runs.csv")).unwrap();
+    let mut r = csv::Reader::from_reader(runs.as_bytes());
+    let h = r.headers().unwrap().clone();
+    let col = h.iter().position(|c| c == "jobs_submitted").unwrap();
+    for rec in r.records() {
+        assert_eq!(&rec.unwrap()[col], "40", "{runs}");
+    }
+}
+
 /// Bad compare files and flags: exit code 2 and a message naming the file, line and what.
 #[test]
 fn bad_compare_input_is_named() {

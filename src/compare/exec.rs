@@ -35,16 +35,11 @@ pub struct Comparison {
     pub shares_workload_with: Vec<usize>,
 }
 
-/// What decides a variant's workload: variants equal on it share one per seed.
-fn workload_key(s: &Scenario) -> impl PartialEq + '_ {
-    let gpus: u64 = s
-        .sim
-        .pools
-        .iter()
-        .map(|p| p.nodes as u64 * p.node.gpus as u64)
-        .sum();
-    let types: Vec<&str> = s.gpu_types.iter().map(|t| t.name.as_str()).collect();
-    (&s.workload, &s.measured_on, types, gpus)
+/// What decides a variant's workload (everything its build reads, job limit and tags
+/// included: a variant that changed `max_jobs` once ran its baseline's whole trace):
+/// variants equal on it share one per seed; `i` makes a workload given in memory its own.
+fn workload_key(s: &Scenario, i: usize) -> Result<String, usize> {
+    crate::sweep::workload_key(s).ok_or(i)
 }
 
 impl Comparison {
@@ -70,7 +65,8 @@ pub fn run_compare(spec: &CompareSpec, threads: usize) -> Result<Comparison, Com
     let keys: Vec<_> = spec
         .variants
         .iter()
-        .map(|v| workload_key(&v.scenario))
+        .enumerate()
+        .map(|(i, v)| workload_key(&v.scenario, i))
         .collect();
     let shares: Vec<usize> = (0..nv)
         .map(|i| (0..=i).find(|&j| keys[j] == keys[i]).unwrap_or(i))
