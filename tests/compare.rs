@@ -214,6 +214,40 @@ fn a_variant_with_its_own_job_limit_builds_its_own_workload() {
     }
 }
 
+/// A comparison says which runs stopped with jobs not ended: one job of 10 GPU-hours at
+/// $1.50 on an on-demand pool, no horizon, under a $1 budget (it never starts) or $100.
+#[test]
+fn a_comparison_names_the_runs_that_stopped_with_jobs_not_ended() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("s.toml"),
+        "name = \"budget\"\nseed = 1\n\n[[pools]]\nname = \"od\"\ngpu_type = \"H100\"\nkind = \"on_demand\"\nnodes = 1\ngpus_per_node = 8\nprice_per_node_hour = 12.0\n\n[scheduler.budget]\ntotal_usd = 1.0\n\n[workload]\nkind = \"synthetic\"\njobs = 1\nrate_per_hour = 1.0\nsizes = [{ gpus = 1, weight = 1 }]\nduration = { kind = \"fixed\", value = \"10h\" }\n",
+    )
+    .unwrap();
+    let f = d.path().join("c.toml");
+    std::fs::write(
+        &f,
+        "scenario = \"s.toml\"\nseeds = 2\nmetrics = [\"wait_s_mean\"]\n[[variant]]\nname = \"poor\"\nset = { \"scheduler.budget.total_usd\" = 1.0 }\n[[variant]]\nname = \"rich\"\nset = { \"scheduler.budget.total_usd\" = 100.0 }\n",
+    )
+    .unwrap();
+    let out = gpufleet()
+        .args(["-q", "compare"])
+        .arg(&f)
+        .arg("--out")
+        .arg(d.path().join("o"))
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: 2 of the runs stopped")
+            && err.contains("poor seed 1, poor seed 2")
+            && !err.contains("rich"),
+        "{err}"
+    );
+}
+
 /// Bad compare files and flags: exit code 2 and a message naming the file, line and what.
 #[test]
 fn bad_compare_input_is_named() {

@@ -184,6 +184,44 @@ fn runs_sharing_a_workload_equal_the_points_run_alone() {
     }
 }
 
+/// A sweep says which of its runs stopped before every job had ended: one job of 10
+/// GPU-hours at $1.50 on an on-demand pool, no horizon, under a budget of $1 (it can never
+/// start: the run ends with it waiting) and of $100 (it runs).
+#[test]
+fn a_sweep_names_the_runs_that_stopped_with_jobs_not_ended() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("s.toml"),
+        "name = \"budget\"\nseed = 1\n\n[[pools]]\nname = \"od\"\ngpu_type = \"H100\"\nkind = \"on_demand\"\nnodes = 1\ngpus_per_node = 8\nprice_per_node_hour = 12.0\n\n[scheduler.budget]\ntotal_usd = 1.0\n\n[workload]\nkind = \"synthetic\"\njobs = 1\nrate_per_hour = 1.0\nsizes = [{ gpus = 1, weight = 1 }]\nduration = { kind = \"fixed\", value = \"10h\" }\n",
+    )
+    .unwrap();
+    let f = d.path().join("sw.toml");
+    std::fs::write(
+        &f,
+        "scenario = \"s.toml\"\nseeds = 1\n[[param]]\npath = \"scheduler.budget.total_usd\"\nvalues = [1.0, 100.0]\n",
+    )
+    .unwrap();
+    let out = gpufleet()
+        .args(["sweep", f.to_str().unwrap(), "--out"])
+        .arg(d.path().join("o"))
+        .arg("-q")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: 1 of the 2 runs made stopped") && err.contains("(runs 0)"),
+        "{err}"
+    );
+    let runs = read(&d.path().join("o/runs.csv"));
+    let mut r = csv::Reader::from_reader(runs.as_bytes());
+    let h = r.headers().unwrap().clone();
+    let col = h.iter().position(|c| c == "jobs_unfinished").unwrap();
+    let unfinished: Vec<String> = r.records().map(|x| x.unwrap()[col].to_string()).collect();
+    assert_eq!(unfinished, vec!["1", "0"], "{runs}");
+}
+
 #[test]
 fn bad_paths_and_values_are_reported_with_the_sweep_line() {
     let d = tempfile::tempdir().unwrap();

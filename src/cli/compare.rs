@@ -154,6 +154,26 @@ pub fn compare(a: CompareArgs, quiet: bool) -> Result<(), CliError> {
     write_comparison(folder.path(), &c)
         .map_err(|e| CliError::Failure(anyhow!("writing {}: {e}", dir.display())))?;
     folder.commit().map_err(super::folder_err)?;
+    let cut: Vec<String> = c
+        .runs
+        .iter()
+        .enumerate()
+        .flat_map(|(v, runs)| {
+            let spec = &c.spec;
+            runs.iter()
+                .zip(&spec.seeds)
+                .filter(|(r, _)| r.cut_short)
+                .map(move |(_, seed)| format!("{} seed {seed}", spec.variants[v].name))
+        })
+        .collect();
+    if !cut.is_empty() {
+        eprintln!(
+            "warning: {} of the runs stopped before every job had ended ({}{}): without a horizon, at a limit (100 years, the failure-event cap) or with waiting jobs nothing could start; their jobs count as unfinished; set a horizon, or check what keeps them waiting",
+            cut.len(),
+            cut.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
+            if cut.len() > 5 { ", ..." } else { "" }
+        );
+    }
     if quiet {
         println!("{}", dir.display());
         return Ok(());

@@ -20,6 +20,9 @@ pub struct RunFigures {
     pub metrics: Vec<(String, f64)>,
     /// Its distributions (wait, queueing delay, JCT, bounded slowdown).
     pub sketches: RunSketches,
+    /// It stopped before every job had ended (without a horizon: at a limit, or with
+    /// waiting jobs nothing could start); its jobs count as unfinished.
+    pub cut_short: bool,
 }
 
 /// A finished comparison: every variant's runs, seed by seed.
@@ -124,6 +127,7 @@ pub fn run_compare(spec: &CompareSpec, threads: usize) -> Result<Comparison, Com
                 Ok(RunFigures {
                     metrics,
                     sketches: RunSketches::of(table),
+                    cut_short: e.result.cut_short.is_some(),
                 })
             })
             .collect()

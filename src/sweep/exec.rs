@@ -81,6 +81,9 @@ pub struct SweepOutcome {
     pub kept: usize,
     /// Records found damaged and redone.
     pub redone: usize,
+    /// The runs made now that stopped before every job had ended (without a horizon, at a
+    /// limit or with jobs nothing could start; their jobs count as unfinished), by number.
+    pub cut_short: Vec<usize>,
 }
 
 /// Runs one scenario under `seed` and returns its summary, through the one run path
@@ -153,6 +156,7 @@ fn record_of(
     out: &Path,
     keep: Option<crate::report::OutputFormat>,
     shared: &SharedWorkloads,
+    cut: &Mutex<Vec<usize>>,
 ) -> Result<Record, String> {
     let r = plan.run(id);
     let point = &plan.points[r.point];
@@ -163,6 +167,9 @@ fn record_of(
         None => crate::run::execute(s, &streams),
     }
     .map_err(|e| e.to_string())?;
+    if e.result.cut_short.is_some() {
+        cut.lock().unwrap_or_else(|p| p.into_inner()).push(id);
+    }
     let sketches = RunSketches::of(&e.job_figures)
         .sketches
         .into_iter()
@@ -290,9 +297,10 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
     let show = Shower::new(opts.progress, ids.len(), kept.len());
     let errors: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     let shared = SharedWorkloads::new(pool.current_num_threads() + 1);
+    let cut = Mutex::new(Vec::new());
     pool.install(|| {
         pending.par_iter().for_each(|&id| {
-            let res = record_of(plan, id, out, opts.keep_jobs, &shared).and_then(|r| {
+            let res = record_of(plan, id, out, opts.keep_jobs, &shared, &cut).and_then(|r| {
                 r.write(out, &plan.hash)
                     .map_err(|e| format!("writing {}: {e}", path_of(out, id).display()))
             });
@@ -338,6 +346,11 @@ pub fn run_sweep(plan: &Plan, opts: &SweepOptions) -> Result<SweepOutcome, Sweep
         ran: pending.len(),
         kept: kept.len(),
         redone,
+        cut_short: {
+            let mut cut = cut.into_inner().unwrap_or_else(|p| p.into_inner());
+            cut.sort_unstable();
+            cut
+        },
     })
 }
 
