@@ -308,7 +308,7 @@ impl<'a> Evaluator<'a> {
                 })
                 .collect();
             order.sort_unstable();
-            let made: Vec<(usize, Made)> = self.pool.install(|| {
+            let mut made: Vec<(usize, Made)> = self.pool.install(|| {
                 order
                     .par_iter()
                     .map(|&(_, _, k)| {
@@ -323,16 +323,9 @@ impl<'a> Evaluator<'a> {
                     })
                     .collect()
             });
-            let mut results: Vec<Option<Made>> = (0..jobs.len()).map(|_| None).collect();
-            for (k, res) in made {
-                results[k] = Some(res);
-            }
-            let results = results.into_iter().map(|r| {
-                r.unwrap_or_else(|| {
-                    Err(PlanError::Failed("internal: a replication not made".into()))
-                })
-            });
-            for (&(i, _), res) in jobs.iter().zip(results) {
+            // Each job was made once: back in the jobs' order.
+            made.sort_unstable_by_key(|m| m.0);
+            for (&(i, _), (_, res)) in jobs.iter().zip(made) {
                 let (rep, kept) = res?;
                 if kept {
                     self.kept += 1;
