@@ -18,7 +18,7 @@
 //! | [`report`] | output files and charts (knows no scenario and no run loop) |
 //! | [`scenario`] | scenario files: raw serde structs, a validation pipeline, the typed [`scenario::Scenario`] |
 //! | [`run`] | one scenario + random streams -> one result -> one output folder: the only place a simulation is assembled |
-//! | [`sweep`] | parameter sweeps: expansion, parallel runs, durable records, shards, Slurm |
+//! | [`sweep`] | parameter sweeps: expansion, parallel runs (one built workload shared per seed, as `plan` and `compare` share it), durable records, shards, Slurm |
 //! | [`compare`] | paired comparisons of policies or variants with common random numbers |
 //! | [`plan`] | goal-seeking fleet search: the cheapest fleet meeting service targets |
 //! | [`cli`] | the command line: parses, calls the library, prints |
