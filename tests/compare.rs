@@ -221,7 +221,7 @@ fn a_comparison_names_the_runs_that_stopped_with_jobs_not_ended() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(
         d.path().join("s.toml"),
-        "name = \"budget\"\nseed = 1\n\n[[pools]]\nname = \"od\"\ngpu_type = \"H100\"\nkind = \"on_demand\"\nnodes = 1\ngpus_per_node = 8\nprice_per_node_hour = 12.0\n\n[scheduler.budget]\ntotal_usd = 1.0\n\n[workload]\nkind = \"synthetic\"\njobs = 1\nrate_per_hour = 1.0\nsizes = [{ gpus = 1, weight = 1 }]\nduration = { kind = \"fixed\", value = \"10h\" }\n",
+        crate::common::budget_bound_scenario(1),
     )
     .unwrap();
     let f = d.path().join("c.toml");

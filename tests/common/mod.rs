@@ -69,3 +69,11 @@ pub fn config(pools: Vec<PoolSpec>, policy: PolicyKind) -> SimConfig {
         options: Default::default(),
     }
 }
+
+/// A scenario of one job (1 GPU for 10 hours, $1.50 a GPU-hour: $15) on one on-demand pool
+/// of `nodes` 8-GPU nodes, without a horizon, under a $1 budget: the job can never start.
+pub fn budget_bound_scenario(nodes: u32) -> String {
+    format!(
+        "name = \"budget\"\nseed = 1\n\n[[pools]]\nname = \"od\"\ngpu_type = \"H100\"\nkind = \"on_demand\"\nnodes = {nodes}\ngpus_per_node = 8\nprice_per_node_hour = 12.0\n\n[scheduler.budget]\ntotal_usd = 1.0\n\n[workload]\nkind = \"synthetic\"\njobs = 1\nrate_per_hour = 1.0\nsizes = [{{ gpus = 1, weight = 1 }}]\nduration = {{ kind = \"fixed\", value = \"10h\" }}\n"
+    )
+}

@@ -48,8 +48,11 @@ fn failures_under_a_job_that_never_starts_stop_at_a_cap_that_follows_the_workloa
     // replay), and says so on the terminal and in summary.json. Strikes and repairs
     // could still change what the scheduler sees, so this is not the "stuck" stop.
     let d = scratch();
-    let text = "name = \"hostile\"\nseed = 1\n\n[[pools]]\nname = \"od\"\ngpu_type = \"H100\"\nkind = \"on_demand\"\nnodes = 2\ngpus_per_node = 8\nprice_per_node_hour = 12.0\n\n[scheduler.budget]\ntotal_usd = 1.0\n\n[workload]\nkind = \"synthetic\"\njobs = 1\nrate_per_hour = 1.0\nsizes = [{ gpus = 1, weight = 1 }]\nduration = { kind = \"fixed\", value = \"10h\" }\n\n[failures]\nrate_per_node_day = 1440\nrepair = \"1m\"\n";
-    let f = put(d.path(), "s.toml", text);
+    let text = format!(
+        "{}\n[failures]\nrate_per_node_day = 1440\nrepair = \"1m\"\n",
+        crate::common::budget_bound_scenario(2)
+    );
+    let f = put(d.path(), "s.toml", &text);
     let e = gpufleet(d.path(), &["run", f.to_str().unwrap(), "--out", "o"]);
     assert_eq!(e.code, 0, "{e:#?}");
     assert!(
