@@ -165,9 +165,7 @@ pub fn execute_built(
     workload: Workload,
     streams: &RngStreams,
 ) -> Result<Execution, RunError> {
-    check_oversized(s, &workload)?;
-    check_span(s, &workload)?;
-    check_memory(workload.jobs.len())?;
+    check_runnable(s, &workload)?;
     Ok(simulate(s, workload, streams, None, false))
 }
 
@@ -180,10 +178,16 @@ fn runnable_workload(s: &Scenario, streams: &RngStreams) -> Result<Workload, Run
         seconds = clock.elapsed().as_secs_f64(),
         "workload built"
     );
-    check_oversized(s, &workload)?;
-    check_span(s, &workload)?;
-    check_memory(workload.jobs.len())?;
+    check_runnable(s, &workload)?;
     Ok(workload)
+}
+
+/// Refuses a built workload that `s` cannot run: jobs no pool can hold, a span past the
+/// longest simulated, more jobs than the process's memory holds.
+fn check_runnable(s: &Scenario, workload: &Workload) -> Result<(), RunError> {
+    check_oversized(s, workload)?;
+    check_span(s, workload)?;
+    check_memory(workload.jobs.len())
 }
 
 /// Address space a run holds besides its jobs: code, thread stacks, allocator arenas.

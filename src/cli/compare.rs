@@ -166,14 +166,7 @@ pub fn compare(a: CompareArgs, quiet: bool) -> Result<(), CliError> {
                 .map(move |(_, seed)| format!("{} seed {seed}", spec.variants[v].name))
         })
         .collect();
-    if !cut.is_empty() {
-        eprintln!(
-            "warning: {} of the runs stopped before every job had ended ({}{}): without a horizon, at a limit (100 years, the failure-event cap) or with waiting jobs nothing could start; their jobs count as unfinished; set a horizon, or check what keeps them waiting",
-            cut.len(),
-            cut.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
-            if cut.len() > 5 { ", ..." } else { "" }
-        );
-    }
+    super::warn_cut_short(&format!("{} of the runs", cut.len()), "", &cut, "");
     if quiet {
         println!("{}", dir.display());
         return Ok(());

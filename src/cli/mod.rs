@@ -362,6 +362,20 @@ fn report_skipped(path: &std::path::Path, skipped: u64) {
     }
 }
 
+/// Warns that runs of a sweep or a comparison stopped before every job had ended:
+/// `count` says how many ("2 of the runs"), `names` which (the first five shown, after
+/// `prefix`), `see` where their unfinished jobs show (may be empty).
+pub(crate) fn warn_cut_short(count: &str, prefix: &str, names: &[String], see: &str) {
+    if names.is_empty() {
+        return;
+    }
+    eprintln!(
+        "warning: {count} stopped before every job had ended ({prefix}{}{}): without a horizon, at a limit (100 years, the failure-event cap) or with waiting jobs nothing could start; their jobs count as unfinished{see}; set a horizon, or check what keeps them waiting",
+        names.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
+        if names.len() > 5 { ", ..." } else { "" }
+    );
+}
+
 /// An output folder that cannot be begun or put in place, with the exit code it deserves
 /// (its target is bad input; the file system failing is the environment).
 pub(crate) fn folder_err(e: crate::run::FolderError) -> CliError {

@@ -321,16 +321,13 @@ pub fn sweep(a: SweepArgs, quiet: bool) -> Result<(), CliError> {
     parquet_too(a.format, &out)?;
     let seconds = started.elapsed().as_secs_f64();
     tracing::info!(runs = o.runs, seconds, "sweep done");
-    if !o.cut_short.is_empty() {
-        let first: Vec<String> = o.cut_short.iter().take(5).map(|r| r.to_string()).collect();
-        eprintln!(
-            "warning: {} of the {} runs made stopped before every job had ended (runs {}{}): without a horizon, at a limit (100 years, the failure-event cap) or with waiting jobs nothing could start; their jobs count as unfinished (jobs_unfinished in runs.csv); set a horizon, or check what keeps them waiting",
-            o.cut_short.len(),
-            o.ran,
-            first.join(", "),
-            if o.cut_short.len() > 5 { ", ..." } else { "" }
-        );
-    }
+    let cut: Vec<String> = o.cut_short.iter().map(|r| r.to_string()).collect();
+    super::warn_cut_short(
+        &format!("{} of the {} runs made", cut.len(), o.ran),
+        "runs ",
+        &cut,
+        " (jobs_unfinished in runs.csv)",
+    );
     if a.json {
         println!(
             "{}",
