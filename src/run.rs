@@ -424,14 +424,12 @@ pub fn execute_into(
         return Ok((e, written));
     }
     let clock = Instant::now();
-    let folder = FreshFolder::begin(dir)?;
+    let mut folder = FreshFolder::begin(dir)?;
     let context = crate::metrics::FigureContext::of_run(&p.workload, &p.result, &s.metrics);
     let (gpu_types, pricing) = (pool_gpu_types(s), pool_pricing(&p.pricing));
-    let in_folder = |what: std::io::Result<()>| {
-        what.map_err(|source| RunError::Write {
-            path: folder.path().to_path_buf(),
-            source,
-        })
+    let written_in = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| RunError::Write { path, source }
     };
     // `jobs.csv`, and the other tables with the charts, are written on two threads while
     // this one makes the summary (none of them reads it).
@@ -472,19 +470,18 @@ pub fn execute_into(
             done
         });
         let summary = summarise(s, streams, &p);
-        let panicked = || {
-            Err(std::io::Error::other(
-                "a thread writing the folder panicked",
-            ))
-        };
+        let panicked = |_| std::io::Error::other("a thread writing the folder panicked");
         (
-            jobs.join().unwrap_or_else(|_| panicked()),
-            rest.join().unwrap_or_else(|_| panicked()),
+            jobs.join().map_err(panicked).and_then(|done| done),
+            rest.join().map_err(panicked).and_then(|done| done),
             summary,
         )
     });
-    in_folder(jobs)?;
-    in_folder(rest)?;
+    let jobs_sum = jobs.map_err(written_in(folder.path()))?;
+    rest.map_err(written_in(folder.path()))?;
+    if let Some(sum) = jobs_sum {
+        folder.note_sum("jobs.csv", sum);
+    }
     let e = p.into_execution(job_figures, summary);
     let written = write_files(s, &e, folder.path(), format, false)?;
     folder.commit()?;

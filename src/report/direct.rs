@@ -90,6 +90,19 @@ struct Sink {
     file: File,
     /// Whether writes still go around the page cache.
     direct: bool,
+    /// CRC-32 of the bytes written so far (the padding of a last block left out).
+    crc: crc32fast::Hasher,
+}
+
+/// Size and CRC-32 (`zlib.crc32`'s) of the bytes a [`DirectFile`] wrote, worked out on
+/// its writer thread as they went out: a completion manifest takes them instead of
+/// reading a file of hundreds of megabytes back from the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileSum {
+    /// The file's length.
+    pub bytes: u64,
+    /// CRC-32 of its bytes.
+    pub crc32: u32,
 }
 
 impl Sink {
@@ -124,8 +137,14 @@ impl DirectFile {
             let _ = back.send(Aligned::new());
         }
         let writer = std::thread::spawn(move || {
-            let mut sink = Sink { file, direct };
+            let mut sink = Sink {
+                file,
+                direct,
+                crc: crc32fast::Hasher::new(),
+            };
             for mut buf in full {
+                // A full buffer is all data (only the last one, in `finish`, has padding).
+                sink.crc.update(buf.bytes());
                 sink.put(buf.bytes())?;
                 // The filler may be gone (an error on its side): nothing to give back to.
                 let _ = back.send(buf);
@@ -169,10 +188,12 @@ impl DirectFile {
     }
 
     /// Writes what is buffered, the last partial block included (padded with zeros to a
-    /// whole block in direct mode, then cut off), and returns the file.
-    pub fn finish(mut self) -> std::io::Result<File> {
+    /// whole block in direct mode, then cut off), and returns the file with its size and
+    /// checksum.
+    pub fn finish(mut self) -> std::io::Result<(File, FileSum)> {
         let mut sink = self.join()?;
         let len = self.len;
+        sink.crc.update(&self.buf.bytes()[..len]);
         if len > 0 {
             if sink.direct {
                 let padded = len.div_ceil(ALIGN) * ALIGN;
@@ -184,8 +205,10 @@ impl DirectFile {
             }
         }
         // The padding goes: the file ends where the bytes do.
-        sink.file.set_len(self.sent + len as u64)?;
-        Ok(sink.file)
+        let bytes = self.sent + len as u64;
+        sink.file.set_len(bytes)?;
+        let crc32 = sink.crc.finalize();
+        Ok((sink.file, FileSum { bytes, crc32 }))
     }
 }
 
@@ -300,8 +323,13 @@ mod tests {
                 f.write_all(&chunk).unwrap();
                 want.extend_from_slice(&chunk);
             }
-            f.finish().unwrap().sync_all().unwrap();
+            let (file, written) = f.finish().unwrap();
+            file.sync_all().unwrap();
             assert_eq!(std::fs::read(&path).unwrap(), want, "{total} bytes");
+            // The size and checksum it reports are those of the bytes given, not of the
+            // padded blocks that went to the device.
+            assert_eq!(written.bytes, total as u64);
+            assert_eq!(written.crc32, crc32fast::hash(&want), "{total} bytes");
         }
     }
 }

@@ -88,17 +88,18 @@ pub fn write_streamed(
             fill(&mut w)?;
             w.flush()?;
         }
-        Ok(f)
+        Ok((f, ()))
     })
 }
 
 /// [`write_streamed`] for a large file: its bytes go to the device from an aligned buffer
 /// rather than through the page cache where the file system allows it
-/// ([`super::direct::DirectFile`]); the same bytes either way.
+/// ([`super::direct::DirectFile`]); the same bytes either way. Returns their size and
+/// checksum, worked out as they were written.
 pub fn write_streamed_direct(
     path: &Path,
     fill: impl FnOnce(&mut super::direct::DirectFile) -> std::io::Result<()>,
-) -> std::io::Result<()> {
+) -> std::io::Result<super::direct::FileSum> {
     through_tmp(path, |tmp| {
         let mut f = super::direct::DirectFile::create(tmp)?;
         fill(&mut f)?;
@@ -106,19 +107,21 @@ pub fn write_streamed_direct(
     })
 }
 
-/// Makes `path` by `make`, which writes the temporary file it is given and returns it:
-/// then synced and renamed into place; on any error the temporary file is removed.
-fn through_tmp(
+/// Makes `path` by `make`, which writes the temporary file it is given and returns it
+/// (with what it says of it): then synced and renamed into place; on any error the
+/// temporary file is removed.
+fn through_tmp<T>(
     path: &Path,
-    make: impl FnOnce(&Path) -> std::io::Result<std::fs::File>,
-) -> std::io::Result<()> {
+    make: impl FnOnce(&Path) -> std::io::Result<(std::fs::File, T)>,
+) -> std::io::Result<T> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = std::path::PathBuf::from(tmp);
     let result = (|| {
-        let f = make(&tmp)?;
+        let (f, said) = make(&tmp)?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, path)?;
+        Ok(said)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -143,7 +146,7 @@ pub fn write_run(dir: &Path, out: &RunOutput) -> std::io::Result<()> {
 
     // jobs.csv (formatted in parallel blocks) beside the small files and the charts.
     let (jobs, rest) = rayon::join(
-        || write_jobs_csv(&dir.join("jobs.csv"), &out.jobs_csv()),
+        || write_jobs_csv(&dir.join("jobs.csv"), &out.jobs_csv()).map(|_| ()),
         || write_rest(dir, &out.rest()),
     );
     jobs?;
@@ -212,8 +215,12 @@ impl<'a> RunOutput<'a> {
 /// Writes a run's `jobs.csv` to `path` (see [`write_streamed`]), its rows formatted in
 /// parallel blocks: the run folder's table, also kept per run by `gpufleet sweep --keep-jobs`.
 /// A job's figures are worked out as its row is (as [`crate::metrics::job_table`] does),
-/// unless its row was formatted during the run.
-pub fn write_jobs_csv(path: &Path, out: &JobsCsv) -> std::io::Result<()> {
+/// unless its row was formatted during the run. A large table is written around the page
+/// cache and its size and checksum returned (`None`: a small one, read back when needed).
+pub fn write_jobs_csv(
+    path: &Path,
+    out: &JobsCsv,
+) -> std::io::Result<Option<super::direct::FileSum>> {
     let w = out.workload;
     let r = out.result;
     let pool_names: Vec<&str> = r.pools.iter().map(|p| p.name.as_str()).collect();
@@ -268,9 +275,9 @@ pub fn write_jobs_csv(path: &Path, out: &JobsCsv) -> std::io::Result<()> {
     // A table of many rows goes to the device directly (no copy into fresh cache pages).
     let write = |path: &Path, fill: &dyn Fn(&mut dyn Write) -> std::io::Result<()>| {
         if n >= DIRECT_FROM_ROWS {
-            write_streamed_direct(path, |f| fill(f))
+            write_streamed_direct(path, |f| fill(f)).map(Some)
         } else {
-            write_streamed(path, |f| fill(f))
+            write_streamed(path, |f| fill(f)).map(|()| None)
         }
     };
     write(path, &|f: &mut dyn Write| match streamed {

@@ -27,8 +27,8 @@ mod tenants;
 pub use commitments::write_commitments_csv;
 pub use compare_charts::{cdf_series, plot_compare_dir, CdfOverlay, CdfSeries, CHARTED};
 pub use complete::{
-    check_complete, complete_names, is_data_file, remove_complete, write_complete, CompleteError,
-    COMPLETE,
+    check_complete, complete_names, is_data_file, remove_complete, write_complete,
+    write_complete_known, CompleteError, COMPLETE,
 };
 pub use csv_columns::{
     job_columns, pool_columns, timeline_columns, JobContext, JobRow, PoolRow, TimelineCell,
@@ -36,6 +36,7 @@ pub use csv_columns::{
 pub use csv_out::{write_table, Cell, Column, ColumnType, CsvOut};
 pub use data::{FolderTable, Table, TableError, TableStream};
 pub use deadline::write_deadline_csv;
+pub use direct::FileSum;
 pub use fgd::{
     finite_mean, mean_curve, mean_frag_curve, write_fgd, FgdExpected, FgdPolicySummary, FgdSummary,
 };

@@ -51,6 +51,8 @@ pub struct FreshFolder {
     target: PathBuf,
     tmp: PathBuf,
     done: bool,
+    /// Files whose size and checksum their writer worked out (for the manifest).
+    known: Vec<(String, crate::report::FileSum)>,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FolderError + '_ {
@@ -93,6 +95,7 @@ impl FreshFolder {
             target: target.to_path_buf(),
             tmp,
             done: false,
+            known: Vec::new(),
         })
     }
 
@@ -101,10 +104,16 @@ impl FreshFolder {
         &self.tmp
     }
 
+    /// Tells the manifest the size and checksum of `name`, a file of this folder, as its
+    /// writer worked them out (so it is not read back at the commit).
+    pub fn note_sum(&mut self, name: &str, sum: crate::report::FileSum) {
+        self.known.push((name.to_string(), sum));
+    }
+
     /// Puts the written folder in place of the target (the old one, if any, removed),
-    /// its completion manifest ([`crate::report::write_complete`]) written last.
+    /// its completion manifest ([`crate::report::write_complete_known`]) written last.
     pub fn commit(mut self) -> Result<(), FolderError> {
-        crate::report::write_complete(&self.tmp).map_err(io(&self.tmp))?;
+        crate::report::write_complete_known(&self.tmp, &self.known).map_err(io(&self.tmp))?;
         self.check_unmanifested_target()?;
         let parent = self.tmp.parent().map(Path::to_path_buf).unwrap_or_default();
         match std::fs::symlink_metadata(&self.target) {

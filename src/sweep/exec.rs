@@ -180,7 +180,7 @@ fn record_of(
         for ext in job_exts(format) {
             let path = jobs_path(out, id, ext);
             let res = match ext {
-                "csv" => crate::report::write_jobs_csv(&path, &output.jobs_csv()),
+                "csv" => crate::report::write_jobs_csv(&path, &output.jobs_csv()).map(|_| ()),
                 _ => write_jobs_parquet(&path, &output),
             };
             res.map_err(|e| format!("writing {}: {e}", path.display()))?;

@@ -903,3 +903,64 @@ fn a_full_stdout_is_an_environment_failure_not_a_panic_or_lost_output() {
         );
     }
 }
+
+/// CRC-32 as zlib's `crc32` (reflected polynomial 0xEDB88320), one bit at a time: slow and
+/// plain, independent of the table-driven and vector code gpufleet uses.
+fn crc32_bitwise(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c ^= b as u32;
+        for _ in 0..8 {
+            c = if c & 1 == 1 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+#[test]
+fn a_large_runs_manifest_holds_the_checksums_of_the_files_on_disk() {
+    // A run of 120,000 jobs writes `jobs.csv` around the page cache (from 100,000 rows)
+    // and its manifest takes that file's size and checksum as they were written instead
+    // of reading it back: they must be those of the bytes on disk.
+    let d = scratch();
+    let body = "[workload]\nkind = \"synthetic\"\njobs = 120000\nrate_per_hour = 600.0\nsizes = [{ gpus = 1, weight = 3 }, { gpus = 8, weight = 1 }]\nduration = { kind = \"exponential\", mean = \"2m\" }\n";
+    put(d.path(), "s.toml", &scenario("", body));
+    let e = gpufleet(d.path(), &["run", "-q", "s.toml", "--out", "out"]);
+    assert_eq!(e.code, 0, "{e:#?}");
+    let out = d.path().join("out");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("complete.json")).unwrap()).unwrap();
+    let files = m["files"].as_array().unwrap();
+    let mut listed: Vec<&str> = files.iter().map(|f| f["name"].as_str().unwrap()).collect();
+    listed.sort();
+    assert_eq!(
+        listed,
+        ["jobs.csv", "pools.csv", "summary.json", "timeline.csv"]
+    );
+    for f in files {
+        let name = f["name"].as_str().unwrap();
+        let bytes = std::fs::read(out.join(name)).unwrap();
+        if name == "jobs.csv" {
+            // 120,001 lines: the header and a row a job.
+            assert_eq!(bytes.iter().filter(|&&b| b == b'\n').count(), 120_001);
+        }
+        assert_eq!(f["bytes"].as_u64(), Some(bytes.len() as u64), "{name}");
+        assert_eq!(
+            f["crc32"].as_str().unwrap(),
+            format!("{:08x}", crc32_bitwise(&bytes)),
+            "{name}"
+        );
+    }
+    assert_eq!(gpufleet(d.path(), &["plot", "out"]).code, 0);
+    // One byte of `jobs.csv` changed, its size kept: `plot` names the file.
+    let p = out.join("jobs.csv");
+    let mut bytes = std::fs::read(&p).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] = if bytes[at] == b'7' { b'8' } else { b'7' };
+    std::fs::write(&p, &bytes).unwrap();
+    gpufleet(d.path(), &["plot", "out"]).refused(2, &["jobs.csv", "CRC-32"]);
+}
