@@ -87,6 +87,14 @@
 //! 0.64-0.66 s, `gpufleet run` 1.43-1.62 s wall / 2.27-2.47 s CPU (2.23-2.44x), 774-786
 //! MiB; after, replay 0.64-0.65 s, 1.49-1.70 s wall / 2.30-2.58 s CPU (2.33-2.61x),
 //! 771-779 MiB: the same within this machine's noise. 1.5x is not met.
+//! 2026-12-08 (quiet machine, a VM up 3 hours): `complete.json` read the 176 MB `jobs.csv`
+//! back from the device for its CRC-32 (written around the page cache, it was not cached),
+//! 0.12-0.14 s at the end of every run ("wrote the folder" 0.56-0.64 s, of which
+//! `jobs.csv` 0.35-0.37 s). The direct writer now works the checksum out on its thread as
+//! the buffers go out (`FileSum`): "wrote the folder" 0.39-0.41 s. The binary on the 1M
+//! scenario, before and after alternated 8 times each: 1.49-1.63 s (median 1.565) ->
+//! 1.40-1.55 s (median 1.425). This bench: replay 0.71-0.81 s, `gpufleet run` 1.39-1.70 s
+//! (1.80-2.26x), 762-786 MiB. 1.5x is not met.
 
 use gpufleet::engine::RngStreams;
 use gpufleet::scenario::Scenario;
