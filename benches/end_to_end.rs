@@ -90,8 +90,8 @@
 //! 2026-12-08 (quiet machine, a VM up 3 hours): `complete.json` read the 176 MB `jobs.csv`
 //! back from the device for its CRC-32 (written around the page cache, it was not cached),
 //! 0.12-0.14 s at the end of every run ("wrote the folder" 0.56-0.64 s, of which
-//! `jobs.csv` 0.35-0.37 s). The direct writer now works the checksum out on its thread as
-//! the buffers go out (`FileSum`): "wrote the folder" 0.39-0.41 s. The binary on the 1M
+//! `jobs.csv` 0.35-0.37 s). The direct writer now works the checksum out as the bytes are
+//! copied into its buffer (`FileSum`): "wrote the folder" 0.39-0.41 s. The binary on the 1M
 //! scenario, before and after alternated 8 times each: 1.49-1.63 s (median 1.565) ->
 //! 1.40-1.55 s (median 1.425). This bench: replay 0.71-0.81 s, `gpufleet run` 1.39-1.70 s
 //! (1.80-2.26x), 762-786 MiB. 1.5x is not met.

@@ -74,6 +74,10 @@ pub struct DirectFile {
     len: usize,
     /// Bytes handed to the writer so far.
     sent: u64,
+    /// CRC-32 of the bytes given so far, updated as they are copied into `buf` (while
+    /// they are in the cache: on the writer thread they would be read again from another
+    /// core's writes).
+    crc: crc32fast::Hasher,
     /// Full buffers to the writer (closed at the end).
     to_writer: Option<std::sync::mpsc::SyncSender<Aligned>>,
     /// Written buffers back, to be filled again.
@@ -90,13 +94,11 @@ struct Sink {
     file: File,
     /// Whether writes still go around the page cache.
     direct: bool,
-    /// CRC-32 of the bytes written so far (the padding of a last block left out).
-    crc: crc32fast::Hasher,
 }
 
-/// Size and CRC-32 (`zlib.crc32`'s) of the bytes a [`DirectFile`] wrote, worked out on
-/// its writer thread as they went out: a completion manifest takes them instead of
-/// reading a file of hundreds of megabytes back from the device.
+/// Size and CRC-32 (`zlib.crc32`'s) of the bytes a [`DirectFile`] wrote, worked out as
+/// they were given to it: a completion manifest takes them instead of reading a file of
+/// hundreds of megabytes back from the device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileSum {
     /// The file's length.
@@ -137,14 +139,8 @@ impl DirectFile {
             let _ = back.send(Aligned::new());
         }
         let writer = std::thread::spawn(move || {
-            let mut sink = Sink {
-                file,
-                direct,
-                crc: crc32fast::Hasher::new(),
-            };
+            let mut sink = Sink { file, direct };
             for mut buf in full {
-                // A full buffer is all data (only the last one, in `finish`, has padding).
-                sink.crc.update(buf.bytes());
                 sink.put(buf.bytes())?;
                 // The filler may be gone (an error on its side): nothing to give back to.
                 let _ = back.send(buf);
@@ -155,6 +151,7 @@ impl DirectFile {
             buf: Aligned::new(),
             len: 0,
             sent: 0,
+            crc: crc32fast::Hasher::new(),
             to_writer: Some(to_writer),
             spare,
             writer: Some(writer),
@@ -193,7 +190,6 @@ impl DirectFile {
     pub fn finish(mut self) -> std::io::Result<(File, FileSum)> {
         let mut sink = self.join()?;
         let len = self.len;
-        sink.crc.update(&self.buf.bytes()[..len]);
         if len > 0 {
             if sink.direct {
                 let padded = len.div_ceil(ALIGN) * ALIGN;
@@ -207,7 +203,7 @@ impl DirectFile {
         // The padding goes: the file ends where the bytes do.
         let bytes = self.sent + len as u64;
         sink.file.set_len(bytes)?;
-        let crc32 = sink.crc.finalize();
+        let crc32 = self.crc.finalize();
         Ok((sink.file, FileSum { bytes, crc32 }))
     }
 }
@@ -219,6 +215,7 @@ impl Write for DirectFile {
             let n = rest.len().min(BUFFER - self.len);
             let at = self.len;
             self.buf.bytes()[at..at + n].copy_from_slice(&rest[..n]);
+            self.crc.update(&rest[..n]);
             self.len += n;
             rest = &rest[n..];
             if self.len == BUFFER {
