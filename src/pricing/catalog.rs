@@ -133,13 +133,24 @@ pub fn lookup(instance: &str, region: &str) -> Result<CatalogEntry, CatalogError
         })
 }
 
+/// The rows of [`EGRESS_CSV`], read once a process: every scenario with data transfer
+/// prices looks its cloud up, and a sweep of 100,000 points built a CSV reader for each.
+fn egress_rows() -> &'static [csv::StringRecord] {
+    static ROWS: std::sync::OnceLock<Vec<csv::StringRecord>> = std::sync::OnceLock::new();
+    ROWS.get_or_init(|| {
+        csv::Reader::from_reader(EGRESS_CSV.as_bytes())
+            .records()
+            .filter_map(|r| r.ok())
+            .collect()
+    })
+}
+
 /// `cloud`'s data transfer prices from the catalog: the free monthly internet volume
 /// (`internet_free`), the internet tiers in file order (`internet`; an empty `up_to_gb` is
 /// the open-ended last tier) and the cross-zone price (`cross_zone`). Rows that fail to
 /// parse are a build defect, caught by the unit test below.
 pub fn egress(cloud: &str) -> Result<Egress, CatalogError> {
-    let mut rdr = csv::Reader::from_reader(EGRESS_CSV.as_bytes());
-    let rows: Vec<csv::StringRecord> = rdr.records().filter_map(|r| r.ok()).collect();
+    let rows = egress_rows();
     let num = |r: &csv::StringRecord, i: usize| r.get(i).and_then(|s| s.trim().parse::<f64>().ok());
     let mut found = false;
     let mut out = Egress {
