@@ -7,7 +7,7 @@ use super::spec::{param_values, Mode, RawSweep, Values};
 use super::value::ParamValue;
 use super::SweepError;
 use crate::engine::RngStreams;
-use crate::scenario::{count, text_hash, Scenario};
+use crate::scenario::{count, Scenario};
 
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -296,7 +296,7 @@ impl Plan {
         // Scenarios: apply, then validate each point.
         let scen_dir = scen_path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let mut points = Vec::with_capacity(combos.len());
-        let mut hash_input = String::new();
+        let mut hash_input = crate::scenario::TextHasher::default();
         for (pi, combo) in combos.into_iter().enumerate() {
             let mut d = doc.clone();
             let mut ok = true;
@@ -312,7 +312,7 @@ impl Plan {
             let t = d.to_string();
             match Scenario::parse(&t, &scen_path, &scen_dir) {
                 Ok(s) => {
-                    hash_input.push_str(&t);
+                    hash_input.push(&t);
                     points.push(Point {
                         values: combo,
                         scenario: s,
@@ -352,9 +352,9 @@ impl Plan {
             return Err(SweepError::many(file, problems));
         }
         for s in &seeds {
-            hash_input.push_str(&format!("\nseed {s}"));
+            hash_input.push(&format!("\nseed {s}"));
         }
-        hash_input.push_str(&format!("\nparams {paths:?}\nversion {}", crate::VERSION));
+        hash_input.push(&format!("\nparams {paths:?}\nversion {}", crate::VERSION));
         let name = raw.name.clone().unwrap_or_else(|| {
             file.file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -372,7 +372,7 @@ impl Plan {
             labels,
             points,
             seeds,
-            hash: text_hash(&hash_input),
+            hash: hash_input.finish(),
             chart_metrics,
             log_x,
         })
