@@ -782,3 +782,50 @@ fn a_parameter_may_set_a_section_the_scenario_leaves_out() {
     let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
     assert!(e.contains("schedular") && e.contains("scheduler"), "{e}");
 }
+
+/// Points are made in parallel chunks but taken in order: a sweep of several chunks gives
+/// the same points, hash and problems with one thread as with two.
+#[test]
+fn points_made_in_parallel_are_the_points_made_in_order() {
+    let d = tempfile::tempdir().unwrap();
+    let in_pool = |threads: usize, body: &str| {
+        let file = sweep_file(d.path(), body);
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| Plan::load(&file))
+    };
+    // 3 x 400 = 1,200 valid points (more than two chunks).
+    let ok = "[[param]]\npath = \"pools[1].nodes\"\nvalues = [1, 2, 3]\n[[param]]\npath = \"workload.rate_per_hour\"\nlinspace = { start = 1.0, end = 5.0, num = 400 }\n";
+    let (one, two) = (in_pool(1, ok).unwrap(), in_pool(2, ok).unwrap());
+    assert_eq!(one.points.len(), 1200);
+    assert_eq!(one.hash, two.hash);
+    let mut hashes = std::collections::BTreeSet::new();
+    for (i, (a, b)) in one.points.iter().zip(&two.points).enumerate() {
+        assert_eq!(a.values, b.values, "point {i}");
+        assert_eq!(a.scenario.hash, b.scenario.hash, "point {i}");
+        // Each point's scenario is its own: its nodes, and no two alike.
+        assert_eq!(
+            ParamValue::Int(a.scenario.sim.pools[1].nodes as i64),
+            a.values[0],
+            "point {i}"
+        );
+        assert!(hashes.insert(a.scenario.hash.clone()), "point {i}");
+    }
+    // The grid's last parameter varies fastest: point 401 has 2 nodes and the second rate.
+    match one.points[401].values.as_slice() {
+        [ParamValue::Int(2), ParamValue::Float(r)] => {
+            assert!((r - (1.0 + 4.0 / 399.0)).abs() < 1e-9, "{r}")
+        }
+        v => panic!("point 401: {v:?}"),
+    }
+    // Zero nodes is refused; the problems past the 50th are not listed, and which are
+    // listed does not depend on the thread count.
+    let bad = ok.replace("values = [1, 2, 3]", "values = [1, 0, 2]");
+    let (one, two) = (in_pool(1, &bad), in_pool(2, &bad));
+    let (one, two) = (one.unwrap_err().to_string(), two.unwrap_err().to_string());
+    assert_eq!(one, two);
+    assert!(one.contains("point 400 (pools[1].nodes=0"), "{one}");
+    assert!(!one.contains("point 399 "), "{one}");
+}

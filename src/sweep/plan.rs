@@ -13,6 +13,9 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 use std::path::{Path, PathBuf};
 
+/// Points whose scenarios are made in parallel at a time (see `Plan::parse`).
+const POINT_CHUNK: usize = 512;
+
 /// The most points a sweep may have: each is a scenario parsed and held in memory (about
 /// 6 KB and 0.2 ms to check), so 100,000 take about 0.6 GB and 20 s before anything runs.
 pub const MAX_POINTS: usize = 100_000;
@@ -297,52 +300,79 @@ impl Plan {
         let scen_dir = scen_path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let mut points = Vec::with_capacity(combos.len());
         let mut hash_input = crate::scenario::TextHasher::default();
-        for (pi, combo) in combos.into_iter().enumerate() {
+        // Each point's scenario is made and checked on its own (in parallel, a chunk at a
+        // time), then taken in point order as before: the same points, problems and hash
+        // at any thread count, and no more than a chunk past the 50th problem is built.
+        let build = |combo: &Vec<ParamValue>| {
             let mut d = doc.clone();
-            let mut ok = true;
+            let mut unset = Vec::new();
             for (k, v) in combo.iter().enumerate() {
                 if let Err(e) = set_path(&mut d, &paths[k], &mut |old| Ok(v.to_edit(old)?)) {
-                    problems.push((lines[k], format!("param `{}` = {v}: {e}", paths[k])));
-                    ok = false;
+                    unset.push((lines[k], format!("param `{}` = {v}: {e}", paths[k])));
                 }
             }
-            if !ok {
-                continue;
+            if !unset.is_empty() {
+                return Err(unset);
             }
             let t = d.to_string();
-            match Scenario::parse(&t, &scen_path, &scen_dir) {
-                Ok(s) => {
-                    hash_input.push(&t);
-                    points.push(Point {
-                        values: combo,
-                        scenario: s,
-                    });
-                }
-                Err(e) => {
-                    let label = describe(&paths, &combo);
-                    for p in e.problems {
-                        // Blame the parameter whose path the problem names, else the first.
-                        let k = paths
-                            .iter()
-                            .position(|x| {
-                                p.path.starts_with(x.as_str())
-                                    || x.starts_with(&p.path) && !p.path.is_empty()
-                            })
-                            .unwrap_or(0);
-                        let at = if p.path.is_empty() {
-                            String::new()
-                        } else {
-                            format!("{}: ", p.path)
-                        };
-                        problems.push((
-                            lines.get(k).copied().flatten(),
-                            format!("point {pi} ({label}): {at}{}", p.message),
-                        ));
+            let parsed = Scenario::parse(&t, &scen_path, &scen_dir);
+            Ok((t, parsed))
+        };
+        let mut combos = combos.into_iter();
+        let mut pi = 0usize;
+        'chunks: loop {
+            let chunk: Vec<Vec<ParamValue>> = combos.by_ref().take(POINT_CHUNK).collect();
+            if chunk.is_empty() {
+                break;
+            }
+            let built: Vec<_> = {
+                use rayon::prelude::*;
+                chunk.par_iter().map(build).collect()
+            };
+            for (combo, b) in chunk.into_iter().zip(built) {
+                let this = pi;
+                pi += 1;
+                let (t, parsed) = match b {
+                    Ok(x) => x,
+                    Err(unset) => {
+                        problems.extend(unset);
+                        continue;
+                    }
+                };
+                match parsed {
+                    Ok(s) => {
+                        hash_input.push(&t);
+                        points.push(Point {
+                            values: combo,
+                            scenario: s,
+                        });
+                    }
+                    Err(e) => {
+                        let label = describe(&paths, &combo);
+                        for p in e.problems {
+                            // Blame the parameter whose path the problem names, else the first.
+                            let k = paths
+                                .iter()
+                                .position(|x| {
+                                    p.path.starts_with(x.as_str())
+                                        || x.starts_with(&p.path) && !p.path.is_empty()
+                                })
+                                .unwrap_or(0);
+                            let at = if p.path.is_empty() {
+                                String::new()
+                            } else {
+                                format!("{}: ", p.path)
+                            };
+                            problems.push((
+                                lines.get(k).copied().flatten(),
+                                format!("point {this} ({label}): {at}{}", p.message),
+                            ));
+                        }
                     }
                 }
-            }
-            if problems.len() > 50 {
-                break;
+                if problems.len() > 50 {
+                    break 'chunks;
+                }
             }
         }
         if !problems.is_empty() {
